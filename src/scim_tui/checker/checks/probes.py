@@ -1,0 +1,81 @@
+"""Raw requests shared by several checkers: refused methods and unknown URLs."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from scim2_models import Error
+
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def unknown_id() -> str:
+    """An id no server holds, recognisable as ours."""
+    return f"scim-tui-missing-{uuid.uuid4().hex}"
+
+
+def results_of(context: CheckContext, mark: int, results: list[CheckResult]) -> list[CheckResult]:
+    """Give each result the exchanges made since `mark`, when it has none of its own."""
+    for result in results:
+        if not result.exchanges:
+            result.exchanges = context.exchanges[mark:]
+    return results
+
+
+def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckResult]:
+    """One result per write method: SUCCESS when the endpoint answers 405, ERROR otherwise."""
+    results = []
+    for method in WRITE_METHODS:
+        mark = len(context.exchanges)
+        body = None if method == "DELETE" else {"json": {}}
+        response = context.client.request(method, endpoint, **(body or {}))
+        if response.status_code == 405:
+            result = CheckResult(Status.SUCCESS, reason=f"{method} {endpoint} answered 405 Method Not Allowed.")
+        else:
+            result = CheckResult(
+                Status.ERROR,
+                reason=f"{method} {endpoint} answered {response.status_code} instead of 405 Method Not Allowed.",
+                data=body_of(response),
+            )
+        results.append(results_of(context, mark, [result])[0])
+    return results
+
+
+def answers_not_found(context: CheckContext, path: str) -> list[CheckResult]:
+    """SUCCESS when GET `path` answers 404 with a SCIM Error body (RFC 7644 §3.12), ERROR otherwise."""
+    response = context.client.request("GET", path)
+    payload = body_of(response)
+    if response.status_code != 404:
+        return [CheckResult(Status.ERROR, reason=f"GET {path} answered {response.status_code} instead of 404.", data=payload)]
+    problem = scim_error_problem(payload)
+    if problem:
+        return [CheckResult(Status.ERROR, reason=f"GET {path} answered 404, but {problem}.", data=payload)]
+    return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered 404 with a SCIM Error.", data=payload)]
+
+
+def scim_error_problem(payload: Any) -> str | None:
+    """What keeps a body from being a SCIM Error object, or None when it is one."""
+    if not isinstance(payload, dict):
+        return "its body is not a JSON object"
+    if Error.__schema__ not in (payload.get("schemas") or []):
+        return f"its body does not carry the schema {Error.__schema__}"
+    try:
+        Error.model_validate(payload)
+    except ValueError as exc:
+        return f"its SCIM Error is invalid ({' '.join(str(exc).split())[:200]})"
+    return None
+
+
+def body_of(response: Any) -> Any:
+    """The JSON body of a raw response, or its text when it is not JSON."""
+    text = getattr(response, "text", "") or ""
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return text

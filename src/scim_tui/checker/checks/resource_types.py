@@ -1,0 +1,110 @@
+"""Checks of the /ResourceTypes endpoint (RFC 7644 §4)."""
+
+from __future__ import annotations
+
+from scim2_models import ResourceType
+from scim2_models import Schema
+
+from scim_tui.checker.checks.probes import answers_not_found
+from scim_tui.checker.checks.probes import refuses_write_methods
+from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import unknown_id
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+
+def published_resource_types(context: CheckContext) -> list[ResourceType]:
+    """GET /ResourceTypes. Each check reads it itself, so its exchanges show what it judged;
+    the engine reuses the answer to describe the server."""
+    response = context.client.query(ResourceType, expected_status_codes=context.expected_status_codes)
+    context.discovery.resource_types = list(response.resources or [])
+    return context.discovery.resource_types
+
+
+@checker("discovery", "resource-types", section="4")
+def query_all_resource_types(context: CheckContext) -> list[CheckResult]:
+    """GET /ResourceTypes answers a valid list of ResourceType objects (RFC 7644 §4).
+
+    SUCCESS when the list is valid and holds at least one resource type; ERROR when the
+    endpoint is unreachable, the answer is invalid, or the list is empty (a SCIM
+    server serves at least one resource type).
+    """
+    resource_types = published_resource_types(context)
+    if not resource_types:
+        return [CheckResult(Status.ERROR, reason="GET /ResourceTypes answered an empty list.")]
+    names = ", ".join(str(rt.name) for rt in resource_types)
+    return [CheckResult(Status.SUCCESS, reason=f"The server publishes {len(resource_types)} resource type(s): {names}.", data=resource_types)]
+
+
+@checker("discovery", "resource-types", section="4")
+def query_resource_type_by_id(context: CheckContext, resource_type: ResourceType) -> list[CheckResult]:
+    """GET /ResourceTypes/{id} answers that resource type, with its metadata (RFC 7644 §4).
+
+    SUCCESS when the answer is the resource type asked for, with the same name, endpoint
+    and schema as in the list, and a meta attribute; ERROR on a failed request, an
+    invalid answer, another resource type, or a missing meta.
+    """
+    path = f"/ResourceTypes/{resource_type.id}"
+    found = context.client.query(ResourceType, resource_type.id, expected_status_codes=context.expected_status_codes)
+    if not isinstance(found, ResourceType):
+        return [CheckResult(Status.ERROR, reason=f"GET {path} did not answer a ResourceType.", data=found)]
+    different = [
+        name for name in ("id", "name", "endpoint", "schema_") if getattr(found, name) != getattr(resource_type, name)
+    ]
+    if different:
+        fields = ", ".join(name.rstrip("_") for name in different)
+        return [CheckResult(Status.ERROR, reason=f"GET {path} answered a resource type whose {fields} differ from the list.", data=found)]
+    if found.meta is None:
+        return [CheckResult(Status.ERROR, reason=f"GET {path} answered the resource type without its meta attribute.", data=found)]
+    return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered the {resource_type.name} resource type with its metadata.", data=found)]
+
+
+@checker("discovery", "resource-types", section="3.12")
+def access_invalid_resource_type(context: CheckContext) -> list[CheckResult]:
+    """GET /ResourceTypes/{id} with an unknown id answers 404 with a SCIM Error (RFC 7644 §3.12, §4).
+
+    SUCCESS on 404 with a valid SCIM Error body; ERROR otherwise.
+    """
+    return answers_not_found(context, f"/ResourceTypes/{unknown_id()}")
+
+
+@checker("discovery", "resource-types", section="4")
+def resource_types_endpoint_methods(context: CheckContext) -> list[CheckResult]:
+    """POST, PUT, PATCH and DELETE on /ResourceTypes answer 405 (RFC 7644 §4).
+
+    One result per method: SUCCESS on 405, ERROR on any other status.
+    """
+    return refuses_write_methods(context, "/ResourceTypes")
+
+
+@checker("discovery", "resource-types", section="4")
+def resource_types_schema_validation(context: CheckContext) -> list[CheckResult]:
+    """Every schema a resource type references can be read from /Schemas/{id} (RFC 7644 §4).
+
+    One result per resource type, covering its schema and its schema extensions:
+    SUCCESS when each is answered; ERROR naming those missing or unreachable.
+    """
+    results = []
+    for resource_type in published_resource_types(context):
+        mark = len(context.exchanges)
+        uris = [str(resource_type.schema_), *(str(ext.schema_) for ext in resource_type.schema_extensions or [])]
+        problems = [problem for uri in uris if (problem := _schema_problem(context, uri))]
+        if problems:
+            result = CheckResult(Status.ERROR, reason=f"Resource type {resource_type.name}: {'; '.join(problems)}.")
+        else:
+            result = CheckResult(Status.SUCCESS, reason=f"Resource type {resource_type.name}: its {len(uris)} schema(s) are published.")
+        results.extend(results_of(context, mark, [result]))
+    return results
+
+
+def _schema_problem(context: CheckContext, uri: str) -> str | None:
+    try:
+        schema = context.client.query(Schema, uri, expected_status_codes=context.expected_status_codes)
+    except Exception as exc:
+        return f"schema {uri} cannot be read ({describe_error(exc, 200)})"
+    if not isinstance(schema, Schema) or schema.id != uri:
+        return f"GET /Schemas/{uri} answered another object"
+    return None

@@ -1,0 +1,132 @@
+"""What every checker is given: the client, the run's configuration, and a resource manager."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scim2_models import Error
+from scim2_models import ListResponse
+from scim2_models import Resource
+from scim2_models import ResourceType
+from scim2_models import Schema
+from scim2_models import ServiceProviderConfig
+
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.results import CheckConfig
+
+
+@dataclass
+class Discovery:
+    """What the discovery endpoints published, as the checks that read them saw it.
+
+    Shared by every check of one run, so the engine describes the server from what
+    the discovery checks already fetched instead of asking again.
+    """
+
+    service_provider_config: ServiceProviderConfig | None = None
+    resource_types: list[ResourceType] | None = None
+    schemas: list[Schema] | None = None
+    failure: str | None = None
+    """Why the server could not be described, when it could not."""
+
+
+class CheckContext:
+    """The context a checker runs in (SPEC.md §2.5).
+
+    One context is made per check, sharing the client, the configuration and the
+    run's discovery, with its own resource manager and its own exchange list.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        conf: CheckConfig | None = None,
+        discovery: Discovery | None = None,
+        exchanges: list[Exchange] | None = None,
+    ):
+        self.client = client
+        self.conf = conf or CheckConfig()
+        self.discovery = discovery or Discovery()
+        self.exchanges: list[Exchange] = exchanges if exchanges is not None else []
+        self.resource_manager = ResourceManager(self)
+
+    def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
+        """A context for another check of the same run."""
+        return CheckContext(self.client, self.conf, self.discovery, exchanges)
+
+    @property
+    def expected_status_codes(self) -> list[int]:
+        """The status codes a successful read may answer: the configured ones, or [200]."""
+        return self.conf.expected_status_codes or [200]
+
+    def model_for(self, resource_type: ResourceType) -> type[Resource[Any]] | None:
+        """The model (with its extensions) the client composed for a resource type."""
+        try:
+            return self.client.get_resource_model(resource_type.id or resource_type.name)
+        except Exception:
+            return None
+
+    def list_resources(self, model: type[Resource[Any]]) -> ListResponse[Any]:
+        return self.client.query(model, expected_status_codes=self.expected_status_codes)
+
+
+@dataclass
+class CreatedResource:
+    model: type[Resource[Any]]
+    id: str
+    resource_type: str
+
+
+class ResourceManager:
+    """Creates the resources of one check, and deletes exactly those afterwards."""
+
+    def __init__(self, context: CheckContext):
+        self.context = context
+        self.created: list[CreatedResource] = []
+
+    def create_and_register(self, model: type[Resource[Any]], fill_all: bool = True) -> Resource[Any]:
+        """Create a resource with every writable attribute filled (or the required ones only).
+
+        The resource is registered for deletion when the check ends, and returned as
+        the server answered, with its id.
+        """
+        from scim_tui.checker.filling import build_resource
+
+        payload = build_resource(self.context, model, fill_all=fill_all)
+        created = self.context.client.create(payload)
+        if not isinstance(created, Resource) or not created.id:
+            raise ValueError(f"Creating a {model.__name__} did not return a resource with an id: {created!r}")
+        self.register(created)
+        return created
+
+    def register(self, resource: Resource[Any]) -> None:
+        resource_type = resource.meta.resource_type if resource.meta and resource.meta.resource_type else ""
+        self.created.append(CreatedResource(type(resource), str(resource.id), resource_type))
+
+    def owns(self, resource_id: str | None) -> bool:
+        return any(item.id == resource_id for item in self.created)
+
+    def forget(self, resource_id: str) -> None:
+        """Stop tracking a resource the check deleted itself."""
+        self.created = [item for item in self.created if item.id != resource_id]
+
+    def cleanup(self) -> list[str]:
+        """Delete what this check created, newest first. Return what could not be deleted."""
+        leftovers = []
+        for item in reversed(self.created):
+            if not self._delete(item):
+                leftovers.append(f"{item.resource_type or item.model.__name__}/{item.id}")
+        self.created = []
+        return leftovers
+
+    def _delete(self, item: CreatedResource) -> bool:
+        target = item.resource_type or item.model
+        try:
+            answer = self.context.client.delete(
+                target, item.id, expected_status_codes=[200, 204, 404], raise_scim_errors=False
+            )
+        except Exception:
+            return False
+        # A resource the check already deleted answers 404: it is gone all the same.
+        return not isinstance(answer, Error) or str(answer.status) == "404"

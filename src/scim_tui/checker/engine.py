@@ -1,0 +1,292 @@
+"""Running checks: the plan of a run, each check in its own context, results in a stable order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from collections.abc import Iterator
+from concurrent.futures import Future
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from scim2_models import ResourceType
+from scim2_models import ScimProvider
+
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.context import Discovery
+from scim_tui.checker.discovery import describe_server
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.exchanges import install_recorder
+from scim_tui.checker.exchanges import recording
+from scim_tui.checker.registry import Checker
+from scim_tui.checker.registry import all_checkers
+from scim_tui.checker.registry import filtered_out
+from scim_tui.checker.results import CheckConfig
+from scim_tui.checker.results import CheckId
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import SCIMTesterError
+from scim_tui.checker.results import Status
+
+SUMMARY_CHECKER = "resource_type_tests"
+"""The checker that sums up the suite of one resource type; it runs after the others."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One check of a plan: a checker, and the resource type it runs for."""
+
+    checker: Checker
+    resource_type: ResourceType | None = None
+
+    @property
+    def check_id(self) -> CheckId:
+        return CheckId(self.checker.name, self.resource_type.name if self.resource_type else None)
+
+
+def iter_checks(
+    client: Any,
+    conf: CheckConfig | None = None,
+    *,
+    only: Iterable[CheckId] | None = None,
+    secrets: Iterable[str] = (),
+) -> Iterator[CheckResult]:
+    """Run the checks on a server and yield each result as soon as its check ends.
+
+    :param client: a synchronous scim2-client (any engine).
+    :param conf: filters and options of the run.
+    :param only: run exactly these checks (the base of "rerun what failed"),
+        not reported as skipped when left out.
+    :param secrets: strings to redact wherever they would appear in an exchange.
+
+    Closing the iterator early (a cancelled run) lets the running check finish and
+    clean up what it created.
+    """
+    conf = conf or CheckConfig()
+    wanted = set(only) if only is not None else None
+    install_recorder(client, secrets)
+    context = CheckContext(client, conf, Discovery())
+
+    server_steps = [Step(c) for c in all_checkers() if c.scope == "server"]
+    yield from _run_steps(context, _chosen(server_steps, wanted))
+
+    if wanted is not None and all(check.resource_type is None for check in wanted):
+        return
+    with recording():
+        failure = describe_server(context)
+    for resource_type in _resource_types(client, failure):
+        yield from resource_type_suite(context, resource_type, wanted)
+    if failure and (wanted is None or any(check.resource_type for check in wanted)):
+        yield from _undescribed(failure, wanted)
+
+
+def check_server(
+    client: Any,
+    raise_exceptions: bool = False,
+    include_tags: set[str] | None = None,
+    exclude_tags: set[str] | None = None,
+    resource_types: list[str] | None = None,
+) -> list[CheckResult]:
+    """Run every check on a server and return the results (SPEC.md §4.1)."""
+    conf = CheckConfig(
+        raise_exceptions=raise_exceptions,
+        include_tags=include_tags,
+        exclude_tags=exclude_tags,
+        resource_types=resource_types,
+    )
+    return list(iter_checks(client, conf))
+
+
+def plan_size(client: Any, conf: CheckConfig | None = None, only: Iterable[CheckId] | None = None) -> int:
+    """How many checks a run will make, for a progress bar (known after discovery)."""
+    checkers = all_checkers()
+    if only is not None:
+        return len(set(only))
+    server = sum(1 for c in checkers if c.scope == "server")
+    per_type = sum(1 for c in checkers if c.scope != "server")
+    types = client.provider.resource_types or ()
+    return server + per_type * len(types)
+
+
+def _chosen(steps: list[Step], wanted: set[CheckId] | None) -> list[Step]:
+    return steps if wanted is None else [step for step in steps if step.check_id in wanted]
+
+
+def _resource_types(client: Any, failure: str | None) -> list[ResourceType]:
+    if failure:
+        return []
+    provider: ScimProvider = client.provider
+    return list(provider.resource_types or ())
+
+
+def resource_type_suite(
+    context: CheckContext, resource_type: ResourceType, wanted: set[CheckId] | None = None
+) -> Iterator[CheckResult]:
+    """Run the checks of one resource type, then sum them up with resource_type_tests."""
+    conf = context.conf
+    steps = [Step(c, resource_type) for c in all_checkers() if c.scope != "server"]
+    summary = next(step for step in steps if step.checker.name == SUMMARY_CHECKER)
+    suite = _chosen([step for step in steps if step is not summary], wanted)
+    excluded = conf.resource_types and resource_type.name not in conf.resource_types
+    if excluded:
+        reason = f"Skipped: resource type {resource_type.name} is not in resource_types {conf.resource_types}."
+        for step in [*suite, summary] if wanted is None or summary.check_id in wanted else suite:
+            yield skipped(step, reason)
+        return
+
+    results: list[CheckResult] = []
+    for result in _run_steps(context, suite):
+        results.append(result)
+        yield result
+    if wanted is None or summary.check_id in wanted:
+        yield _summarize(context, summary, results)
+
+
+def _summarize(context: CheckContext, step: Step, results: list[CheckResult]) -> CheckResult:
+    reason = filtered_out(step.checker.tags, context.conf)
+    if reason:
+        return skipped(step, reason)
+    model = context.model_for(step.resource_type) if step.resource_type else None
+    if model is None:
+        result = CheckResult(Status.ERROR, reason=f"No schema matches the resource type {step.resource_type.name}.")
+    else:
+        result = suite_summary(model.__name__, results)
+    return _finish(context, step, [result], [], [])[0]
+
+
+def suite_summary(model_name: str, results: list[CheckResult]) -> CheckResult:
+    """SUCCESS when no check of a resource type's suite failed, ERROR naming those that did."""
+    failed = sorted({r.title or "" for r in results if r.status.failed})
+    ran = [r for r in results if r.status is not Status.SKIPPED]
+    if failed:
+        return CheckResult(Status.ERROR, reason=f"{len(failed)} check(s) failed for {model_name}: {', '.join(failed)}.")
+    if not ran:
+        return CheckResult(Status.SKIPPED, reason=f"No check of the {model_name} suite ran.")
+    return CheckResult(Status.SUCCESS, reason=f"All {len(ran)} results of the {model_name} suite passed.")
+
+
+def _undescribed(failure: str, wanted: set[CheckId] | None) -> Iterator[CheckResult]:
+    """The resource checks that cannot run because the server could not be described."""
+    reason = f"Skipped: the server could not be described ({failure})."
+    for checker in all_checkers():
+        if checker.scope == "server":
+            continue
+        step = Step(checker)
+        if wanted is None or any(check.checker == checker.name for check in wanted):
+            yield skipped(step, reason)
+
+
+def skipped(step: Step, reason: str) -> CheckResult:
+    result = CheckResult(Status.SKIPPED, reason=reason)
+    _label(step, result)
+    return result
+
+
+def _run_steps(context: CheckContext, steps: list[Step]) -> Iterator[CheckResult]:
+    """Run steps, `jobs` at a time, yielding their results in the order of the steps."""
+    jobs = max(1, context.conf.jobs)
+    if jobs == 1 or len(steps) < 2:
+        for step in steps:
+            yield from run_step(context, step)
+        return
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="scim-tui-check") as pool:
+        pending: list[Future[list[CheckResult]]] = []
+        try:
+            for step in steps:
+                pending.append(pool.submit(run_step, context, step))
+            for future in pending:
+                yield from future.result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
+    """Run one check in its own context and return its labelled results.
+
+    A check left out by the tag filters is SKIPPED. Whatever the check raises becomes
+    an ERROR result (or a SCIMTesterError with raise_exceptions). What the check
+    created is deleted in every case, and what could not be is named in its results.
+    """
+    reason = filtered_out(step.checker.tags, context.conf)
+    if reason:
+        return [skipped(step, reason)]
+    with recording() as exchanges:
+        check_context = context.fork(exchanges)
+        try:
+            results = _call(check_context, step)
+        except SCIMTesterError:
+            raise
+        except Exception as exc:
+            reason = failure_reason(exc, exchanges)
+            if context.conf.raise_exceptions:
+                raise SCIMTesterError(f"{step.checker.name}: {reason}", context.conf) from exc
+            results = [CheckResult(Status.ERROR, reason=reason, data=exception_data(exc))]
+        finally:
+            leftovers = check_context.resource_manager.cleanup()
+    return _finish(context, step, results, exchanges, leftovers)
+
+
+def failure_reason(exc: BaseException, exchanges: list[Exchange]) -> str:
+    """One sentence on why a check stopped: the last request it made and what went wrong."""
+    detail = describe_error(exc)
+    if not exchanges:
+        return detail
+    last = exchanges[-1]
+    request = f"{last.method} {urlsplit(last.url).path}"
+    if last.status_code is None:
+        return f"{request} failed: {detail}"
+    return f"{request} answered {last.status_code}: {detail}"
+
+
+def _call(context: CheckContext, step: Step) -> list[CheckResult]:
+    checker = step.checker
+    if checker.scope == "server":
+        return checker.func(context)
+    if checker.scope == "resource_type":
+        return checker.func(context, step.resource_type)
+    model = context.model_for(step.resource_type)
+    if model is None:
+        return [CheckResult(Status.SKIPPED, reason=f"No schema matches the resource type {step.resource_type.name}.")]
+    return checker.func(context, model)
+
+
+def _finish(
+    context: CheckContext, step: Step, results: list[CheckResult], exchanges: list[Exchange], leftovers: list[str]
+) -> list[CheckResult]:
+    for result in results:
+        _label(step, result)
+        if not result.exchanges:
+            result.exchanges = list(exchanges)
+        result.leftovers = list(leftovers)
+    if leftovers and results:
+        last = results[-1]
+        last.reason = f"{last.reason or ''} Clean-up failed: left on the server: {', '.join(leftovers)}.".strip()
+    if context.conf.raise_exceptions:
+        for result in results:
+            if result.status.failed:
+                raise SCIMTesterError(f"{result.title}: {result.reason}", context.conf)
+    return results
+
+
+def _label(step: Step, result: CheckResult) -> None:
+    checker = step.checker
+    result.title = checker.name
+    result.description = checker.description
+    result.tags = set(checker.tags)
+    result.section = checker.section
+    if step.resource_type is not None:
+        result.resource_type = step.resource_type.name
+
+
+def exception_data(exc: BaseException) -> Any:
+    """The response (or request) an exception carries, in a displayable form."""
+    source: Any = getattr(exc, "source", None)
+    if source is None or not hasattr(source, "status_code"):
+        return source
+    try:
+        return source.json()
+    except Exception:
+        return getattr(source, "text", None)
+

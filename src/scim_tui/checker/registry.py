@@ -1,0 +1,94 @@
+"""Checker declarations: the @checker decorator, tag matching and the list of checkers."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from typing import Literal
+
+from scim_tui.checker.results import CheckConfig
+
+Scope = Literal["server", "resource_type", "model"]
+"""What a checker is given beside the context: nothing, a ResourceType, or a resource model."""
+
+
+@dataclass(frozen=True)
+class Checker:
+    """A registered check: its function and what the engine needs to know about it."""
+
+    name: str
+    func: Callable[..., Any]
+    tags: frozenset[str]
+    section: str
+    scope: Scope
+
+    @property
+    def description(self) -> str:
+        return inspect.cleandoc(self.func.__doc__ or "")
+
+    @property
+    def summary(self) -> str:
+        """The first paragraph of the description."""
+        return self.description.split("\n\n", 1)[0].replace("\n", " ")
+
+
+_CHECKERS: dict[str, Checker] = {}
+"""Filled once, when the check modules are imported; never changed by a run."""
+
+
+def checker(*tags: str, section: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare a checker with its tags and the RFC 7644 section it verifies.
+
+    The scope comes from the name of the second parameter: none, ``resource_type``
+    or ``model``.
+    """
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        params = list(inspect.signature(func).parameters)[1:]
+        scope: Scope = "server" if not params else params[0]  # type: ignore[assignment]
+        if scope not in ("server", "resource_type", "model"):
+            raise TypeError(f"{func.__name__}: unknown checker parameter {scope!r}")
+        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope)
+        return func
+
+    return register
+
+
+def all_checkers() -> list[Checker]:
+    """Every checker, in declaration order (the order a run follows)."""
+    from scim_tui.checker import checks  # noqa: F401  (importing registers them)
+
+    return list(_CHECKERS.values())
+
+
+def get_checker(name: str) -> Checker:
+    all_checkers()
+    return _CHECKERS[name]
+
+
+def get_all_available_tags() -> list[str]:
+    """Every distinct tag of every registered checker, sorted (SPEC.md §4.1)."""
+    return sorted({tag for item in all_checkers() for tag in item.tags})
+
+
+def tag_matches(filter_tag: str, check_tag: str) -> bool:
+    """A filter tag selects a check tag equal to it or below it (``crud`` selects ``crud:read``)."""
+    return check_tag == filter_tag or check_tag.startswith(f"{filter_tag}:")
+
+
+def any_tag_matches(filters: Iterable[str], tags: Iterable[str]) -> bool:
+    tags = list(tags)
+    return any(tag_matches(f, t) for f in filters for t in tags)
+
+
+def filtered_out(tags: Iterable[str], conf: CheckConfig) -> str | None:
+    """Why the tag filters of a run leave out a check with these tags, or None when it runs."""
+    tags = list(tags)
+    if conf.include_tags and not any_tag_matches(conf.include_tags, tags):
+        return f"Skipped: none of its tags matches include_tags {sorted(conf.include_tags)}."
+    if conf.exclude_tags and any_tag_matches(conf.exclude_tags, tags):
+        return f"Skipped: one of its tags matches exclude_tags {sorted(conf.exclude_tags)}."
+    return None

@@ -1,0 +1,101 @@
+"""The data a run is configured with and the results it produces (SPEC.md §2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from enum import IntEnum
+from typing import TYPE_CHECKING
+from typing import Any
+
+if TYPE_CHECKING:
+    from scim_tui.checker.exchanges import Exchange
+
+
+class Status(IntEnum):
+    """How a server behaved in one check, from the best to the worst, then SKIPPED."""
+
+    SUCCESS = 1
+    """Behaviour strictly conforms to mandatory (MUST / MUST NOT) requirements."""
+    COMPLIANT = 2
+    """Behaviour follows recommendations (SHOULD / SHOULD NOT)."""
+    ACCEPTABLE = 3
+    """Behaviour is compliant but uses optional features (MAY), or is reasonably robust."""
+    DEVIATION = 4
+    """Behaviour deviates from recommendations but stays within the specification."""
+    ERROR = 5
+    """Behaviour violates mandatory requirements."""
+    CRITICAL = 6
+    """Behaviour creates security risks or fundamental protocol violations."""
+    SKIPPED = 7
+    """The check was not executed, because of filtering or unmet prerequisites."""
+
+    @property
+    def failed(self) -> bool:
+        return self in (Status.ERROR, Status.CRITICAL)
+
+
+@dataclass
+class CheckConfig:
+    """The configuration of one run (SPEC.md §2.1)."""
+
+    raise_exceptions: bool = False
+    expected_status_codes: list[int] | None = None
+    include_tags: set[str] | None = None
+    exclude_tags: set[str] | None = None
+    resource_types: list[str] | None = None
+    jobs: int = 1
+    """How many checks run at once. Results are still yielded in a stable order."""
+
+
+@dataclass(frozen=True)
+class CheckId:
+    """Names one check: a checker, and the resource type it ran for (None for server checks)."""
+
+    checker: str
+    resource_type: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.resource_type}/{self.checker}" if self.resource_type else self.checker
+
+
+@dataclass
+class CheckResult:
+    """One outcome of one check (SPEC.md §2.2), with the HTTP exchanges it made."""
+
+    status: Status
+    title: str | None = None
+    description: str | None = None
+    reason: str | None = None
+    data: Any | None = None
+    tags: set[str] = field(default_factory=set)
+    resource_type: str | None = None
+    exchanges: list[Exchange] = field(default_factory=list)
+    section: str | None = None
+    """The RFC 7644 section the check verifies, such as "3.3"."""
+    leftovers: list[str] = field(default_factory=list)
+    """Ids of resources this check created and could not delete."""
+
+    @property
+    def check_id(self) -> CheckId:
+        return CheckId(self.title or "", self.resource_type)
+
+    def __repr__(self) -> str:
+        parts = [f"status={self.status.name}", f"title={self.title!r}"]
+        if self.resource_type:
+            parts.append(f"resource_type={self.resource_type!r}")
+        if self.reason:
+            parts.append(f"reason={self.reason!r}")
+        return f"CheckResult({', '.join(parts)})"
+
+
+class SCIMTesterError(Exception):
+    """Raised when a check fails and the run was configured with raise_exceptions (SPEC.md §2.4)."""
+
+    def __init__(self, message: str, conf: CheckConfig):
+        super().__init__(message)
+        self.message = message
+        self.conf = conf
+
+    def __str__(self) -> str:
+        return self.message

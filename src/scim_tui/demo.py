@@ -1,0 +1,142 @@
+"""The embedded SCIM server: scim2-server's WSGI application on a loopback port.
+
+It is the default target of the app and of `scim-tui check --demo`, and the real
+server of the test suite.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler
+from wsgiref.simple_server import WSGIServer
+from wsgiref.simple_server import make_server
+
+from scim2_models import ResourceType
+from scim2_models import Schema
+from scim2_models import ScimProvider
+from scim2_models import ServiceProviderConfig
+from scim2_server.memory import InMemoryStorage
+from scim2_server.testserver.application import BEARER_TOKEN_SCHEME
+from scim2_server.testserver.application import BearerTokenApplication
+from scim2_server.utils import load_default_resource_types
+from scim2_server.utils import load_default_schemas
+from scim2_server.utils import load_default_service_provider_config
+
+LOOPBACK = "127.0.0.1"
+
+
+def make_app(
+    schemas: Iterable[Schema] | None = None,
+    resource_types: Iterable[ResourceType] | None = None,
+    config: ServiceProviderConfig | None = None,
+    bearer_tokens: Iterable[str] = (),
+) -> BearerTokenApplication:
+    """A fresh scim2-server application with its own empty storage.
+
+    Defaults to the schemas and resource types of RFC 7643 (User with the enterprise
+    extension, Group). With bearer tokens, every request must carry one of them.
+    """
+    tokens = list(bearer_tokens)
+    config = config or load_default_service_provider_config()
+    if tokens:
+        config = config.model_copy(update={"authentication_schemes": [*(config.authentication_schemes or []), BEARER_TOKEN_SCHEME]})
+    provider = ScimProvider.from_discovery(
+        list(schemas) if schemas is not None else load_default_schemas().values(),
+        list(resource_types) if resource_types is not None else load_default_resource_types().values(),
+        config=config,
+    )
+    return BearerTokenApplication(InMemoryStorage(), provider, bearer_tokens=tokens)
+
+
+class _ThreadingServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+
+class DemoServer:
+    """Serve a WSGI application on 127.0.0.1 in a background thread.
+
+    ``port=0`` picks a free port. Use it as a context manager, or call start() and stop().
+    """
+
+    def __init__(self, app: Any | None = None, port: int = 0, host: str = LOOPBACK):
+        self.app = app if app is not None else make_app()
+        self.host = host
+        self.port = port
+        self._server: WSGIServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """The base URL of the SCIM endpoints."""
+        if self._server is None:
+            raise RuntimeError("The demo server is not running")
+        return f"http://{self.host}:{self._server.server_port}/v2"
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def start(self) -> str:
+        if self._server is None:
+            self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_QuietHandler)
+            self._thread = threading.Thread(target=self._server.serve_forever, name="scim-tui-demo-server", daemon=True)
+            self._thread.start()
+        return self.url
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until interrupted (for `scim-tui demo-server`)."""
+        self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_QuietHandler)
+        try:
+            self._server.serve_forever()
+        finally:
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> DemoServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_shared: DemoServer | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_server() -> DemoServer:
+    """The demo server of this process, started on first use (the demo profile's target)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = DemoServer()
+        _shared.start()
+        return _shared
+
+
+def stop_shared_server() -> None:
+    """Stop the demo server of this process, if it was started (when the app exits)."""
+    global _shared
+    with _shared_lock:
+        if _shared is not None:
+            _shared.stop()
+            _shared = None

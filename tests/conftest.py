@@ -1,0 +1,58 @@
+"""Fixtures shared by the whole suite: real scim2-servers on loopback and an isolated config."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from scim_tui.demo import DemoServer
+from tests.servers import make_client
+
+
+@pytest.fixture(autouse=True)
+def isolated_dirs(tmp_path, monkeypatch):
+    """Never read or write the developer's real profiles, history or settings."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SCIM_TUI_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def scim_server() -> Iterator[DemoServer]:
+    """A default scim2-server on a free loopback port, shared by the tests of a session."""
+    with DemoServer() as server:
+        yield server
+
+
+@pytest.fixture
+def client(scim_server):
+    """A fresh httpx2 scim2-client on the shared server (nothing discovered yet)."""
+    with make_client(scim_server.url) as scim:
+        yield scim
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Any], DemoServer]]:
+    """Start a server for a WSGI application (usually a broken-server middleware)."""
+    servers: list[DemoServer] = []
+
+    def start(app: Any) -> DemoServer:
+        server = DemoServer(app)
+        server.start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()

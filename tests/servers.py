@@ -1,0 +1,102 @@
+"""Helpers to build real and deliberately broken SCIM servers for the tests.
+
+A broken server is scim2-server wrapped in a small WSGI middleware that breaks exactly
+one rule: it answers some requests itself, or rewrites the answers of scim2-server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from collections.abc import Iterable
+from contextlib import contextmanager
+from typing import Any
+
+import httpx2
+from scim2_client.engines.httpx2 import SyncSCIMClient
+
+Response = tuple[int, list[tuple[str, str]], bytes]
+SCIM_JSON = [("Content-Type", "application/scim+json")]
+
+
+@contextmanager
+def make_client(url: str, **httpx_options: Any):
+    """A scim2-client over httpx2 on a server, closed afterwards."""
+    with httpx2.Client(base_url=url, **httpx_options) as http:
+        yield SyncSCIMClient(http)
+
+
+def scim_error(status: int, detail: str = "broken on purpose") -> bytes:
+    return json.dumps({"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": str(status), "detail": detail}).encode()
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Unknown"
+
+
+def _matches(environ: dict[str, Any], method: str | None, path: str) -> bool:
+    if method and environ["REQUEST_METHOD"] != method:
+        return False
+    return re.fullmatch(path, environ.get("PATH_INFO", "")) is not None
+
+
+class Broken:
+    """A WSGI middleware around an application that breaks one rule.
+
+    ``answer`` rules reply without calling the application; ``rewrite`` rules call it
+    and transform its response. ``repaired`` turns every rule off, so a test can fix
+    the server between two runs.
+    """
+
+    def __init__(self, app: Any):
+        self.app = app
+        self.rules: list[tuple[str | None, str, Callable[[Callable[[], Response]], Response]]] = []
+        self.repaired = False
+
+    def answer(self, method: str | None, path: str, status: int, body: bytes | dict | None = b"", headers: Iterable[tuple[str, str]] = SCIM_JSON) -> Broken:
+        content = json.dumps(body).encode() if isinstance(body, dict) else (body or b"")
+        self.rules.append((method, path, lambda call_app: (status, list(headers), content)))
+        return self
+
+    def rewrite(self, method: str | None, path: str, change: Callable[[Response], Response]) -> Broken:
+        self.rules.append((method, path, lambda call_app: change(call_app())))
+        return self
+
+    def rewrite_json(self, method: str | None, path: str, change: Callable[[Any], Any]) -> Broken:
+        """Rewrite the JSON body of matching answers (the status and headers stay)."""
+
+        def apply(response: Response) -> Response:
+            status, headers, body = response
+            data = change(json.loads(body)) if body else body
+            content = json.dumps(data).encode()
+            headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+            return status, headers, content
+
+        return self.rewrite(method, path, apply)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        rule = None if self.repaired else next((r for r in self.rules if _matches(environ, r[0], r[1])), None)
+        if rule is None:
+            return self.app(environ, start_response)
+        _method, _path, respond = rule
+        status, headers, body = respond(lambda: self._call_app(environ))
+        headers = [(k, v) for k, v in headers if k.lower() != "content-length"] + [("Content-Length", str(len(body)))]
+        start_response(_reason(status), headers)
+        return [body]
+
+    def _call_app(self, environ: dict[str, Any]) -> Response:
+        captured: dict[str, Any] = {}
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable:
+            captured["status"] = int(status.split()[0])
+            captured["headers"] = headers
+            return lambda data: None
+
+        body = b"".join(self.app(environ, start))
+        return captured["status"], captured["headers"], body
