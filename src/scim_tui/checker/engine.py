@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -51,6 +52,7 @@ def iter_checks(
     *,
     only: Iterable[CheckId] | None = None,
     secrets: Iterable[str] = (),
+    on_plan: Callable[[int], None] | None = None,
 ) -> Iterator[CheckResult]:
     """Run the checks on a server and yield each result as soon as its check ends.
 
@@ -59,6 +61,8 @@ def iter_checks(
     :param only: run exactly these checks (the base of "rerun what failed"),
         not reported as skipped when left out.
     :param secrets: strings to redact wherever they would appear in an exchange.
+    :param on_plan: called with the number of checks planned, once before the server
+        checks and again once discovery tells the resource types (for a progress bar).
 
     Closing the iterator early (a cancelled run) lets the running check finish and
     clean up what it created.
@@ -68,14 +72,20 @@ def iter_checks(
     install_recorder(client, secrets)
     context = CheckContext(client, conf, Discovery())
 
-    server_steps = [Step(c) for c in all_checkers() if c.scope == "server"]
-    yield from _run_steps(context, _chosen(server_steps, wanted))
+    server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
+    per_type = [c for c in all_checkers() if c.scope != "server"]
+    if on_plan:
+        on_plan(len(server_steps) if wanted is None else len(wanted))
+    yield from _run_steps(context, server_steps)
 
     if wanted is not None and all(check.resource_type is None for check in wanted):
         return
     with recording():
         failure = describe_server(context)
-    for resource_type in _resource_types(client, failure):
+    resource_types = _resource_types(client, failure)
+    if on_plan and wanted is None:
+        on_plan(len(server_steps) + len(per_type) * max(1, len(resource_types)))
+    for resource_type in resource_types:
         yield from resource_type_suite(context, resource_type, wanted)
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
         yield from _undescribed(failure, wanted)
@@ -96,17 +106,6 @@ def check_server(
         resource_types=resource_types,
     )
     return list(iter_checks(client, conf))
-
-
-def plan_size(client: Any, conf: CheckConfig | None = None, only: Iterable[CheckId] | None = None) -> int:
-    """How many checks a run will make, for a progress bar (known after discovery)."""
-    checkers = all_checkers()
-    if only is not None:
-        return len(set(only))
-    server = sum(1 for c in checkers if c.scope == "server")
-    per_type = sum(1 for c in checkers if c.scope != "server")
-    types = client.provider.resource_types or ()
-    return server + per_type * len(types)
 
 
 def _chosen(steps: list[Step], wanted: set[CheckId] | None) -> list[Step]:
