@@ -1,0 +1,74 @@
+"""Every result carries the HTTP exchanges of its own check, with secrets redacted."""
+
+from __future__ import annotations
+
+import httpx2
+from scim2_client.engines.httpx2 import SyncSCIMClient
+from scim2_client.engines.wsgi import WSGISCIMClient
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import Redactor
+from scim_tui.demo import make_app
+
+TOKEN = "s3cr3t-token-value"
+
+
+def test_exchanges_hold_the_request_and_the_response(client):
+    [result] = list(iter_checks(client, only={CheckId("service_provider_config_endpoint")}))
+    [exchange] = result.exchanges
+    assert exchange.method == "GET"
+    assert exchange.url.endswith("/v2/ServiceProviderConfig")
+    assert exchange.status_code == 200
+    assert "patch" in exchange.response_body
+    assert exchange.response_headers["content-type"].startswith("application/scim+json")
+    assert exchange.elapsed > 0
+
+
+def test_bearer_tokens_and_known_secrets_are_redacted(serve):
+    server = serve(make_app(bearer_tokens=[TOKEN]))
+    headers = {"Authorization": f"Bearer {TOKEN}", "X-Api-Key": "key-123456", "X-Trace": f"trace-{TOKEN}"}
+    with httpx2.Client(base_url=server.url, headers=headers) as http:
+        results = list(iter_checks(SyncSCIMClient(http), CheckConfig(include_tags={"discovery"}), secrets=[TOKEN]))
+    assert results and all(r.status is not Status.ERROR for r in results if r.title != "resource_type_tests")
+    for result in results:
+        for exchange in result.exchanges:
+            dump = repr(exchange)
+            assert TOKEN not in dump and "key-123456" not in dump
+            assert exchange.request_headers["authorization"] == "***"
+            assert exchange.request_headers["x-api-key"] == "***"
+            assert exchange.request_headers["x-trace"] == "trace-***"
+
+
+def test_the_wsgi_engine_is_recorded_too():
+    scim = WSGISCIMClient(make_app(), base_url="http://localhost/v2", headers={"Authorization": f"Bearer {TOKEN}"})
+    [result] = list(iter_checks(scim, only={CheckId("random_url")}))
+    assert result.status is Status.SUCCESS
+    [exchange] = result.exchanges
+    assert exchange.url.startswith("http://localhost/v2/scim-tui-missing-")
+    assert exchange.status_code == 404
+    assert exchange.request_headers["Authorization"] == "***"
+
+
+def test_concurrent_checks_never_see_each_other_exchanges(scim_server):
+    with httpx2.Client(base_url=scim_server.url) as http:
+        results = list(iter_checks(SyncSCIMClient(http), CheckConfig(include_tags={"discovery", "misc"}, jobs=4)))
+    endpoint_of = {
+        "service_provider_config_endpoint_methods": "/ServiceProviderConfig",
+        "resource_types_endpoint_methods": "/ResourceTypes",
+        "schemas_endpoint_methods": "/Schemas",
+    }
+    checked = 0
+    for result in results:
+        if result.title in endpoint_of:
+            assert [e.url.rsplit("/v2", 1)[1] for e in result.exchanges] == [endpoint_of[result.title]]
+            checked += 1
+    assert checked == 12
+
+
+def test_redactor_hides_credentials_in_urls():
+    redactor = Redactor(["hunter22"])
+    assert redactor.url("https://user:pw@host/v2/Users?access_token=abc&count=2") == "https://***@host/v2/Users?access_token=***&count=2"
+    assert redactor.text('{"password": "hunter22"}') == '{"password": "***"}'
