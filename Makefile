@@ -19,5 +19,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
+# The benchmark is not part of `make test`. scim2-tester, the peer it compares against,
+# is installed here only.
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet scim2-tester
+	$(BIN)/python bench/engine_bench.py
+
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache

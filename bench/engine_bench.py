@@ -1,0 +1,174 @@
+"""Engine benchmark: scim-tui's full run against scim2-tester's, and a scale scenario.
+
+Each server runs in its own process (bench/serve.py), so the CPU time measured here is
+the client's alone. Run with `make bench`; figures go to bench/results/engine.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import asdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from scim2_client.engines.httpx2 import SyncSCIMClient
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+
+@dataclass
+class Measure:
+    wall: float
+    cpu: float
+    requests: int
+    results: int
+
+    @property
+    def cpu_per_request_ms(self) -> float:
+        return 1000 * self.cpu / max(1, self.requests)
+
+
+@contextmanager
+def server(*args: str):
+    """Start bench/serve.py with these arguments; yield its base URL."""
+    process = subprocess.Popen(
+        [sys.executable, str(HERE / "serve.py"), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        yield process.stdout.readline().strip()
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+
+
+@contextmanager
+def counted_client(url: str):
+    """A scim2-client whose HTTP requests are counted."""
+    count = [0]
+
+    def on_request(request: httpx2.Request) -> None:
+        count[0] += 1
+
+    with httpx2.Client(base_url=url, event_hooks={"request": [on_request]}, timeout=60) as http:
+        yield SyncSCIMClient(http), count
+
+
+def measure(run: Callable[[Any], list[Any]], url: str) -> Measure:
+    with counted_client(url) as (client, count):
+        cpu, wall = time.process_time(), time.perf_counter()
+        results = run(client)
+        return Measure(time.perf_counter() - wall, time.process_time() - cpu, count[0], len(results))
+
+
+def scim_tui_run(jobs: int) -> Callable[[Any], list[Any]]:
+    from scim_tui.checker import CheckConfig
+    from scim_tui.checker import iter_checks
+
+    return lambda client: list(iter_checks(client, CheckConfig(jobs=jobs)))
+
+
+def scim2_tester_run(client: Any) -> list[Any]:
+    from scim2_tester import check_server
+
+    return check_server(client)
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def summarize(measures: list[Measure]) -> dict[str, Any]:
+    return {
+        "wall_s": spread([m.wall for m in measures]),
+        "requests": spread([float(m.requests) for m in measures]),
+        "cpu_per_request_ms": spread([m.cpu_per_request_ms for m in measures]),
+        "results": measures[-1].results,
+    }
+
+
+def compare(repeats: int, jobs_options: list[int]) -> dict[str, Any]:
+    """Alternate the runs of each tool on one server, `repeats` times."""
+    runs: dict[str, list[Measure]] = {"scim2-tester": [], **{f"scim-tui --jobs {j}": [] for j in jobs_options}}
+    with server() as url:
+        measure(scim_tui_run(1), url)  # warm-up: imports and first connections
+        measure(scim2_tester_run, url)
+        for _ in range(repeats):
+            runs["scim2-tester"].append(measure(scim2_tester_run, url))
+            for jobs in jobs_options:
+                runs[f"scim-tui --jobs {jobs}"].append(measure(scim_tui_run(jobs), url))
+    figures = {name: summarize(measures) for name, measures in runs.items()}
+    reference = figures["scim2-tester"]["wall_s"]["median"]
+    for name, figure in figures.items():
+        figure["wall_ratio_to_scim2_tester"] = figure["wall_s"]["median"] / reference
+    return figures
+
+
+def scale_child(url: str, jobs: int) -> None:
+    """Run once in a fresh process and print wall time, results and peak memory as JSON."""
+    m = measure(scim_tui_run(jobs), url)
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({**asdict(m), "peak_mib": peak_kib / 1024, "results_per_s": m.results / m.wall}))
+
+
+def scale(types: int, attributes: int, jobs: int) -> dict[str, Any]:
+    from scale import write
+
+    with tempfile.TemporaryDirectory() as tmp:
+        schemas, resource_types = write(Path(tmp), types, attributes)
+        with server("--schemas", str(schemas), "--resource-types", str(resource_types)) as url:
+            output = subprocess.run(
+                [sys.executable, __file__, "--scale-child", url, "--jobs", str(jobs)],
+                capture_output=True, text=True, check=True,
+            ).stdout
+    return {"types": types, "attributes": attributes, "jobs": jobs, **json.loads(output.strip().splitlines()[-1])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--jobs", type=int, default=4, help="the concurrency of the scale scenario")
+    parser.add_argument("--scale-child", metavar="URL", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.scale_child:
+        scale_child(args.scale_child, args.jobs)
+        return
+
+    sys.path.insert(0, str(HERE))
+    figures: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
+    figures["compare"] = compare(args.repeats, [1, 2, 4])
+    figures["growth"] = [scale(4, attributes, args.jobs) for attributes in (25, 50, 100)]
+    figures["scale"] = scale(20, 100, args.jobs)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "engine.json").write_text(json.dumps(figures, indent=2))
+    print(report(figures))
+
+
+def report(figures: dict[str, Any]) -> str:
+    lines = ["| run | wall median (min–max) s | requests | CPU ms/request | ratio to scim2-tester |", "|---|---|---|---|---|"]
+    for name, f in figures["compare"].items():
+        w = f["wall_s"]
+        lines.append(
+            f"| {name} | {w['median']:.3f} ({w['min']:.3f}–{w['max']:.3f}) | {f['requests']['median']:.0f} "
+            f"| {f['cpu_per_request_ms']['median']:.2f} | {f['wall_ratio_to_scim2_tester']:.2f} |"
+        )
+    lines += ["", "| scale | wall s | results | results/s | peak MiB |", "|---|---|---|---|---|"]
+    for s in [*figures["growth"], figures["scale"]]:
+        lines.append(f"| {s['types']} types × {s['attributes']} attributes | {s['wall']:.2f} | {s['results']} | {s['results_per_s']:.0f} | {s['peak_mib']:.0f} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
