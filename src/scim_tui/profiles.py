@@ -1,15 +1,26 @@
 """Server profiles: what to check and how to reach it, saved as TOML in the user config dir.
 
-This module holds the model. Loading, saving and validation live beside it.
+The model first, then its storage: one ``<slug>.toml`` file per profile in ``profiles_dir()``,
+written atomically. A file that does not load is listed as broken and never written over.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import secrets
+import tomllib
+from dataclasses import dataclass
+from dataclasses import field
 from enum import StrEnum
+from pathlib import Path
 
+import platformdirs
+import tomli_w
 from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
+from pydantic import ValidationError
 
 DEMO_NAME = "Demo"
 ENV_PREFIX = "env:"
@@ -77,8 +88,10 @@ class Profile(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     """Extra headers sent with every request (not secrets; put credentials in auth)."""
     tls: TLS = Field(default_factory=TLS)
-    timeout: float = 30.0
-    """Seconds any single request may take."""
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds any single request may take, from sending it to reading the whole response."""
+    max_response_bytes: int = Field(default=10 * 1024 * 1024, gt=0)
+    """A response body larger than this is read no further and the request fails."""
     jobs: int | None = None
     """How many checks run at once; None for the engine's default."""
     selection: Selection = Field(default_factory=Selection)
@@ -91,3 +104,228 @@ class Profile(BaseModel):
 
     def has_literal_secret(self) -> bool:
         return any(not value.startswith(ENV_PREFIX) for value in self.auth.secret_values())
+
+
+CONFIG_DIR_VARIABLE = "SCIM_TUI_CONFIG_DIR"
+PROFILE_SUFFIX = ".toml"
+
+
+class ProfileError(Exception):
+    """A profile that cannot be found, saved or deleted; the message is one line naming the fix."""
+
+
+@dataclass
+class BrokenProfile:
+    """A profile file that does not load: it is shown, never written over."""
+
+    path: Path
+    message: str
+    line: int | None = None
+
+
+@dataclass
+class ProfileList:
+    profiles: list[Profile] = field(default_factory=list)
+    """The profiles that load, sorted by name."""
+    broken: list[BrokenProfile] = field(default_factory=list)
+    files: dict[str, Path] = field(default_factory=dict)
+    """The file of each profile, by name."""
+
+    def owner_of(self, path: Path) -> str | None:
+        return next((name for name, file in self.files.items() if file == path), None)
+
+    def broken_at(self, path: Path) -> BrokenProfile | None:
+        return next((broken for broken in self.broken if broken.path == path), None)
+
+
+def config_dir() -> Path:
+    """Where scim-tui keeps its settings: $SCIM_TUI_CONFIG_DIR, else the platform's user config dir."""
+    override = os.environ.get(CONFIG_DIR_VARIABLE)
+    if override:
+        return Path(override).expanduser()
+    return platformdirs.user_config_path("scim-tui", appauthor=False)
+
+
+def profiles_dir() -> Path:
+    return config_dir() / "profiles"
+
+
+def slug(name: str) -> str:
+    """The file stem of a profile: its name in lower case, runs of other characters as one dash."""
+    return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+
+
+def load_profiles() -> ProfileList:
+    """Every profile file of profiles_dir(); those that do not load are listed as broken."""
+    found = ProfileList()
+    directory = profiles_dir()
+    if not directory.is_dir():
+        return found
+    for path in sorted(directory.glob(f"*{PROFILE_SUFFIX}")):
+        loaded = _load_file(path)
+        if isinstance(loaded, BrokenProfile):
+            found.broken.append(loaded)
+        elif loaded.name in found.files:
+            found.broken.append(BrokenProfile(path, f"defines the profile '{loaded.name}' again (already in {found.files[loaded.name].name}): rename or remove one"))
+        else:
+            found.profiles.append(loaded)
+            found.files[loaded.name] = path
+    found.profiles.sort(key=lambda profile: profile.name.casefold())
+    return found
+
+
+def find_profile(name: str) -> Profile:
+    """The profile of that name (the demo profile for DEMO_NAME), or a ProfileError saying what exists."""
+    if name.casefold() == DEMO_NAME.casefold():
+        return Profile.demo_profile()
+    found = load_profiles()
+    matches = [p for p in found.profiles if p.name == name] or [p for p in found.profiles if p.name.casefold() == name.casefold()]
+    if len(matches) == 1:
+        return matches[0]
+    broken = found.broken_at(profiles_dir() / f"{slug(name)}{PROFILE_SUFFIX}")
+    if broken is not None:
+        raise ProfileError(f"The profile file {broken.path} is broken ({_where(broken)}{broken.message}): fix it or remove it.")
+    names = ", ".join(sorted([DEMO_NAME, *found.files], key=str.casefold))
+    raise ProfileError(f"No profile named '{name}' in {profiles_dir()}: create it with scim-tui (key n on the profiles screen), or use one of: {names}.")
+
+
+def save_profile(profile: Profile, previous_name: str | None = None) -> Path:
+    """Write a profile to its file, atomically, and return the file.
+
+    ``previous_name`` is the name the profile had when it was loaded: a renamed profile's old
+    file is removed once the new one is written. Without it, the profile of the same name (if
+    any) is replaced. A broken file or another profile's file is never written over.
+    """
+    _check_savable(profile)
+    directory = profiles_dir()
+    found = load_profiles()
+    target = found.files.get(profile.name) or directory / f"{slug(profile.name)}{PROFILE_SUFFIX}"
+    _check_target(profile, previous_name, target, found)
+    content = tomli_w.dumps(profile.model_dump(mode="json", exclude_none=True, exclude_defaults=True)).encode()
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_atomically(target, content, private=profile.has_literal_secret())
+        old = found.files.get(previous_name) if previous_name and previous_name != profile.name else None
+        if old is not None and old != target:
+            old.unlink(missing_ok=True)
+    except OSError as exc:
+        raise ProfileError(f"Cannot save the profile '{profile.name}' in {directory}: {_os_reason(exc)}: check that the directory is writable and the disk not full, or set {CONFIG_DIR_VARIABLE} to another directory.") from exc
+    return target
+
+
+def delete_profile(name: str) -> None:
+    path = load_profiles().files.get(name)
+    if path is None:
+        raise ProfileError(f"No profile named '{name}' in {profiles_dir()}: nothing to delete.")
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise ProfileError(f"Cannot delete {path}: {_os_reason(exc)}: check the directory's permissions.") from exc
+
+
+def write_atomically(path: Path, content: bytes, private: bool = False) -> None:
+    """Replace a file's content all at once: a crash or a full disk leaves the old content whole.
+
+    The temporary file is created with mode 0600 when ``private``, so a secret is never readable
+    by others, not even for an instant.
+    """
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if private else 0o644)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(content)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable (not possible on every platform)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _check_savable(profile: Profile) -> None:
+    if profile.demo:
+        raise ProfileError("The demo profile is built in and never saved: duplicate it to make a profile of your own.")
+    if not slug(profile.name):
+        raise ProfileError(f"The profile name '{profile.name}' has no letter or digit: give it a name with at least one.")
+    if profile.name.casefold() == DEMO_NAME.casefold():
+        raise ProfileError(f"The name {DEMO_NAME} belongs to the built-in demo profile: choose another name.")
+
+
+def _check_target(profile: Profile, previous_name: str | None, target: Path, found: ProfileList) -> None:
+    broken = found.broken_at(target)
+    if broken is not None:
+        raise ProfileError(f"{target} is a broken profile file ({_where(broken)}{broken.message}) and is never written over: fix or remove it, or choose another name.")
+    owner = found.owner_of(target)
+    if owner is not None and owner not in (profile.name, previous_name):
+        raise ProfileError(f"{target} already holds the profile '{owner}': choose another name.")
+    if previous_name is not None and previous_name != profile.name and profile.name in found.files:
+        raise ProfileError(f"A profile named '{profile.name}' already exists: choose another name.")
+
+
+def _load_file(path: Path) -> Profile | BrokenProfile:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return BrokenProfile(path, "not UTF-8 text")
+    except OSError as exc:
+        return BrokenProfile(path, f"cannot be read: {_os_reason(exc)}")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = re.search(r"at line (\d+)", str(exc))
+        return BrokenProfile(path, f"not valid TOML: {exc}", int(line.group(1)) if line else None)
+    data.setdefault("name", path.stem)
+    try:
+        profile = Profile.model_validate(data)
+    except ValidationError as exc:
+        return _invalid(path, text, exc)
+    if profile.name.casefold() == DEMO_NAME.casefold():
+        return BrokenProfile(path, f"the name {DEMO_NAME} belongs to the built-in demo profile: rename it", _key_line(text, ("name",)))
+    return profile
+
+
+def _invalid(path: Path, text: str, exc: ValidationError) -> BrokenProfile:
+    errors = exc.errors()
+    first = errors[0]
+    location = ".".join(str(part) for part in first["loc"])
+    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    return BrokenProfile(path, f"{location}: {first['msg']}{more}", _key_line(text, first["loc"]))
+
+
+def _key_line(text: str, location: tuple[int | str, ...]) -> int | None:
+    """The line where a key is written, for a dotted location like ("auth", "kind"); None when not found."""
+    keys = [part for part in location if isinstance(part, str)]
+    if not keys:
+        return None
+    table, key = ".".join(keys[:-1]), keys[-1]
+    current = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = re.match(r"\s*\[\s*([^\]]+?)\s*\]", line)
+        if header:
+            current = header.group(1).replace('"', "")
+        elif current == table and re.match(rf'\s*"?{re.escape(key)}"?\s*=', line):
+            return number
+    return None
+
+
+def _where(broken: BrokenProfile) -> str:
+    return f"line {broken.line}: " if broken.line else ""
+
+
+def _os_reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)

@@ -1,0 +1,274 @@
+"""Profiles on disk: real TOML files in the temporary config dir of each test."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from scim_tui.connect import ConnectError
+from scim_tui.connect import resolve_secret
+from scim_tui.profiles import DEMO_NAME
+from scim_tui.profiles import TLS
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import ProfileError
+from scim_tui.profiles import Selection
+from scim_tui.profiles import config_dir
+from scim_tui.profiles import delete_profile
+from scim_tui.profiles import find_profile
+from scim_tui.profiles import load_profiles
+from scim_tui.profiles import profiles_dir
+from scim_tui.profiles import save_profile
+
+EVERY_AUTH = [
+    Auth(),
+    Auth(kind=AuthKind.BEARER, token="s3cr3t-token"),
+    Auth(kind=AuthKind.BASIC, username="alice", password="env:SCIM_PASSWORD"),
+    Auth(kind=AuthKind.HEADERS, headers={"X-Api-Key": "k3y-value", "X-Tenant-Key": "env:TENANT_KEY"}),
+    Auth(kind=AuthKind.OAUTH2, token_url="https://login.example.com/token", client_id="checker", client_secret="cl13nt", scope="scim.read scim.write"),
+]
+
+
+def full_profile(name: str = "Staging", auth: Auth | None = None) -> Profile:
+    return Profile(
+        name=name,
+        url="https://scim.example.com/v2",
+        auth=auth or Auth(),
+        headers={"X-Trace": "scim-tui"},
+        tls=TLS(verify=False, ca_bundle="/etc/ssl/ca.pem", client_cert="/etc/ssl/me.pem", client_key="/etc/ssl/me.key"),
+        timeout=12.5,
+        max_response_bytes=2048,
+        jobs=4,
+        selection=Selection(include_tags=["discovery"], exclude_tags=["crud:delete"], resource_types=["User"]),
+    )
+
+
+def test_the_config_dir_honours_xdg_and_the_override(isolated_dirs, monkeypatch, tmp_path):
+    assert profiles_dir() == isolated_dirs / "config" / "scim-tui" / "profiles"
+    monkeypatch.setenv("SCIM_TUI_CONFIG_DIR", str(tmp_path / "elsewhere"))
+    assert config_dir() == tmp_path / "elsewhere"
+
+
+def test_a_missing_directory_means_no_profile():
+    assert not profiles_dir().exists()
+    found = load_profiles()
+    assert found.profiles == [] and found.broken == []
+
+
+@pytest.mark.parametrize("auth", EVERY_AUTH, ids=[auth.kind.value for auth in EVERY_AUTH])
+def test_every_auth_kind_round_trips(auth):
+    profile = full_profile(auth=auth)
+    path = save_profile(profile)
+    assert path == profiles_dir() / "staging.toml"
+    assert load_profiles().profiles == [profile]
+    assert find_profile("Staging") == profile
+
+
+def test_defaults_are_not_written_and_the_file_reads_well():
+    save_profile(Profile(name="Local dev", url="http://localhost:8000/scim/v2"))
+    text = (profiles_dir() / "local-dev.toml").read_text()
+    assert text == 'name = "Local dev"\nurl = "http://localhost:8000/scim/v2"\n'
+
+
+def test_profiles_are_sorted_by_name_and_found_regardless_of_case():
+    for name in ["zeta", "Alpha", "mid"]:
+        save_profile(Profile(name=name, url=f"http://{name}.example/v2"))
+    assert [p.name for p in load_profiles().profiles] == ["Alpha", "mid", "zeta"]
+    assert find_profile("ALPHA").name == "Alpha"
+    assert find_profile(DEMO_NAME).demo
+
+
+def test_an_unknown_name_says_where_it_looked_and_what_exists():
+    save_profile(Profile(name="Staging", url="http://staging.example/v2"))
+    with pytest.raises(ProfileError) as error:
+        find_profile("prod")
+    message = str(error.value)
+    assert "No profile named 'prod'" in message and str(profiles_dir()) in message
+    assert "Demo, Staging" in message and "\n" not in message
+
+
+def test_env_secrets_are_resolved_when_the_run_starts(monkeypatch):
+    save_profile(full_profile(auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TOKEN")))
+    token = find_profile("Staging").auth.token
+    assert token == "env:SCIM_TOKEN"
+    monkeypatch.setenv("SCIM_TOKEN", "from-the-environment")
+    assert resolve_secret(token) == "from-the-environment"
+    assert resolve_secret("literal") == "literal"
+
+
+def test_a_missing_variable_is_a_one_line_error_naming_it(monkeypatch):
+    monkeypatch.delenv("SCIM_TOKEN", raising=False)
+    with pytest.raises(ConnectError, match="SCIM_TOKEN is not set") as error:
+        resolve_secret("env:SCIM_TOKEN")
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("auth", "private"),
+    [
+        (Auth(kind=AuthKind.BEARER, token="literal-token"), True),
+        (Auth(kind=AuthKind.OAUTH2, token_url="https://x/token", client_id="id", client_secret="literal"), True),
+        (Auth(kind=AuthKind.HEADERS, headers={"X-Api-Key": "literal"}), True),
+        (Auth(kind=AuthKind.BEARER, token="env:SCIM_TOKEN"), False),
+        (Auth(), False),
+    ],
+)
+def test_a_file_holding_a_literal_secret_is_private(auth, private):
+    umask = os.umask(0o022)
+    try:
+        path = save_profile(full_profile(auth=auth))
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == (0o600 if private else 0o644)
+
+
+def test_a_malformed_file_is_listed_with_its_line_and_never_touched():
+    save_profile(Profile(name="Good", url="http://good.example/v2"))
+    broken = profiles_dir() / "broken.toml"
+    content = b'name = "Broken"\nurl = "http://x"\ntimeout = = 3\n'
+    broken.write_bytes(content)
+    found = load_profiles()
+    assert [p.name for p in found.profiles] == ["Good"]
+    [listed] = found.broken
+    assert listed.path == broken and listed.line == 3 and "not valid TOML" in listed.message
+
+    save_profile(Profile(name="Other", url="http://other.example/v2"))
+    save_profile(Profile(name="Good", url="http://good.example/v3"), previous_name="Good")
+    with pytest.raises(ProfileError, match="broken profile file .*line 3"):
+        save_profile(Profile(name="Broken", url="http://y"))
+    assert broken.read_bytes() == content
+    assert [p.name for p in load_profiles().profiles] == ["Good", "Other"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ('name = "A"\n\n[auth]\nkind = "kerberos"\n', "auth.kind: Input should be", 4),
+        ('name = "A"\ntimeout = -1\n', "timeout: Input should be greater than 0", 2),
+        ('name = "A"\nurll = "http://x"\n', "urll: Extra inputs are not permitted", 2),
+        ('name = "Demo"\n', "belongs to the built-in demo profile", 1),
+    ],
+)
+def test_a_file_that_does_not_validate_is_broken_with_the_line_of_the_key(text, message, line):
+    profiles_dir().mkdir(parents=True)
+    (profiles_dir() / "a.toml").write_text(text)
+    [broken] = load_profiles().broken
+    assert message in broken.message and broken.line == line
+    assert "\n" not in broken.message
+
+
+def test_an_undecodable_file_is_broken_and_the_others_load():
+    save_profile(Profile(name="Good", url="http://good.example/v2"))
+    (profiles_dir() / "latin.toml").write_bytes(b'name = "caf\xe9"\n')
+    found = load_profiles()
+    assert [p.name for p in found.profiles] == ["Good"]
+    assert found.broken[0].message == "not UTF-8 text"
+
+
+def test_renaming_writes_the_new_file_then_removes_the_old_one():
+    save_profile(full_profile("Staging"))
+    renamed = full_profile("Staging EU")
+    path = save_profile(renamed, previous_name="Staging")
+    assert path.name == "staging-eu.toml"
+    assert sorted(p.name for p in profiles_dir().iterdir()) == ["staging-eu.toml"]
+    assert find_profile("Staging EU") == renamed
+
+
+def test_another_profiles_file_or_name_is_never_overwritten():
+    save_profile(Profile(name="Staging", url="http://one.example/v2"))
+    with pytest.raises(ProfileError, match="already holds the profile 'Staging'"):
+        save_profile(Profile(name="staging", url="http://two.example/v2"))
+    save_profile(Profile(name="Prod", url="http://prod.example/v2"))
+    with pytest.raises(ProfileError, match="'Staging' already exists"):
+        save_profile(Profile(name="Staging", url="http://prod.example/v2"), previous_name="Prod")
+    assert find_profile("Staging").url == "http://one.example/v2"
+    assert find_profile("Prod").url == "http://prod.example/v2"
+
+
+@pytest.mark.parametrize("profile", [Profile.demo_profile(), Profile(name="demo", url="http://x"), Profile(name="!!!", url="http://x")])
+def test_the_demo_profile_and_unusable_names_are_never_saved(profile):
+    with pytest.raises(ProfileError):
+        save_profile(profile)
+    assert not profiles_dir().exists() or list(profiles_dir().iterdir()) == []
+
+
+def test_delete_removes_the_file_and_an_unknown_name_is_an_error():
+    save_profile(Profile(name="Staging", url="http://one.example/v2"))
+    delete_profile("Staging")
+    assert list(profiles_dir().iterdir()) == []
+    with pytest.raises(ProfileError, match="No profile named 'Staging'"):
+        delete_profile("Staging")
+
+
+@contextmanager
+def file_size_limit(limit: int) -> Iterator[None]:
+    """Make any write past `limit` bytes fail with EFBIG, as a full disk would fail it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+
+
+def test_a_failed_write_leaves_the_previous_file_whole_and_no_temporary_file():
+    path = save_profile(Profile(name="Staging", url="http://one.example/v2"))
+    before = path.read_bytes()
+    bigger = full_profile("Staging", Auth(kind=AuthKind.BEARER, token="x" * 4096))
+    with file_size_limit(len(before) + 10), pytest.raises(ProfileError, match="Cannot save the profile 'Staging'") as error:
+        save_profile(bigger)
+    assert "\n" not in str(error.value)
+    assert path.read_bytes() == before
+    assert [p.name for p in profiles_dir().iterdir()] == ["staging.toml"]
+
+
+def test_an_unwritable_config_dir_is_a_clear_error(monkeypatch, tmp_path):
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("not a directory")
+    monkeypatch.setenv("SCIM_TUI_CONFIG_DIR", str(in_the_way))
+    with pytest.raises(ProfileError, match="check that the directory is writable and the disk not full, or set SCIM_TUI_CONFIG_DIR"):
+        save_profile(Profile(name="Staging", url="http://one.example/v2"))
+    assert load_profiles().profiles == []
+    assert in_the_way.read_text() == "not a directory"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through directory permissions")
+def test_a_read_only_config_dir_is_a_clear_error():
+    save_profile(Profile(name="Staging", url="http://one.example/v2"))
+    profiles_dir().chmod(0o500)
+    try:
+        with pytest.raises(ProfileError, match="Permission denied"):
+            save_profile(Profile(name="Other", url="http://two.example/v2"))
+    finally:
+        profiles_dir().chmod(0o700)
+
+
+def test_temporary_files_are_not_profiles():
+    save_profile(Profile(name="Staging", url="http://one.example/v2"))
+    (profiles_dir() / ".staging.toml.1234.tmp").write_text("half a fi")
+    found = load_profiles()
+    assert [p.name for p in found.profiles] == ["Staging"] and found.broken == []
+
+
+def test_a_file_without_a_name_takes_its_file_name():
+    profiles_dir().mkdir(parents=True)
+    (profiles_dir() / "vendor-sandbox.toml").write_text('url = "https://sandbox.example/scim/v2"\n')
+    assert find_profile("vendor-sandbox").url == "https://sandbox.example/scim/v2"
+
+
+def test_the_file_of_a_hand_named_profile_is_kept_on_save():
+    profiles_dir().mkdir(parents=True)
+    hand_written = profiles_dir() / "My Server.toml"
+    hand_written.write_text('name = "Mine"\nurl = "http://mine.example/v2"\n')
+    assert save_profile(Profile(name="Mine", url="http://mine.example/v3")) == hand_written
+    assert [p.name for p in Path(profiles_dir()).iterdir()] == ["My Server.toml"]
