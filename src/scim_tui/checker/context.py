@@ -94,7 +94,11 @@ class ResourceManager:
         from scim_tui.checker.filling import build_resource
 
         payload = build_resource(self.context, model, fill_all=fill_all)
-        created = self.context.client.create(payload)
+        try:
+            created = self.context.client.create(payload)
+        except Exception as exc:
+            self._register_refused(model, exc)
+            raise
         if not isinstance(created, Resource) or not created.id:
             raise ValueError(f"Creating a {model.__name__} did not return a resource with an id: {created!r}")
         self.register(created)
@@ -103,6 +107,20 @@ class ResourceManager:
     def register(self, resource: Resource[Any]) -> None:
         resource_type = resource.meta.resource_type if resource.meta and resource.meta.resource_type else ""
         self.created.append(CreatedResource(type(resource), str(resource.id), resource_type))
+
+    def _register_refused(self, model: type[Resource[Any]], exc: Exception) -> None:
+        """Register a resource the server created though the client refused its answer (a 200
+        instead of 201, an invalid body), so that it is deleted all the same."""
+        response = getattr(exc, "source", None)
+        if not 200 <= getattr(response, "status_code", 0) < 300:
+            return
+        try:
+            body = response.json()  # type: ignore[union-attr]
+        except Exception:
+            return
+        if isinstance(body, dict) and body.get("id"):
+            meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
+            self.created.append(CreatedResource(model, str(body["id"]), str(meta.get("resourceType") or "")))
 
     def owns(self, resource_id: str | None) -> bool:
         return any(item.id == resource_id for item in self.created)

@@ -1,0 +1,148 @@
+"""Checks of the attributes and excludedAttributes parameters (RFC 7644 §3.4.2.5, §3.4.3; SPEC.md §4.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scim2_models import ListResponse
+from scim2_models import Mutability
+from scim2_models import NotImplementedException
+from scim2_models import Path
+from scim2_models import Required
+from scim2_models import Resource
+from scim2_models import Returned
+from scim2_models import SearchRequest
+
+from scim_tui.checker.checks.crud import find_in_pages
+from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+Query = Callable[[SearchRequest[Any], str], Any]
+"""Sends a request with the parameters of a SearchRequest, for the resource of an id."""
+
+
+def filtering_candidates(model: type[Resource[Any]]) -> tuple[str | None, str | None]:
+    """The attribute to ask for and the one to exclude (SPEC.md §4.5 rules 1 to 3).
+
+    Candidates are the fields returned by default, not read-only, not required,
+    other than schemas, meta and id, named by their serialization alias.
+    """
+    candidates = [
+        info.serialization_alias or name
+        for name, info in model.model_fields.items()
+        if model.get_field_annotation(name, Returned) == Returned.default
+        and model.get_field_annotation(name, Mutability) != Mutability.read_only
+        and model.get_field_annotation(name, Required) != Required.true
+        and name not in ("schemas", "meta", "id")
+    ]
+    return (candidates[0] if candidates else None, candidates[1] if len(candidates) > 1 else None)
+
+
+def examine(
+    label: str, model: type[Resource[Any]], resource_id: str | None, response: Any, included: str | None, excluded: str | None
+) -> CheckResult:
+    """Judge one filtered answer (SPEC.md §4.5 rules 9 to 11)."""
+    if isinstance(response, ListResponse):
+        found = next((r for r in response.resources or [] if r.id == resource_id), None)
+        if found is None:
+            return CheckResult(Status.ERROR, reason=f"{label}: could not find {model.__name__} with id {resource_id} in the ListResponse.", data=response)
+        serialized = found.model_dump()
+    elif isinstance(response, Resource):
+        serialized = response.model_dump()
+    else:
+        return CheckResult(Status.ERROR, reason=f"{label}: unexpected response type {type(response).__name__}.", data=response)
+    if included is not None and included not in serialized:
+        return CheckResult(Status.ERROR, reason=f"{label}: requested attribute '{included}' is missing from the {model.__name__} response.", data=response)
+    if excluded is not None and excluded in serialized:
+        return CheckResult(Status.ERROR, reason=f"{label}: excluded attribute '{excluded}' is still present in the {model.__name__} response.", data=response)
+    parameter = f"attributes={included}" if included is not None else f"excludedAttributes={excluded}"
+    return CheckResult(Status.SUCCESS, reason=f"{label}: attribute filtering is honoured for {model.__name__} ({parameter}).", data=response)
+
+
+def check_filtering(context: CheckContext, model: type[Resource[Any]], label: str, query: Query) -> list[CheckResult]:
+    """Create a resource, then ask for `included` and exclude `excluded`: one result each (SPEC.md §4.5)."""
+    included, excluded = filtering_candidates(model)
+    if included is None and excluded is None:
+        return [CheckResult(Status.SKIPPED, reason=f"{label}: no suitable attributes exist to test filtering on {model.__name__}.")]
+    created = context.resource_manager.create_and_register(model, fill_all=True)
+    resource_id = str(created.id)
+    results = []
+    for asked, left_out in ((included, None), (None, excluded)):
+        if asked is None and left_out is None:
+            continue
+
+        def fetch(start: int | None, asked: str | None = asked, left_out: str | None = left_out) -> Any:
+            request = SearchRequest(
+                attributes=[Path(asked)] if asked else None,
+                excluded_attributes=[Path(left_out)] if left_out else None,
+                start_index=start,
+            )
+            return query(request, resource_id)
+
+        mark = len(context.exchanges)
+        response, _ = find_in_pages(fetch, resource_id)
+        results.extend(results_of(context, mark, [examine(label, model, resource_id, response, asked, left_out)]))
+    return results
+
+
+@checker("crud", "crud:read:attributes", section="3.4.2.5")
+def object_query_with_attributes(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """GET /Resource/{id} honours attributes and excludedAttributes (RFC 7644 §3.4.2.5, §3.9).
+
+    Creates a resource with every writable attribute filled, reads it once asking
+    for one attribute and once excluding another. One result each: SUCCESS when
+    the attribute asked for is there and the excluded one is not; ERROR on an
+    unexpected status (200 is expected unless configured otherwise), an answer
+    that is not the resource, a missing attribute or an excluded one present.
+    SKIPPED when the model has no attribute suitable to filter on.
+    """
+
+    def query(request: SearchRequest[Any], resource_id: str) -> Any:
+        return context.client.query(model, resource_id, query_parameters=request, expected_status_codes=context.expected_status_codes)
+
+    return check_filtering(context, model, "GET /Resource/{id}", query)
+
+
+@checker("crud", "crud:read:attributes", section="3.4.2.5")
+def object_list_with_attributes(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """GET /Resource honours attributes and excludedAttributes (RFC 7644 §3.4.2, §3.4.2.5).
+
+    Creates a resource with every writable attribute filled, lists the endpoint
+    once asking for one attribute and once excluding another, and looks for the
+    resource by id (following pages). One result each: SUCCESS when filtering
+    is honoured; ERROR on an unexpected status (200 unless configured), an
+    answer that is not a ListResponse, a list without the resource, a missing
+    attribute or an excluded one present. SKIPPED when no attribute suits.
+    """
+
+    def query(request: SearchRequest[Any], resource_id: str) -> Any:
+        return context.client.query(model, query_parameters=request, expected_status_codes=context.expected_status_codes)
+
+    return check_filtering(context, model, "GET /Resource", query)
+
+
+@checker("crud", "crud:read:attributes", section="3.4.3")
+def search_with_attributes(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """POST /.search honours attributes and excludedAttributes (RFC 7644 §3.4.3).
+
+    Creates a resource with every writable attribute filled, then searches from
+    the server root with the two parameters in the request body, and looks for
+    the resource by id (following pages). One result each: SUCCESS when
+    filtering is honoured; ERROR on an unexpected status (200 unless
+    configured), an answer that is not a ListResponse, a list without the
+    resource, a missing attribute or an excluded one present. SKIPPED when no
+    attribute suits, or when the server answers 501: searching all resource
+    types at once is optional.
+    """
+
+    def query(request: SearchRequest[Any], resource_id: str) -> Any:
+        return context.client.search(search_request=request, expected_status_codes=context.expected_status_codes, raise_scim_errors=True)
+
+    try:
+        return check_filtering(context, model, "POST /.search", query)
+    except NotImplementedException:
+        return [CheckResult(Status.SKIPPED, reason="POST /.search: the server answered 501, it does not search all resource types at once.")]

@@ -1,0 +1,108 @@
+"""Reading an attribute path in a resource, and telling whether the server kept a value sent."""
+
+from __future__ import annotations
+
+from inspect import isclass
+from typing import Any
+
+from scim2_models import Extension
+from scim2_models import Path
+from scim2_models import Resource
+
+from scim_tui.checker.filling import Attribute
+from scim_tui.checker.filling import attributes_of
+
+
+def paths_of(model: type[Resource[Any]]) -> list[Path[Any]]:
+    """Every attribute path of a model: base attributes, extensions and their attributes,
+    and the sub-attributes of single-valued complex attributes.
+
+    The sub-attributes of a multi-valued attribute are left out: a path such as
+    ``emails.value`` designates the value of every email at once.
+    """
+    paths = []
+    for path in Path[model].iter_paths():  # type: ignore[misc]
+        binding = path.resolve()
+        if binding is not None and binding.sub_field_name and binding.is_multivalued:
+            continue
+        paths.append(path)
+    return paths
+
+
+def attribute_at(model: type[Resource[Any]], path: Path[Any]) -> Attribute | None:
+    """The attribute a path designates: an attribute, a sub-attribute, or a whole extension."""
+    binding = path.resolve()
+    if binding is not None and binding.target_model is not None:
+        return Attribute(binding.target_model, binding.target_field_name)
+    extension = path.model
+    if isclass(extension) and issubclass(extension, Extension):
+        return next((a for a in attributes_of(model) if a.root_type is extension), None)
+    return None
+
+
+def value_at(data: dict[str, Any] | None, path: Path[Any]) -> Any:
+    """The JSON value at a path in a resource's JSON, attribute names compared without case."""
+    node: Any = data or {}
+    for key in _keys(path):
+        node = _get(node, key)
+    return node
+
+
+def nested(path: Path[Any], value: Any) -> dict[str, Any]:
+    """A resource's JSON holding only `value`, at `path`."""
+    node = value
+    for key in reversed(_keys(path)):
+        node = {key: node}
+    return node
+
+
+def _keys(path: Path[Any]) -> list[str]:
+    extension = path.model
+    if isclass(extension) and issubclass(extension, Extension):
+        return [str(path)]
+    if path.schema and path.schema.lower() != str(path.models[0].__schema__).lower():
+        return [path.schema, *path.parts]
+    return list(path.parts)
+
+
+def _get(node: Any, key: str) -> Any:
+    if not isinstance(node, dict):
+        return None
+    if key in node:
+        return node[key]
+    return next((value for name, value in node.items() if name.lower() == key.lower()), None)
+
+
+def normalized(model: type[Resource[Any]], path: Path[Any], value: Any) -> Any:
+    """`value` as the model serializes it at `path`, so that it compares with a serialized answer."""
+    try:
+        probe = model.model_validate(nested(path, value))
+    except ValueError:
+        return value
+    return value_at(probe.model_dump(), path)
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    """Whether `actual` holds `expected`: every sub-attribute sent, every value sent.
+
+    The server may add to what was sent (a display name, a type), and string values
+    are compared without case, which RFC 7643 §2.1 allows unless caseExact is set.
+    """
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(matches(value, _get(actual, key)) for key, value in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and all(any(matches(item, other) for other in actual) for item in expected)
+    if isinstance(expected, str) and isinstance(actual, str):
+        return expected.casefold() == actual.casefold()
+    return bool(expected == actual)
+
+
+def unassigned(value: Any) -> bool:
+    """Whether a value stands for an unassigned attribute (RFC 7643 §2.5: null, or an empty array)."""
+    return value is None or value == [] or value == {}
+
+
+def shown(value: Any, limit: int = 120) -> str:
+    """A value, cut to fit in a one-line reason."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"

@@ -1,0 +1,108 @@
+"""Checks of creating and reading resources (RFC 7644 §3.3, §3.4.1, §3.4.2).
+
+The checks that replace and delete them are in replacement.py, registered after
+the attribute-filtering checks so that a run follows the order of SPEC.md §4.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from scim2_models import ListResponse
+from scim2_models import Mutability
+from scim2_models import Resource
+from scim2_models import SearchRequest
+
+from scim_tui.checker.checks.comparison import attribute_at
+from scim_tui.checker.checks.comparison import matches
+from scim_tui.checker.checks.comparison import paths_of
+from scim_tui.checker.checks.comparison import shown
+from scim_tui.checker.checks.comparison import value_at
+from scim_tui.checker.checks.probes import body_of
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.filling import attributes_of
+from scim_tui.checker.filling import build_resource
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+MAX_PAGES = 20
+"""How many pages of a list are read looking for a resource, at most."""
+
+
+def resource_path(context: CheckContext, model: type[Resource[Any]], resource_id: str | None = None) -> str:
+    """The path of a model's endpoint, or of one of its resources."""
+    endpoint = context.client.resource_endpoint(model)
+    return f"{endpoint}/{resource_id}" if resource_id else endpoint
+
+
+def find_in_pages(
+    fetch: Callable[[int | None], Any], resource_id: str | None
+) -> tuple[Any, Resource[Any] | None]:
+    """Read a list page after page until it holds the resource with this id.
+
+    `fetch` answers the page starting at an index (None for the first page).
+    Returns the last answer read, and the resource when it was found.
+    """
+    answer = fetch(None)
+    for _ in range(MAX_PAGES):
+        if not isinstance(answer, ListResponse):
+            return answer, None
+        resources = answer.resources or []
+        found = next((r for r in resources if r.id == resource_id), None)
+        start = answer.start_index or 1
+        if found is not None or not resources or start + len(resources) > (answer.total_results or 0):
+            return answer, found
+        answer = fetch(start + len(resources))
+    return answer, None
+
+
+@checker("crud", "crud:create", section="3.3")
+def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """POST on a resource endpoint creates a resource (RFC 7644 §3.3).
+
+    Sends a resource with every writable attribute filled, then deletes it.
+    SUCCESS when the server answers 201 with the created resource and its id;
+    ERROR on any other status, an error, or an answer that is not the resource.
+    """
+    created = context.resource_manager.create_and_register(model, fill_all=True)
+    path = resource_path(context, model)
+    return [CheckResult(Status.SUCCESS, reason=f"POST {path} answered 201 with the created {model.__name__} {created.id}.", data=created)]
+
+
+@checker("crud", "crud:read", section="3.4.1")
+def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """GET on a resource's URL answers that resource (RFC 7644 §3.4.1).
+
+    Creates a resource, reads it back by id, then deletes it. SUCCESS when the
+    answer is 200 with the resource of that id; ERROR on another status, an
+    error, or another object.
+    """
+    created = context.resource_manager.create_and_register(model, fill_all=True)
+    path = resource_path(context, model, created.id)
+    found = context.client.query(model, created.id, expected_status_codes=context.expected_status_codes)
+    if not isinstance(found, Resource) or found.id != created.id:
+        return [CheckResult(Status.ERROR, reason=f"GET {path} answered {type(found).__name__} instead of the {model.__name__} {created.id}.", data=found)]
+    return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered the {model.__name__} {created.id}.", data=found)]
+
+
+@checker("crud", "crud:read", section="3.4.2")
+def object_query_without_id(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """GET on a resource endpoint lists its resources, the new one included (RFC 7644 §3.4.2).
+
+    Creates a resource, lists the endpoint (following pages when the list is
+    paginated), then deletes it. SUCCESS when a ListResponse holds the resource;
+    ERROR when listing fails or the resource is absent.
+    """
+    created = context.resource_manager.create_and_register(model, fill_all=True)
+    path = resource_path(context, model)
+
+    def fetch(start: int | None) -> Any:
+        parameters = SearchRequest(start_index=start) if start else None
+        return context.client.query(model, query_parameters=parameters, expected_status_codes=context.expected_status_codes)
+
+    answer, found = find_in_pages(fetch, created.id)
+    if found is None:
+        return [CheckResult(Status.ERROR, reason=f"GET {path} answered a list without the {model.__name__} {created.id} just created.", data=answer)]
+    return [CheckResult(Status.SUCCESS, reason=f"GET {path} lists the {model.__name__} {created.id} just created.", data=answer)]

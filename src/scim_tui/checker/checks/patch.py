@@ -1,0 +1,183 @@
+"""Checks of PATCH: add, remove and replace, one result per attribute path (RFC 7644 §3.5.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from scim2_models import Mutability
+from scim2_models import PatchOp
+from scim2_models import PatchOperation
+from scim2_models import Path
+from scim2_models import Resource
+
+from scim_tui.checker.checks.comparison import attribute_at
+from scim_tui.checker.checks.comparison import matches
+from scim_tui.checker.checks.comparison import normalized
+from scim_tui.checker.checks.comparison import paths_of
+from scim_tui.checker.checks.comparison import shown
+from scim_tui.checker.checks.comparison import unassigned
+from scim_tui.checker.checks.comparison import value_at
+from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.filling import Attribute
+from scim_tui.checker.filling import attribute_value
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+PATCH_ANSWERS = [200, 204]
+"""RFC 7644 §3.5.2: 200 with the resource, or 204 with no body."""
+
+
+@dataclass
+class Target:
+    """The resource a PATCH check works on, as last seen."""
+
+    model: type[Resource[Any]]
+    id: str
+    current: dict[str, Any]
+
+
+def _patch_unsupported(context: CheckContext) -> CheckResult | None:
+    config = context.client.provider.config or context.discovery.service_provider_config
+    if config is not None and config.patch is not None and not config.patch.supported:
+        return CheckResult(Status.SKIPPED, reason="Skipped: the ServiceProviderConfig says PATCH is not supported.")
+    return None
+
+
+def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> str:
+    """Send one PATCH operation and update what is known of the resource.
+
+    Returns how the result was obtained: from the PATCH answer, or read back after a 204.
+    """
+    fields = {"op": op, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
+    operation = PatchOperation(**fields)
+    patch_op = PatchOp[target.model](operations=[operation])  # type: ignore[index]
+    answer = context.client.modify(target.model, target.id, patch_op, expected_status_codes=PATCH_ANSWERS)
+    if isinstance(answer, Resource):
+        target.current = answer.model_dump()
+        return "the PATCH answer"
+    found = context.client.query(target.model, target.id, expected_status_codes=context.expected_status_codes)
+    target.current = found.model_dump()
+    return "a GET after the 204 answer"
+
+
+def _run(
+    context: CheckContext,
+    model: type[Resource[Any]],
+    verb: str,
+    wanted: Callable[[Attribute], bool],
+    fill_all: bool,
+    check_one: Callable[[CheckContext, Target, Path[Any], Attribute], CheckResult],
+) -> list[CheckResult]:
+    skipped = _patch_unsupported(context)
+    if skipped:
+        return [skipped]
+    paths = [(path, attribute) for path in paths_of(model) if (attribute := attribute_at(model, path)) and wanted(attribute)]
+    if not paths:
+        return [CheckResult(Status.SKIPPED, reason=f"No attribute of {model.__name__} can be {verb}.")]
+    created = context.resource_manager.create_and_register(model, fill_all=fill_all)
+    target = Target(model, str(created.id), created.model_dump())
+    results = []
+    for path, attribute in paths:
+        mark = len(context.exchanges)
+        try:
+            result = check_one(context, target, path, attribute)
+        except Exception as exc:
+            result = CheckResult(Status.ERROR, reason=f"{path}: {describe_error(exc)}")
+        results.extend(results_of(context, mark, [result]))
+    return results
+
+
+def _written(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], attribute: Attribute) -> CheckResult:
+    """PATCH add or replace a new value at `path`, then check the resource holds it."""
+    value = attribute_value(context, attribute, avoid=value_at(target.current, path))
+    source = _patch(context, target, op, path, value)
+    data = target.current
+    if attribute.hidden:
+        return CheckResult(Status.SUCCESS, reason=f"{path}: {op.value} accepted; the attribute is never returned, so the value cannot be read back.", data=data)
+    expected, actual = normalized(target.model, path, value), value_at(target.current, path)
+    if not matches(expected, actual):
+        return CheckResult(Status.ERROR, reason=f"{path}: after {op.value}, {source} holds {shown(actual)} instead of {shown(expected)}.", data=data)
+    return CheckResult(Status.SUCCESS, reason=f"{path}: the value given by {op.value} is in {source}.", data=data)
+
+
+def _add_one(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> CheckResult:
+    return _written(context, target, PatchOperation.Op.add, path, attribute)
+
+
+def _replace_one(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> CheckResult:
+    return _written(context, target, PatchOperation.Op.replace_, path, attribute)
+
+
+def _remove_one(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> CheckResult:
+    """PATCH remove `path` (given a value first when it has none), then check the resource no longer holds it."""
+    if not attribute.hidden and unassigned(value_at(target.current, path)):
+        _patch(context, target, PatchOperation.Op.add, path, attribute_value(context, attribute))
+    source = _patch(context, target, PatchOperation.Op.remove, path)
+    data = target.current
+    if attribute.hidden:
+        return CheckResult(Status.SUCCESS, reason=f"{path}: remove accepted; the attribute is never returned, so its absence cannot be read back.", data=data)
+    left = value_at(target.current, path)
+    if not unassigned(left):
+        return CheckResult(Status.ERROR, reason=f"{path}: after remove, {source} still holds {shown(left)}.", data=data)
+    return CheckResult(Status.SUCCESS, reason=f"{path}: the attribute is gone from {source}.", data=data)
+
+
+def _addable(attribute: Attribute) -> bool:
+    return attribute.writable and not attribute.required
+
+
+def _removable(attribute: Attribute) -> bool:
+    return attribute.mutability in (Mutability.read_write, Mutability.write_only) and not attribute.required
+
+
+def _replaceable(attribute: Attribute) -> bool:
+    return attribute.mutability in (Mutability.read_write, Mutability.write_only)
+
+
+@checker("crud", "crud:update", section="3.5.2.1")
+def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """PATCH add gives a resource each attribute it lacked (RFC 7644 §3.5.2.1).
+
+    Creates a resource with its required attributes only, then adds a value to
+    every writable, optional attribute path in turn: base attributes, the
+    sub-attributes of complex attributes, and extension attributes addressed by
+    their schema URN. One result per path: SUCCESS when the server answers 200
+    holding the value, or 204 and a GET shows it; ERROR when the request fails
+    or the value is missing. SKIPPED when nothing can be added, or when the
+    ServiceProviderConfig says PATCH is not supported.
+    """
+    return _run(context, model, "added", _addable, False, _add_one)
+
+
+@checker("crud", "crud:update", section="3.5.2.2")
+def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """PATCH remove takes each attribute off a resource (RFC 7644 §3.5.2.2).
+
+    Creates a resource with every writable attribute filled, then removes every
+    optional, mutable attribute path in turn (base attributes, sub-attributes,
+    extension attributes by URN), giving it a value first when an earlier removal
+    took it away. One result per path: SUCCESS when the answer (or a GET after a
+    204) no longer holds the attribute; ERROR when the request fails or the
+    attribute is still there. SKIPPED when nothing can be removed, or when the
+    ServiceProviderConfig says PATCH is not supported.
+    """
+    return _run(context, model, "removed", _removable, True, _remove_one)
+
+
+@checker("crud", "crud:update", section="3.5.2.3")
+def check_replace_attribute(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """PATCH replace gives each attribute of a resource a new value (RFC 7644 §3.5.2.3).
+
+    Creates a resource with every writable attribute filled, then replaces the
+    value of every mutable attribute path in turn (base attributes,
+    sub-attributes, extension attributes by URN). One result per path: SUCCESS
+    when the answer (or a GET after a 204) holds the new value; ERROR when the
+    request fails or the old value stays. SKIPPED when nothing can be replaced,
+    or when the ServiceProviderConfig says PATCH is not supported.
+    """
+    return _run(context, model, "replaced", _replaceable, True, _replace_one)

@@ -1,0 +1,95 @@
+"""Checks of replacing and deleting resources (RFC 7644 §3.5.1, §3.6)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scim2_models import Mutability
+from scim2_models import Resource
+
+from scim_tui.checker.checks.comparison import attribute_at
+from scim_tui.checker.checks.comparison import matches
+from scim_tui.checker.checks.comparison import paths_of
+from scim_tui.checker.checks.comparison import shown
+from scim_tui.checker.checks.comparison import value_at
+from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import body_of
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.filling import attributes_of
+from scim_tui.checker.filling import build_resource
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+
+@checker("crud", "crud:update", section="3.5.1")
+def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """PUT replaces a resource with new values of its mutable attributes (RFC 7644 §3.5.1).
+
+    Creates a resource, then PUTs it with a new value for every writable
+    attribute (immutable ones keep theirs), then deletes it. SUCCESS when the
+    answer is 200 with the new values; ERROR on another status, an error, or an
+    answer still holding old values.
+    """
+    created = context.resource_manager.create_and_register(model, fill_all=True)
+    path = resource_path(context, model, created.id)
+    replacement = _replacement(context, model, created)
+    answer = context.client.replace(replacement, expected_status_codes=context.expected_status_codes)
+    if not isinstance(answer, Resource) or answer.id != created.id:
+        return [CheckResult(Status.ERROR, reason=f"PUT {path} answered {type(answer).__name__} instead of the {model.__name__}.", data=answer)]
+    stale = _unchanged(model, replacement.model_dump(), answer.model_dump())
+    if stale:
+        return [CheckResult(Status.ERROR, reason=f"PUT {path} answered 200, but {'; '.join(stale)}.", data=answer)]
+    return [CheckResult(Status.SUCCESS, reason=f"PUT {path} answered 200 with the new values of the {model.__name__}.", data=answer)]
+
+
+def _replacement(context: CheckContext, model: type[Resource[Any]], created: Resource[Any]) -> Resource[Any]:
+    """New values for every writable attribute; immutable ones (and those holding some) as created."""
+    replacement = build_resource(context, model, fill_all=True)
+    for attribute in attributes_of(model):
+        root = attribute.root_type
+        kept = attribute.mutability == Mutability.immutable or (
+            attribute.is_complex and any(sub.mutability == Mutability.immutable for sub in attributes_of(root))
+        )
+        if kept:
+            setattr(replacement, attribute.field, getattr(created, attribute.field))
+    replacement.id = created.id
+    replacement.meta = created.meta
+    return replacement
+
+
+def _unchanged(model: type[Resource[Any]], sent: dict[str, Any], answered: dict[str, Any]) -> list[str]:
+    """What the answer to a replacement does not hold of the readable, mutable values sent."""
+    stale = []
+    for path in paths_of(model):
+        attribute = attribute_at(model, path)
+        top_level = len(path.parts) == 1
+        if not top_level or attribute is None or attribute.hidden or attribute.is_extension or attribute.mutability != Mutability.read_write:
+            continue
+        expected = value_at(sent, path)
+        actual = value_at(answered, path)
+        if expected is not None and not matches(expected, actual):
+            stale.append(f"{path} is {shown(actual, 60)} instead of {shown(expected, 60)}")
+    return stale
+
+
+@checker("crud", "crud:delete", section="3.6")
+def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """DELETE removes a resource: 204, then a GET answers 404 (RFC 7644 §3.6).
+
+    Creates a resource, deletes it, then reads it again. SUCCESS when DELETE
+    answers 204 and the GET 404; ERROR when DELETE answers another status, or
+    the resource can still be read, or the GET answers another status than 404.
+    """
+    created = context.resource_manager.create_and_register(model, fill_all=True)
+    path = resource_path(context, model, created.id)
+    deleted = context.client.request("DELETE", path)
+    if deleted.status_code != 204:
+        return [CheckResult(Status.ERROR, reason=f"DELETE {path} answered {deleted.status_code} instead of 204.", data=body_of(deleted))]
+    after = context.client.request("GET", path)
+    if after.status_code == 404:
+        context.resource_manager.forget(str(created.id))
+        return [CheckResult(Status.SUCCESS, reason=f"DELETE {path} answered 204, and a GET then answered 404.", data=body_of(after))]
+    if 200 <= after.status_code < 300:
+        return [CheckResult(Status.ERROR, reason=f"DELETE {path} answered 204, but the {model.__name__} can still be read.", data=body_of(after))]
+    return [CheckResult(Status.ERROR, reason=f"DELETE {path} answered 204, but a GET then answered {after.status_code} instead of 404.", data=body_of(after))]

@@ -1,0 +1,236 @@
+"""Values for any attribute of any schema, discovered or not (RFC 7643 §2.3).
+
+Values are generated as JSON, the way they travel, from the fields of a pydantic
+model and their SCIM annotations: the model validates them into a resource ready
+to POST. Strings a client chooses start with ``scim-tui-`` so that test data is
+easy to find on a server, and carry a random part, so that values declared unique
+never collide.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC
+from datetime import datetime
+from datetime import timedelta
+from enum import Enum
+from inspect import isclass
+from typing import TYPE_CHECKING
+from typing import Any
+
+from pydantic import Base64Bytes
+from scim2_models import BaseModel
+from scim2_models import ComplexAttribute
+from scim2_models import Context
+from scim2_models import Extension
+from scim2_models import Mutability
+from scim2_models import Reference
+from scim2_models import Required
+from scim2_models import Resource
+from scim2_models import Returned
+
+if TYPE_CHECKING:
+    from scim_tui.checker.context import CheckContext
+
+PREFIX = "scim-tui-"
+WRITABLE = (Mutability.read_write, Mutability.write_only, Mutability.immutable)
+NOT_ATTRIBUTES = ("id", "meta", "schemas")
+URI_REFERENCE_TYPES = {"external", "uri"}
+MAX_REFERENCE_DEPTH = 3
+"""How many resources deep a reference may lead (a group referencing a user ...)."""
+
+_reference_depth: ContextVar[int] = ContextVar("scim_tui_reference_depth", default=0)
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One field of a model, seen as the SCIM attribute it stands for."""
+
+    owner: type[BaseModel]
+    field: str
+
+    @property
+    def name(self) -> str:
+        return self.owner._scim_name(self.field)
+
+    @property
+    def root_type(self) -> Any:
+        return self.owner.get_field_root_type(self.field)
+
+    @property
+    def multi_valued(self) -> bool:
+        return self.owner.get_field_multiplicity(self.field)
+
+    @property
+    def mutability(self) -> Mutability:
+        return self.owner.get_field_annotation(self.field, Mutability)
+
+    @property
+    def required(self) -> bool:
+        return self.owner.get_field_annotation(self.field, Required) == Required.true
+
+    @property
+    def hidden(self) -> bool:
+        """Never read back: write-only, or never returned (a password)."""
+        returned = self.owner.get_field_annotation(self.field, Returned)
+        return self.mutability == Mutability.write_only or returned == Returned.never
+
+    @property
+    def writable(self) -> bool:
+        return self.mutability in WRITABLE
+
+    @property
+    def is_extension(self) -> bool:
+        return isclass(self.root_type) and issubclass(self.root_type, Extension)
+
+    @property
+    def is_complex(self) -> bool:
+        return isclass(self.root_type) and issubclass(self.root_type, ComplexAttribute)
+
+    @property
+    def reference_types(self) -> tuple[str, ...] | None:
+        """The resource types a reference may point to; None when not a reference."""
+        root = self.root_type
+        if isclass(root) and issubclass(root, Reference):
+            return tuple(root.__reference_types__)
+        return None
+
+    @property
+    def canonical_values(self) -> list[str]:
+        """The values the schema suggests (canonicalValues), or an enumeration's members."""
+        root = self.root_type
+        if isclass(root) and issubclass(root, Enum):
+            return [str(member.value) for member in root]
+        return [str(value) for value in self.owner.model_fields[self.field].examples or []]
+
+
+def attributes_of(model: type[BaseModel]) -> list[Attribute]:
+    """The attributes of a model, extensions included, without id, meta and schemas."""
+    return [Attribute(model, name) for name in model.model_fields if name not in NOT_ATTRIBUTES]
+
+
+def build_resource(context: CheckContext, model: type[Resource[Any]], fill_all: bool = True) -> Resource[Any]:
+    """A resource of `model`, ready to POST: every writable attribute filled, or the required ones only."""
+    payload = object_value(context, model, fill_all)
+    return model.model_validate(payload, scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+
+
+def object_value(context: CheckContext, model: type[BaseModel], fill_all: bool = True) -> dict[str, Any]:
+    """JSON for a resource, an extension or a complex attribute."""
+    data: dict[str, Any] = {}
+    for attribute in attributes_of(model):
+        if attribute.writable and (fill_all or attribute.required):
+            data[attribute.name] = attribute_value(context, attribute, fill_all)
+    if isclass(model) and issubclass(model, ComplexAttribute):
+        link_reference(context, model, data)
+    return data
+
+
+def attribute_value(context: CheckContext, attribute: Attribute, fill_all: bool = True, avoid: Any = None) -> Any:
+    """JSON for one attribute: a list for a multi-valued one, with at most one primary value.
+
+    `avoid` is the current value, which a replacement value must differ from.
+    """
+    if attribute.is_extension or attribute.is_complex:
+        value = object_value(context, attribute.root_type, fill_all or not attribute.is_extension)
+    else:
+        value = scalar_value(context, attribute, avoid)
+    if not attribute.multi_valued:
+        return value
+    if isinstance(value, dict) and "primary" in value:
+        value["primary"] = True
+    return [value]
+
+
+def scalar_value(context: CheckContext, attribute: Attribute, avoid: Any = None) -> Any:
+    """JSON for a value of a simple type: string, boolean, decimal, integer, dateTime, binary, reference."""
+    root = attribute.root_type
+    canonical = [value for value in attribute.canonical_values if value != avoid]
+    if canonical:
+        return random.choice(canonical)
+    if root is bool:
+        return not avoid if isinstance(avoid, bool) else random.choice([True, False])
+    if root is int:
+        return random.randint(1, 2**31 - 1)
+    if root is float:
+        return round(random.uniform(1, 100_000), 2)
+    if root is datetime:
+        moment = datetime(2000, 1, 1, tzinfo=UTC) + timedelta(seconds=random.randint(0, 10**9))
+        return moment.isoformat().replace("+00:00", "Z")
+    if root == Base64Bytes or root is bytes:
+        return base64.b64encode(uuid.uuid4().bytes).decode("ascii")
+    if attribute.reference_types is not None:
+        return reference_value(context, attribute)
+    return string_value(attribute)
+
+
+def string_value(attribute: Attribute) -> str:
+    """A string, formatted as an e-mail address or a phone number where the attribute is one."""
+    token = uuid.uuid4().hex[:12]
+    if _names(attribute, "email"):
+        return f"{PREFIX}{token}@example.com"
+    if _names(attribute, "phone"):
+        return f"tel:+1-201-555-{random.randint(0, 9999):04d}"
+    return f"{PREFIX}{attribute.name}-{token}"
+
+
+def _names(attribute: Attribute, kind: str) -> bool:
+    """Whether the attribute holds `kind` values: it is named so, or is the value of a complex attribute named so."""
+    name = attribute.name.lower()
+    return kind in name or (name == "value" and kind in attribute.owner.__name__.lower())
+
+
+def reference_value(context: CheckContext, attribute: Attribute) -> str:
+    """A URI, or the location of a resource created (and registered) for the reference."""
+    types = attribute.reference_types or ()
+    if not types or URI_REFERENCE_TYPES & set(types):
+        return f"https://{PREFIX}{uuid.uuid4().hex[:12]}.example.com/"
+    created = referenced_resource(context, types, attribute.owner)
+    return str(created.meta.location) if created.meta and created.meta.location else ""
+
+
+def referenced_resource(context: CheckContext, types: tuple[str, ...], referrer: type[BaseModel]) -> Resource[Any]:
+    """Create, and register for deletion, a resource of one of `types` (another type than the referrer's when possible)."""
+    models = [model for name in types if (model := context.client.get_resource_model(name)) is not None]
+    if not models:
+        raise ValueError(f"No resource type of the server matches the reference types {', '.join(types)}.")
+    others = [model for model in models if model is not referrer]
+    with _deeper(types):
+        return context.resource_manager.create_and_register((others or models)[0], fill_all=False)
+
+
+@contextmanager
+def _deeper(types: tuple[str, ...]) -> Iterator[None]:
+    depth = _reference_depth.get()
+    if depth >= MAX_REFERENCE_DEPTH:
+        raise ValueError(f"References to {', '.join(types)} lead more than {MAX_REFERENCE_DEPTH} resources deep.")
+    token = _reference_depth.set(depth + 1)
+    try:
+        yield
+    finally:
+        _reference_depth.reset(token)
+
+
+def link_reference(context: CheckContext, model: type[BaseModel], data: dict[str, Any]) -> None:
+    """Make a complex value's `value` the id, and its `type` the resource type, of the resource its `$ref` locates."""
+    location = data.get("$ref")
+    if not isinstance(location, str):
+        return
+    created = next(
+        (item for item in context.resource_manager.created if location.rstrip("/").endswith(f"/{item.id}")),
+        None,
+    )
+    if created is None:
+        return
+    fields = {attribute.name: attribute for attribute in attributes_of(model)}
+    if "value" in data:
+        data["value"] = created.id
+    kind = fields.get("type")
+    if "type" in data and kind and (not kind.canonical_values or created.resource_type in kind.canonical_values):
+        data["type"] = created.resource_type
