@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import threading
 from collections.abc import Callable
 from collections.abc import Iterable
 from contextlib import contextmanager
+from contextlib import suppress
 from typing import Any
 
 import httpx2
@@ -68,6 +71,12 @@ class Broken:
         self.rules.append((method, path, lambda call_app: change(call_app())))
         return self
 
+    def reroute(self, method: str | None, path: str, **environ: str) -> Broken:
+        """Hand matching requests to the application with part of them changed: its method
+        (``REQUEST_METHOD="GET"`` makes a write a no-op), its query (``QUERY_STRING=""``) ..."""
+        self.rules.append((method, path, lambda call_app: call_app(**environ)))
+        return self
+
     def rewrite_json(self, method: str | None, path: str, change: Callable[[Any], Any]) -> Broken:
         """Rewrite the JSON body of matching answers (the status and headers stay)."""
 
@@ -85,7 +94,7 @@ class Broken:
         if rule is None:
             return self.app(environ, start_response)
         _method, _path, respond = rule
-        status, headers, body = respond(lambda: self._call_app(environ))
+        status, headers, body = respond(lambda **changes: self._call_app({**environ, **changes}))
         headers = [(k, v) for k, v in headers if k.lower() != "content-length"] + [("Content-Length", str(len(body)))]
         start_response(_reason(status), headers)
         return [body]
@@ -100,3 +109,60 @@ class Broken:
 
         body = b"".join(self.app(environ, start))
         return captured["status"], captured["headers"], body
+
+
+class RawServer:
+    """A TCP server on loopback that hands each connection to ``handle(sock)`` in its own thread.
+
+    For the faults scim2-server cannot make: a server that accepts and stays silent, drips
+    bytes, or resets the connection. ``silent`` is the default handler. Use it as a context
+    manager; stopping it closes every connection still open.
+    """
+
+    def __init__(self, handle: Callable[[Any], None] | None = None, host: str = "127.0.0.1"):
+        self.handle = handle or silent
+        self.listener = socket.create_server((host, 0))
+        self.host, self.port = self.listener.getsockname()[:2]
+        self.connections: list[Any] = []
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._accept, name="raw-server", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/v2"
+
+    def __enter__(self) -> RawServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stopped.set()
+        with suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept()
+        self.listener.close()
+        for connection in self.connections:
+            with suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+            connection.close()
+        self._thread.join(timeout=5)
+
+    def _accept(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                connection, _address = self.listener.accept()
+            except OSError:
+                return
+            self.connections.append(connection)
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: Any) -> None:
+        try:
+            self.handle(connection)
+        except OSError:
+            pass  # the client went away, or the server was stopped
+
+
+def silent(connection: Any) -> None:
+    """Read the request and never answer (until the server stops)."""
+    while connection.recv(65536):
+        pass

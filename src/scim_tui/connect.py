@@ -1,20 +1,35 @@
-"""From a profile to a connected scim2-client: URL, authentication, TLS and timeout."""
+"""From a profile to a connected scim2-client: URL, authentication, TLS, timeout and limits.
+
+Redirects are never followed: a SCIM endpoint has no reason to redirect, a check must see
+the 3xx it got rather than what some other URL answered, and a followed redirect could
+carry credentials to another host. The transport (transport.py) bounds each request in
+time and size and tells transport errors in words a person understands.
+"""
 
 from __future__ import annotations
 
 import os
+import ssl
+import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
+from http import HTTPStatus
+from pathlib import Path
 
 import httpx2
 from scim2_client.engines.httpx2 import SyncSCIMClient
 
 from scim_tui import demo
+from scim_tui.oauth import ClientCredentials
+from scim_tui.oauth import TokenError
 from scim_tui.profiles import ENV_PREFIX
+from scim_tui.profiles import TLS
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.transport import GuardedTransport
 
 
 class ConnectError(Exception):
@@ -26,7 +41,21 @@ class Connection:
     client: SyncSCIMClient
     url: str
     secrets: list[str] = field(default_factory=list)
-    """The resolved secret values, for redaction wherever they could appear."""
+    """The resolved secret values, for redaction wherever they could appear.
+
+    OAuth access tokens are appended as they are fetched."""
+
+
+@dataclass
+class ConnectionTest:
+    """The outcome of GET /ServiceProviderConfig with a profile, for a person to read."""
+
+    ok: bool
+    status_code: int | None
+    elapsed: float
+    """Seconds the request took."""
+    message: str
+    """One line: "200 OK in 12 ms", or what went wrong and what to do."""
 
 
 def resolve_secret(value: str) -> str:
@@ -47,23 +76,136 @@ def target_url(profile: Profile) -> str:
 
 @contextmanager
 def open_client(profile: Profile) -> Iterator[Connection]:
-    """A scim2-client for a profile, with nothing discovered yet; closed afterwards."""
+    """A scim2-client for a profile, with nothing discovered yet; closed afterwards.
+
+    Raises ConnectError when the profile cannot be used as it is (a missing variable, an
+    unreadable certificate, a token endpoint that gives no token).
+    """
+    url = _checked_url(target_url(profile))
+    context = ssl_context(profile.tls)
+    headers, secrets = _credential_headers(profile)
+    with ExitStack() as stack:
+        auth = _oauth(profile, context, secrets, stack) if profile.auth.kind is AuthKind.OAUTH2 else None
+        if profile.auth.kind is AuthKind.BASIC:
+            password = resolve_secret(profile.auth.password or "")
+            secrets.append(password)
+            auth = httpx2.BasicAuth(profile.auth.username or "", password)
+        http = stack.enter_context(_http_client(profile, context, base_url=url, headers=headers, auth=auth))
+        if isinstance(auth, ClientCredentials):
+            _first_token(auth)
+        yield Connection(SyncSCIMClient(http), url, secrets)
+
+
+def test_connection(profile: Profile) -> ConnectionTest:
+    """GET /ServiceProviderConfig with the profile: the status and time, or why it failed."""
+    started = time.perf_counter()
+    try:
+        with open_client(profile) as connection:
+            started = time.perf_counter()
+            response = connection.client.client.get("/ServiceProviderConfig")
+    except ConnectError as exc:
+        return ConnectionTest(False, None, time.perf_counter() - started, str(exc))
+    except (httpx2.RequestError, TokenError) as exc:
+        return ConnectionTest(False, None, time.perf_counter() - started, str(exc))
+    elapsed = time.perf_counter() - started
+    return ConnectionTest(response.status_code == 200, response.status_code, elapsed, _answer(response, elapsed))
+
+
+test_connection.__test__ = False  # type: ignore[attr-defined]  # not a pytest test, despite its name
+
+
+def ssl_context(tls: TLS) -> ssl.SSLContext:
+    """The TLS settings of a profile; a CA bundle or client certificate that cannot be read is a ConnectError."""
+    try:
+        if not tls.verify:
+            context = httpx2.create_ssl_context(verify=False)
+        elif tls.ca_bundle:
+            bundle = Path(tls.ca_bundle).expanduser()
+            context = ssl.create_default_context(capath=bundle) if bundle.is_dir() else ssl.create_default_context(cafile=bundle)
+        else:
+            context = httpx2.create_ssl_context(verify=True)
+    except (OSError, ssl.SSLError) as exc:
+        raise ConnectError(f"tls.ca_bundle {tls.ca_bundle} cannot be used ({_reason(exc)}): point it to a PEM file of CA certificates.") from exc
+    if tls.client_cert:
+        key = str(Path(tls.client_key).expanduser()) if tls.client_key else None
+        try:
+            context.load_cert_chain(Path(tls.client_cert).expanduser(), key)
+        except (OSError, ssl.SSLError) as exc:
+            raise ConnectError(
+                f"tls.client_cert {tls.client_cert} cannot be used ({_reason(exc)}): point it (and tls.client_key) to PEM files of a certificate and its key."
+            ) from exc
+    return context
+
+
+def _checked_url(url: str) -> str:
+    parsed = httpx2.URL(url) if url else None
+    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ConnectError(f"The profile's URL '{url}' is not an http(s) URL: write the base URL of the SCIM endpoints, e.g. https://example.com/scim/v2.")
+    return url
+
+
+def _credential_headers(profile: Profile) -> tuple[dict[str, str], list[str]]:
+    """The headers sent with every request (credentials included), and the secrets among them."""
     headers = dict(profile.headers)
-    auth: httpx2.Auth | None = None
     secrets: list[str] = []
-    kind = profile.auth.kind
-    if kind is AuthKind.BEARER:
+    if profile.auth.kind is AuthKind.BEARER:
         token = resolve_secret(profile.auth.token or "")
         headers["Authorization"] = f"Bearer {token}"
         secrets.append(token)
-    elif kind is AuthKind.BASIC:
-        password = resolve_secret(profile.auth.password or "")
-        auth = httpx2.BasicAuth(profile.auth.username or "", password)
-        secrets.append(password)
-    elif kind is AuthKind.HEADERS:
+    elif profile.auth.kind is AuthKind.HEADERS:
         for name, value in profile.auth.headers.items():
             headers[name] = resolve_secret(value)
             secrets.append(headers[name])
-    url = target_url(profile)
-    with httpx2.Client(base_url=url, headers=headers, auth=auth, timeout=profile.timeout, verify=profile.tls.verify) as http:
-        yield Connection(SyncSCIMClient(http), url, secrets)
+    return headers, secrets
+
+
+def _http_client(profile: Profile, context: ssl.SSLContext, **options: object) -> httpx2.Client:
+    # trust_env=False: proxies from the environment would get their own transport, without our limits.
+    return httpx2.Client(
+        transport=GuardedTransport(context, profile.timeout, profile.max_response_bytes),
+        timeout=profile.timeout,
+        follow_redirects=False,
+        trust_env=False,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def _oauth(profile: Profile, context: ssl.SSLContext, secrets: list[str], stack: ExitStack) -> ClientCredentials:
+    auth = profile.auth
+    if not (auth.token_url and auth.client_id and auth.client_secret):
+        raise ConnectError("OAuth 2.0 client credentials need auth.token_url, auth.client_id and auth.client_secret: fill them in the profile.")
+    client_secret = resolve_secret(auth.client_secret)
+    secrets.append(client_secret)
+    token_http = stack.enter_context(_http_client(profile, context))
+    return ClientCredentials(token_http, auth.token_url, resolve_secret(auth.client_id), client_secret, auth.scope, secrets)
+
+
+def _first_token(auth: ClientCredentials) -> None:
+    try:
+        auth.token()
+    except TokenError as exc:
+        raise ConnectError(str(exc)) from exc
+
+
+def _answer(response: httpx2.Response, elapsed: float) -> str:
+    status = f"{response.status_code} {_phrase(response.status_code)} in {elapsed * 1000:.0f} ms"
+    if response.status_code == 200:
+        return status
+    if response.status_code in (401, 403):
+        return f"{status}: check the profile's authentication."
+    if response.is_redirect:
+        return f"{status}: the server redirects to {response.headers.get('Location', '?')}; use that URL if you trust it."
+    if response.status_code == 404:
+        return f"{status}: check the URL, it should be the base of the SCIM endpoints (e.g. https://example.com/scim/v2)."
+    return f"{status}: the server did not answer the discovery request."
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or getattr(exc, "reason", None) or str(exc)

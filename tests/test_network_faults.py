@@ -1,0 +1,274 @@
+"""Bad networks and bad servers: every full run ends, in time, with a reason a person understands.
+
+Each fault is made for real on loopback: a closed port, a `.invalid` host, servers that stay
+silent, drip bytes, reset the connection or send too much (tests.servers.RawServer), a
+redirect to another origin, and a TLS server with a self-signed certificate.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import ssl
+import struct
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler
+from wsgiref.simple_server import WSGIServer
+from wsgiref.simple_server import make_server
+
+import pytest
+
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.connect import open_client
+from scim_tui.demo import make_app
+from scim_tui.profiles import TLS
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from tests.servers import Broken
+from tests.servers import RawServer
+
+TIMEOUT = 0.4
+SLACK = 0.3
+"""What a request may take beyond its timeout (scheduling on a busy machine)."""
+LIMIT = 256 * 1024
+
+
+@dataclass
+class Run:
+    results: list[CheckResult]
+    seconds: float
+
+    def requests(self) -> int:
+        return sum(len(result.exchanges) for result in self.results)
+
+
+def run(url: str, **options: Any) -> Run:
+    profile = Profile(name="faulty", url=url, timeout=TIMEOUT, max_response_bytes=LIMIT, **options)
+    started = time.perf_counter()
+    with open_client(profile) as connection:
+        results = list(iter_checks(connection.client, secrets=connection.secrets))
+    return Run(results, time.perf_counter() - started)
+
+
+def assert_fault(outcome: Run, reason: str) -> None:
+    """Discovery fails with the reason, the resource checks are skipped with it, nothing else happens."""
+    by_status = {status: [r for r in outcome.results if r.status is status] for status in Status}
+    assert set(r.status for r in outcome.results) == {Status.ERROR, Status.SKIPPED}
+    errors = by_status[Status.ERROR]
+    assert "service_provider_config_endpoint" in {r.title for r in errors}
+    for result in errors:
+        assert reason in result.reason, result.reason
+        assert "Traceback" not in result.reason
+    resource_checks = [r for r in by_status[Status.SKIPPED] if "crud" in r.tags]
+    assert resource_checks
+    for result in resource_checks:
+        assert "could not be described" in result.reason and reason in result.reason
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_connection_refused():
+    port = closed_port()
+    outcome = run(f"http://127.0.0.1:{port}/v2")
+    assert_fault(outcome, f"nothing listens on 127.0.0.1:{port}: is the server running and the URL right?")
+    assert outcome.seconds < 10
+
+
+def test_dns_failure():
+    outcome = run("http://scim-tui-nowhere.invalid/v2")
+    assert_fault(outcome, "the host name scim-tui-nowhere.invalid could not be resolved (DNS): check the URL's host")
+
+
+def assert_bounded(outcome: Run) -> None:
+    for result in outcome.results:
+        for exchange in result.exchanges:
+            assert exchange.elapsed < TIMEOUT + SLACK, f"{exchange.method} {exchange.url} took {exchange.elapsed:.2f} s"
+    assert outcome.seconds < outcome.requests() * (TIMEOUT + SLACK) + 2
+
+
+def read_request(connection: socket.socket) -> None:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(65536)
+        if not chunk:
+            raise ConnectionAbortedError
+        data += chunk
+
+
+def dripping(prefix: bytes) -> Callable[[socket.socket], None]:
+    """A server that answers each request with `prefix`, then one more byte every 50 ms, forever."""
+
+    def handle(connection: socket.socket) -> None:
+        read_request(connection)
+        connection.sendall(prefix)
+        while True:
+            connection.sendall(b" ")
+            time.sleep(0.05)
+
+    return handle
+
+
+@pytest.mark.parametrize(
+    "handle",
+    [
+        None,
+        dripping(b"HTTP/1.1 200 OK\r\nX-Slow:"),
+        dripping(b"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nContent-Length: 100000\r\n\r\n"),
+    ],
+    ids=["silent", "drips-headers", "drips-body"],
+)
+def test_a_server_that_hangs_or_drips_is_bounded_by_the_timeout(handle):
+    with RawServer(handle) as server:
+        outcome = run(server.url)
+    assert_fault(outcome, f"no answer from 127.0.0.1:{server.port} within {TIMEOUT:g} s (the profile's timeout)")
+    assert_bounded(outcome)
+
+
+def flooding(headers: bytes) -> Callable[[socket.socket], None]:
+    def handle(connection: socket.socket) -> None:
+        read_request(connection)
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\n" + headers + b"\r\n")
+        while True:
+            connection.sendall(b" " * 65536)
+
+    return handle
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [b"Content-Length: 104857600\r\n", b"Connection: close\r\n"],
+    ids=["declared-length", "read-until-close"],
+)
+def test_a_response_larger_than_the_limit_is_an_error(headers):
+    with RawServer(flooding(headers)) as server:
+        outcome = run(server.url)
+    assert_fault(outcome, f"the response of 127.0.0.1:{server.port} is larger than 256 KiB (the profile's max_response_bytes)")
+    assert outcome.seconds < 10
+
+
+def resetting(connection: socket.socket) -> None:
+    read_request(connection)
+    connection.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nContent-Length: 1000\r\n\r\n{"schemas": [')
+    time.sleep(0.05)
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    connection.close()
+
+
+def test_a_connection_reset_mid_response():
+    with RawServer(resetting) as server:
+        outcome = run(server.url)
+    assert_fault(outcome, f"127.0.0.1:{server.port} reset the connection before the response was complete")
+
+
+class Recorder:
+    """A WSGI app that records the headers of each request it gets and answers 200."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, str]] = []
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> list[bytes]:
+        self.requests.append({k: v for k, v in environ.items() if k.startswith("HTTP_")})
+        start_response("200 OK", [("Content-Type", "application/scim+json")])
+        return [b"{}"]
+
+
+def test_a_redirect_to_another_origin_is_not_followed_and_gets_no_credentials(serve):
+    elsewhere = Recorder()
+    other = serve(elsewhere)
+    redirecting = serve(Broken(make_app()).answer(None, "/v2/.*", 307, headers=[("Location", f"{other.url}/ServiceProviderConfig")]))
+    outcome = run(redirecting.url, auth=Auth(kind=AuthKind.BEARER, token="s3cret-bearer-token"))
+    assert elsewhere.requests == []
+    assert_fault(outcome, "307")
+    exchange = outcome.results[0].exchanges[0]
+    headers = {name.lower(): value for name, value in [*exchange.request_headers.items(), *exchange.response_headers.items()]}
+    assert exchange.status_code == 307 and headers["location"] == f"{other.url}/ServiceProviderConfig"
+    assert headers["authorization"] == "***"
+
+
+# TLS: a scim2-server behind a self-signed certificate.
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> tuple[Path, Path]:
+    if shutil.which("openssl") is None:
+        pytest.skip("the openssl command is needed to make a certificate")
+    directory = tmp_path_factory.mktemp("tls")
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=scim-tui test",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+class _TLSServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    context: ssl.SSLContext
+
+    def get_request(self) -> tuple[Any, Any]:
+        connection, address = super().get_request()
+        return self.context.wrap_socket(connection, server_side=True), address
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def tls_server(certificate) -> Iterator[str]:
+    server = make_server("127.0.0.1", 0, make_app(), server_class=_TLSServer, handler_class=_Quiet)
+    server.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.context.load_cert_chain(*certificate)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{server.server_port}/v2"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_self_signed_certificate_says_how_to_trust_it(tls_server):
+    outcome = run(tls_server)
+    port = tls_server.split(":")[2].split("/")[0]
+    assert_fault(outcome, f"the certificate of 127.0.0.1:{port} is not trusted (self-signed certificate): set tls.ca_bundle to its CA file, or tls.verify = false")
+
+
+@pytest.mark.parametrize("tls", ["ca_bundle", "no_verify"])
+def test_a_self_signed_certificate_is_trusted_as_told(tls_server, certificate, tls):
+    settings = TLS(ca_bundle=str(certificate[0])) if tls == "ca_bundle" else TLS(verify=False)
+    outcome = run(tls_server, tls=settings)
+    discovery = [r for r in outcome.results if "discovery" in r.tags]
+    assert discovery and all(r.status is Status.SUCCESS for r in discovery)
+
+
+def test_plain_http_to_a_tls_port_ends_with_a_reason(tls_server):
+    outcome = run(tls_server.replace("https:", "http:"))
+    assert_fault(outcome, "the connection before the response was complete")
+
+
+def test_a_certificate_for_another_name_is_explained(tls_server, certificate):
+    url = tls_server.replace("127.0.0.1", "localhost")
+    outcome = run(url, tls=TLS(ca_bundle=str(certificate[0])))
+    assert_fault(outcome, "is not issued for localhost: use the host name it names, or set tls.verify = false")
+
+
+def test_a_sound_server_passes_through_the_guarded_transport(scim_server):
+    outcome = run(scim_server.url)
+    assert outcome.results and all(r.status is Status.SUCCESS for r in outcome.results)
