@@ -1,0 +1,1 @@
+"""The Textual application over the checker engine."""

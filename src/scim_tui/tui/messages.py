@@ -1,0 +1,52 @@
+"""Messages from the thread workers to the screens (the threads never touch a widget)."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from scim_tui.checker import CheckResult
+
+
+class RunMessage(Message):
+    """A message about one run; ``run_id`` lets a screen ignore a cancelled run's stragglers."""
+
+    def __init__(self, run_id: int) -> None:
+        super().__init__()
+        self.run_id = run_id
+
+
+class RunPlanned(RunMessage):
+    """How many checks the run plans (sent again once discovery tells the resource types)."""
+
+    def __init__(self, run_id: int, planned: int) -> None:
+        super().__init__(run_id)
+        self.planned = planned
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, RunPlanned) and message.run_id == self.run_id
+
+
+class ResultsBatch(RunMessage):
+    """The results that arrived since the last batch, in order. Never replaced: it carries data."""
+
+    def __init__(self, run_id: int, results: list[CheckResult]) -> None:
+        super().__init__(run_id)
+        self.results = results
+
+
+class RunFinished(RunMessage):
+    """The run ended: completely, cancelled, or stopped by an error (one line, no traceback)."""
+
+    def __init__(self, run_id: int, cancelled: bool = False, error: str | None = None) -> None:
+        super().__init__(run_id)
+        self.cancelled = cancelled
+        self.error = error
+
+
+class ResourceTypesFound(Message):
+    """The names of the resource types the server publishes, or why they could not be read."""
+
+    def __init__(self, names: list[str], error: str | None = None) -> None:
+        super().__init__()
+        self.names = names
+        self.error = error

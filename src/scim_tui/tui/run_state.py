@@ -1,0 +1,163 @@
+"""What the run screen shows: the results of the last run, keyed, grouped, marked and filtered.
+
+A row's key names its check and its place among that check's results (a check may
+report several), so a rerun replaces exactly the rows it ran again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from enum import StrEnum
+
+from scim_tui.checker import CheckId
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+
+SERVER_GROUP = "Server"
+"""The group of the checks that do not run for a resource type (discovery, misc)."""
+
+
+class Mark(StrEnum):
+    """How a result changed against the one before it (a rerun, or the previous run)."""
+
+    FIXED = "fixed"
+    STILL_FAILING = "still failing"
+    NEW_FAILURE = "new failure"
+
+
+def mark_between(before: Status | None, after: Status) -> Mark | None:
+    was_failing = before is not None and before.failed
+    if was_failing:
+        return Mark.STILL_FAILING if after.failed else Mark.FIXED
+    return Mark.NEW_FAILURE if after.failed and before is not None else None
+
+
+def row_key(check_id: CheckId, index: int) -> str:
+    return f"{check_id}#{index}"
+
+
+def group_of(result: CheckResult) -> str:
+    return result.resource_type or SERVER_GROUP
+
+
+@dataclass
+class Row:
+    key: str
+    index: int
+    """The place of this result among those of its check."""
+    result: CheckResult
+    mark: Mark | None = None
+
+    @property
+    def group(self) -> str:
+        return group_of(self.result)
+
+    def matches(self, statuses: set[Status], text: str) -> bool:
+        if self.result.status not in statuses:
+            return False
+        needle = text.strip().lower()
+        return not needle or needle in (self.result.title or "").lower() or needle in (self.result.reason or "").lower()
+
+
+@dataclass
+class Filter:
+    statuses: set[Status] = field(default_factory=lambda: set(Status))
+    text: str = ""
+
+    @property
+    def active(self) -> bool:
+        return self.statuses != set(Status) or bool(self.text.strip())
+
+
+class RunState:
+    """The rows of the results pane, in display order: the server group first, then each resource type."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, Row] = {}
+        self.order: list[str] = []
+        self._seen: Counter[CheckId] = Counter()
+        self._rerun: frozenset[CheckId] | None = None
+        self._checks: set[CheckId] = set()
+        """The checks that have rows."""
+
+    def start(self, rerun: frozenset[CheckId] | None = None) -> None:
+        """Begin a run: a full run forgets every row, a rerun keeps them to replace its checks' rows."""
+        if rerun is None:
+            self.rows.clear()
+            self.order.clear()
+            self._checks.clear()
+        self._seen.clear()
+        self._rerun = rerun
+
+    def add(self, results: Iterable[CheckResult]) -> set[str]:
+        """Take a batch of results; returns the keys of the rows they replaced."""
+        updated: set[str] = set()
+        for result in results:
+            check_id = result.check_id
+            index = self._seen[check_id]
+            key = row_key(check_id, index)
+            self._seen[check_id] += 1
+            old = self.rows.get(key)
+            if old is not None:
+                self.rows[key] = Row(key, index, result, mark_between(old.result.status, result.status))
+                updated.add(key)
+            else:
+                mark = mark_between(Status.SUCCESS, result.status) if self._rerun is not None else None
+                self._insert(Row(key, index, result, mark))
+        return updated
+
+    def finish(self) -> None:
+        """End a run: a rerun check that now reports fewer results loses its extra rows."""
+        if self._rerun is not None:
+            self.order = [key for key in self.order if not self._stale(self.rows[key])]
+            self.rows = {key: self.rows[key] for key in self.order}
+        self._rerun = None
+
+    def _stale(self, row: Row) -> bool:
+        seen = self._seen[row.result.check_id]
+        return 0 < seen <= row.index
+
+    def _insert(self, row: Row) -> None:
+        """Place a new row after the last one of its check, else at the end of its group."""
+        self.rows[row.key] = row
+        position = self._position(row)
+        self._checks.add(row.result.check_id)
+        self.order.insert(position, row.key)
+
+    def _position(self, row: Row) -> int:
+        check_id = row.result.check_id
+        if self.order:
+            last = self.rows[self.order[-1]]
+            if last.result.check_id == check_id or (row.group == last.group and check_id not in self._checks):
+                return len(self.order)  # the usual case while a run streams in: O(1)
+        same_check = [i for i, key in enumerate(self.order) if self.rows[key].result.check_id == check_id]
+        if same_check:
+            return same_check[-1] + 1
+        groups = [self.rows[key].group for key in self.order]
+        if row.group in groups:
+            return len(groups) - groups[::-1].index(row.group)
+        if row.group == SERVER_GROUP:
+            return next((i for i, group in enumerate(groups) if group != SERVER_GROUP), len(groups))
+        return len(groups)
+
+    def visible(self, view: Filter) -> list[Row]:
+        return [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
+
+    def counts(self) -> Counter[Status]:
+        return Counter(row.result.status for row in self.rows.values())
+
+    def marks(self) -> Counter[Mark]:
+        return Counter(row.mark for row in self.rows.values() if row.mark is not None)
+
+    def failed_checks(self) -> frozenset[CheckId]:
+        return frozenset(row.result.check_id for row in self.rows.values() if row.result.status.failed)
+
+    def checks_done(self) -> int:
+        """How many distinct checks reported in the current (or last) run."""
+        return len(self._seen)
+
+    def results(self) -> list[CheckResult]:
+        return [self.rows[key].result for key in self.order]

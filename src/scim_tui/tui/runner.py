@@ -1,0 +1,124 @@
+"""The bridge between a profile's selection and the engine, run inside a thread worker.
+
+Nothing here touches a widget: results go to the screen as batched messages, at most
+about ten a second, because one table update per result stalls the UI at thousands of rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from scim2_models import ResourceType
+from textual.message import Message
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import CheckResult
+from scim_tui.checker import iter_checks
+from scim_tui.checker.discovery import DISCOVERY_QUERY
+from scim_tui.checker.exchanges import describe_error
+from scim_tui.connect import open_client
+from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
+from scim_tui.profiles import load_profiles
+from scim_tui.profiles import save_profile
+from scim_tui.tui.messages import ResourceTypesFound
+from scim_tui.tui.messages import ResultsBatch
+from scim_tui.tui.messages import RunFinished
+from scim_tui.tui.messages import RunPlanned
+
+BATCH_INTERVAL = 0.1
+"""Seconds between two batches of results sent to the UI."""
+
+Post = Callable[[Message], object]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What one run checks: a profile, its selection, and for a rerun the exact checks."""
+
+    run_id: int
+    profile: Profile
+    conf: CheckConfig
+    only: frozenset[CheckId] | None = None
+
+
+def check_config(profile: Profile, selection: Selection) -> CheckConfig:
+    """The engine configuration of a profile's selection (empty lists mean "everything")."""
+    conf = CheckConfig(
+        include_tags=set(selection.include_tags) or None,
+        exclude_tags=set(selection.exclude_tags) or None,
+        resource_types=list(selection.resource_types) or None,
+    )
+    if profile.jobs:
+        conf.jobs = profile.jobs
+    return conf
+
+
+def remember_selection(profile: Profile, selection: Selection) -> None:
+    """Store a selection in the profile's file, if it has one; raises ProfileError.
+
+    The file is read again first and only its selection changes, so an edit made
+    elsewhere since the profile was opened is never written over.
+    """
+    if profile.demo:
+        return
+    stored = next((p for p in load_profiles().profiles if p.name == profile.name), None)
+    if stored is not None and stored.selection != selection:
+        save_profile(stored.model_copy(update={"selection": selection}), previous_name=stored.name)
+
+
+class Runner:
+    """Runs one request in the calling thread and posts its progress."""
+
+    def __init__(self, post: Post, cancelled: Callable[[], bool], interval: float = BATCH_INTERVAL) -> None:
+        self.post = post
+        self.cancelled = cancelled
+        self.interval = interval
+
+    def run(self, request: RunRequest) -> None:
+        error: str | None = None
+        try:
+            self._stream(request)
+        except Exception as exc:  # a bad profile or an unreachable server: one line, never a traceback
+            error = describe_error(exc)
+        self.post(RunFinished(request.run_id, cancelled=self.cancelled(), error=error))
+
+    def _stream(self, request: RunRequest) -> None:
+        run_id = request.run_id
+        with open_client(request.profile) as connection:
+            results = iter_checks(
+                connection.client,
+                request.conf,
+                only=request.only,
+                secrets=connection.secrets,
+                on_plan=lambda planned: self.post(RunPlanned(run_id, planned)),
+            )
+            batch: list[CheckResult] = []
+            sent = time.monotonic()
+            try:
+                for result in results:
+                    batch.append(result)
+                    if time.monotonic() - sent >= self.interval:
+                        self.post(ResultsBatch(run_id, batch))
+                        batch, sent = [], time.monotonic()
+                    if self.cancelled():
+                        break
+            finally:
+                results.close()  # the engine finishes the running check and cleans up
+                if batch:
+                    self.post(ResultsBatch(run_id, batch))
+
+
+def find_resource_types(profile: Profile, post: Post) -> None:
+    """Post the names of the resource types the profile's server publishes."""
+    try:
+        with open_client(profile) as connection:
+            response = connection.client.query(ResourceType, **DISCOVERY_QUERY)
+        names = [resource_type.name for resource_type in response.resources or [] if resource_type.name]
+    except Exception as exc:
+        post(ResourceTypesFound([], error=describe_error(exc)))
+        return
+    post(ResourceTypesFound(names))

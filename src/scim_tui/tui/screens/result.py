@@ -1,0 +1,123 @@
+"""The detail of one result: what was checked, why it got its status, and every HTTP exchange."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.widgets import Header
+from textual.widgets import Static
+
+from scim_tui.checker import CheckId
+from scim_tui.tui.curl import curl_command
+from scim_tui.tui.run_state import Row
+from scim_tui.tui.widgets.exchange_view import ExchangeView
+from scim_tui.tui.widgets.exchange_view import data_view
+from scim_tui.tui.widgets.status import mark_text
+from scim_tui.tui.widgets.status import status_text
+
+
+class Rerunner(Protocol):
+    """What the detail needs from the run screen below it."""
+
+    @property
+    def running(self) -> bool: ...
+
+    def rerun(self, checks: frozenset[CheckId]) -> None: ...
+
+
+def summary_of(row: Row) -> Table:
+    result = row.result
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(ratio=1)
+    grid.add_row("Status", Text.assemble(status_text(result.status), "  ", mark_text(row.mark)))
+    grid.add_row("Check", result.title or "")
+    grid.add_row("Resource type", result.resource_type or "(server)")
+    grid.add_row("Tags", ", ".join(sorted(result.tags)) or "(none)")
+    grid.add_row("RFC 7644", f"section {result.section}" if result.section else "(not given)")
+    grid.add_row("Reason", result.reason or "(none)")
+    grid.add_row("Description", result.description or "(none)")
+    if result.leftovers:
+        grid.add_row("Left on server", ", ".join(result.leftovers))
+    return grid
+
+
+class ResultScreen(Screen[None]):
+    """One result in full. ``escape`` goes back to the results, ``r`` reruns its check."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="result.back"),
+        Binding("r", "rerun", "Rerun check", id="result.rerun"),
+        Binding("y", "copy_curl", "Copy as curl", id="result.copy-curl"),
+    ]
+
+    def __init__(self, row: Row, base_url: str, runner: Rerunner) -> None:
+        super().__init__()
+        self.row = row
+        self.base_url = base_url
+        self.runner = runner
+        self.selected = 0
+        """The index of the exchange that ``y`` copies: the last one focused."""
+
+    def compose(self) -> ComposeResult:
+        result = self.row.result
+        yield Header()
+        with VerticalScroll(id="detail"):
+            yield Static(summary_of(self.row), id="result-summary")
+            yield Static(Group(Text("Data", style="bold underline"), data_view(result.data)), id="result-data")
+            yield Static(Text(f"Exchanges ({len(result.exchanges)})", style="bold underline"), id="exchanges-title")
+            for number, exchange in enumerate(result.exchanges, start=1):
+                yield ExchangeView(number, exchange, self.base_url, collapsed=number > 1)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"{self.row.result.title}"
+        self._highlight()
+
+    async def show(self, row: Row) -> None:
+        """Show another version of the result (after a rerun)."""
+        self.row = row
+        self.selected = min(self.selected, max(0, len(row.result.exchanges) - 1))
+        await self.recompose()
+        self._highlight()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        for index, view in enumerate(self.query(ExchangeView)):
+            if view in event.widget.ancestors_with_self:
+                self.selected = index
+                self._highlight()
+
+    def _highlight(self) -> None:
+        for index, view in enumerate(self.query(ExchangeView)):
+            view.set_class(index == self.selected, "-selected")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "rerun":
+            return None if self.runner.running else True
+        if action == "copy_curl":
+            return bool(self.row.result.exchanges)
+        return True
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_rerun(self) -> None:
+        self.runner.rerun(frozenset({self.row.result.check_id}))
+        self.notify(f"Running {self.row.result.check_id} again…")
+
+    def action_copy_curl(self) -> None:
+        exchanges = self.row.result.exchanges
+        if not exchanges:
+            return
+        exchange = exchanges[self.selected]
+        self.app.copy_to_clipboard(curl_command(exchange))
+        self.notify(f"Copied exchange {self.selected + 1} as a curl command (secrets are $SCIM_… variables).")

@@ -1,0 +1,288 @@
+"""The run screen: choose checks, run them live, filter the results, open one, rerun what failed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual import on
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable
+from textual.widgets import Footer
+from textual.widgets import Header
+from textual.widgets import Input
+from textual.widgets import SelectionList
+from textual.widgets import Static
+from textual.worker import Worker
+from textual.worker import WorkerState
+from textual.worker import get_current_worker
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import get_all_available_tags
+from scim_tui.checker.exchanges import describe_error
+from scim_tui.connect import target_url
+from scim_tui.profiles import Profile
+from scim_tui.profiles import ProfileError
+from scim_tui.profiles import Selection
+from scim_tui.tui.messages import ResourceTypesFound
+from scim_tui.tui.messages import ResultsBatch
+from scim_tui.tui.messages import RunFinished
+from scim_tui.tui.messages import RunPlanned
+from scim_tui.tui.run_state import Filter
+from scim_tui.tui.run_state import RunState
+from scim_tui.tui.runner import RunRequest
+from scim_tui.tui.runner import Runner
+from scim_tui.tui.runner import check_config
+from scim_tui.tui.runner import find_resource_types
+from scim_tui.tui.runner import remember_selection
+from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.widgets.check_tree import CheckTree
+from scim_tui.tui.widgets.check_tree import checked_of
+from scim_tui.tui.widgets.filter_input import FilterInput
+from scim_tui.tui.widgets.results_table import ResultsTable
+from scim_tui.tui.widgets.run_status import Phase
+from scim_tui.tui.widgets.run_status import Progress
+from scim_tui.tui.widgets.run_status import RunStatus
+
+Clock = Callable[[], float]
+ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
+
+
+class RunScreen(Screen[None]):
+    """Everything about running the checks of one profile."""
+
+    BINDINGS = [
+        Binding("r", "run", "Run", id="run.run"),
+        Binding("escape", "cancel", "Cancel run", id="run.cancel"),
+        Binding("ctrl+c", "cancel", "Cancel run", show=False, id="run.cancel-ctrl-c"),
+        Binding("escape", "back", "Profiles", id="run.back"),
+        Binding("f", "rerun_failed", "Rerun failed", id="run.rerun-failed"),
+        Binding("slash", "filter", "Filter", id="run.filter"),
+        Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", id="run.status-1"),
+        *(Binding(str(n), f"toggle_status({n})", Status(n).name, show=False, id=f"run.status-{n}") for n in range(2, 8)),
+    ]
+
+    def __init__(self, profile: Profile, clock: Clock = time.monotonic) -> None:
+        super().__init__()
+        self.profile = profile
+        self.clock = clock
+        self.state = RunState()
+        self.view = Filter()
+        self.progress = Progress()
+        self.run_id = 0
+        self.started = 0.0
+        self._ticker: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        selection = self.profile.selection
+        tags = get_all_available_tags()
+        yield Header()
+        with Horizontal(id="run-body"):
+            with Vertical(id="run-sidebar"):
+                yield Static("Tags", classes="pane-title")
+                yield CheckTree(tags, checked_of(tags, selection.include_tags, selection.exclude_tags), id="tags")
+                yield Static("Resource types", classes="pane-title")
+                yield SelectionList[str](id="resource-types")
+                yield Static("Reading the resource types…", id="resource-types-note")
+            with Vertical(id="run-main"):
+                yield RunStatus(id="run-status")
+                yield ResultsTable(id="results")
+                yield FilterInput(id="filter")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.profile.name
+        self.query_one(FilterInput).display = False
+        self.query_one(RunStatus).show(self.progress)
+        self.query_one(CheckTree).focus()
+        self.find_resource_types()
+
+    # Choosing what to run
+
+    @work(thread=True, exclusive=True, group="discovery", exit_on_error=False)
+    def find_resource_types(self) -> None:
+        find_resource_types(self.profile, self.post_message)
+
+    @on(ResourceTypesFound)
+    def show_resource_types(self, message: ResourceTypesFound) -> None:
+        note = self.query_one("#resource-types-note", Static)
+        chosen = set(self.profile.selection.resource_types)
+        options = self.query_one("#resource-types", SelectionList)
+        options.clear_options()
+        options.add_options([(name, name, not chosen or name in chosen) for name in message.names])
+        note.display = bool(message.error) or not message.names
+        note.update(f"Could not read the resource types: {message.error}" if message.error else "The server publishes no resource type.")
+
+    def selection(self) -> Selection:
+        """The tags and resource types ticked on screen, as a profile stores them."""
+        include, exclude = self.query_one(CheckTree).selection()
+        options = self.query_one("#resource-types", SelectionList)
+        chosen = list(options.selected)
+        if options.option_count == 0:
+            types = list(self.profile.selection.resource_types)
+        else:
+            types = [] if len(chosen) == options.option_count else chosen
+        return Selection(include_tags=include, exclude_tags=exclude, resource_types=types)
+
+    # Running
+
+    @property
+    def running(self) -> bool:
+        return self.progress.phase in ACTIVE
+
+    def action_run(self) -> None:
+        if not self.query_one(CheckTree).checked:
+            self.notify("No tag is ticked: tick at least one tag (space) to run its checks.", severity="warning")
+            return
+        options = self.query_one("#resource-types", SelectionList)
+        if options.option_count and not options.selected:
+            self.notify("No resource type is ticked: tick at least one to run its checks.", severity="warning")
+            return
+        selection = self.selection()
+        self.save_selection(selection)
+        self._start(check_config(self.profile, selection), only=None)
+
+    def rerun(self, checks: frozenset[CheckId]) -> None:
+        """Run exactly these checks again; their rows are replaced in place and marked."""
+        self._start(check_config(self.profile, Selection()), only=checks)
+
+    def action_rerun_failed(self) -> None:
+        self.rerun(self.state.failed_checks())
+
+    def save_selection(self, selection: Selection) -> None:
+        self.profile = self.profile.model_copy(update={"selection": selection})
+        try:
+            remember_selection(self.profile, selection)
+        except ProfileError as exc:
+            self.notify(str(exc), title="The selection was not saved", severity="warning")
+
+    def _start(self, conf: CheckConfig, only: frozenset[CheckId] | None) -> None:
+        self.run_id += 1
+        self.state.start(rerun=only)
+        self.progress = Progress(phase=Phase.RUNNING, shown=self.view.statuses)
+        self.started = self.clock()
+        self._refresh_results()
+        self._ticker = self._ticker or self.set_interval(0.5, self._tick)
+        self._ticker.resume()
+        self.run_checks(RunRequest(self.run_id, self.profile, conf, only))
+        self.refresh_bindings()
+
+    @work(thread=True, exclusive=True, group="checks", exit_on_error=False)
+    def run_checks(self, request: RunRequest) -> None:
+        worker = get_current_worker()
+        Runner(self.post_message, lambda: worker.is_cancelled).run(request)
+
+    def action_cancel(self) -> None:
+        self.workers.cancel_group(self, "checks")
+        self.progress.phase = Phase.CANCELLING
+        self._show_progress()
+        self.refresh_bindings()
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    @on(RunPlanned)
+    def plan(self, message: RunPlanned) -> None:
+        if message.run_id == self.run_id:
+            self.progress.planned = message.planned
+            self._show_progress()
+
+    @on(ResultsBatch)
+    async def add_results(self, message: ResultsBatch) -> None:
+        if message.run_id != self.run_id:
+            return
+        updated = self.state.add(message.results)
+        self._refresh_results(updated)
+        self._show_progress()
+        await self._refresh_detail(updated)
+
+    @on(RunFinished)
+    def finish(self, message: RunFinished) -> None:
+        if message.run_id != self.run_id:
+            return
+        self.state.finish()
+        self.progress.phase = Phase.FAILED if message.error else Phase.CANCELLED if message.cancelled else Phase.FINISHED
+        self.progress.error = message.error
+        self._tick()
+        if self._ticker:
+            self._ticker.pause()
+        if message.error:
+            self.notify(message.error, title="The run stopped", severity="error")
+        self._refresh_results()
+        self.refresh_bindings()
+
+    @on(Worker.StateChanged)
+    def worker_failed(self, event: Worker.StateChanged) -> None:
+        """An error no handler expected: one line on screen, never a traceback."""
+        if event.state is WorkerState.ERROR:
+            error = describe_error(event.worker.error) if event.worker.error else "unknown error"
+            self.notify(error, title=f"The {event.worker.group} worker failed", severity="error")
+            if event.worker.group == "checks":
+                self.post_message(RunFinished(self.run_id, error=error))
+
+    def _tick(self) -> None:
+        if self.running or self.progress.phase is not Phase.IDLE:
+            self.progress.elapsed = self.clock() - self.started
+            self._show_progress()
+
+    def _show_progress(self) -> None:
+        self.progress.done = self.state.checks_done()
+        self.progress.counts = self.state.counts()
+        self.progress.marks = self.state.marks()
+        self.progress.shown = self.view.statuses
+        self.query_one(RunStatus).show(self.progress)
+
+    # Looking at the results
+
+    def _refresh_results(self, updated: set[str] | frozenset[str] = frozenset()) -> None:
+        self.query_one(ResultsTable).show(self.state.visible(self.view), updated)
+
+    def action_toggle_status(self, number: int) -> None:
+        self.view.statuses ^= {Status(number)}
+        self._refresh_results()
+        self._show_progress()
+
+    def action_filter(self) -> None:
+        box = self.query_one(FilterInput)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def filter_text(self, event: Input.Changed) -> None:
+        self.view.text = event.value
+        self._refresh_results()
+
+    @on(Input.Submitted, "#filter")
+    @on(FilterInput.Cleared)
+    def close_filter(self) -> None:
+        self.query_one(ResultsTable).focus()
+
+    @on(DataTable.RowSelected, "#results")
+    def open_result(self) -> None:
+        key = self.query_one(ResultsTable).selected_key
+        if key is not None:
+            self.app.push_screen(ResultScreen(self.state.rows[key], target_url(self.profile), self))
+
+    async def _refresh_detail(self, updated: set[str]) -> None:
+        detail = self.app.screen
+        if isinstance(detail, ResultScreen) and detail.row.key in updated:
+            await detail.show(self.state.rows[detail.row.key])
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel":
+            return self.progress.phase is Phase.RUNNING
+        if action == "back":
+            return not self.running and len(self.app.screen_stack) > 2
+        if action == "run":
+            return None if self.running else True
+        if action == "rerun_failed":
+            return None if self.running or not self.state.failed_checks() else True
+        return True

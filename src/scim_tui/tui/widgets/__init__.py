@@ -1,0 +1,1 @@
+"""The widgets of the app's screens."""

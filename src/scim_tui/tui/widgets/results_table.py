@@ -1,0 +1,92 @@
+"""The results pane: one row per result, grouped by resource type, kept in step with RunState.
+
+Rows are keyed (see run_state.row_key), so a batch appends rows or updates cells in
+place; only a change of order (a filter, a rerun that adds rows) rebuilds the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from scim_tui.tui.run_state import Row
+from scim_tui.tui.widgets.status import mark_text
+from scim_tui.tui.widgets.status import status_text
+
+GROUP_PREFIX = "group:"
+REASON_WIDTH = 110
+COLUMNS = (("status", "Status"), ("check", "Check"), ("change", "Change"), ("reason", "Reason"))
+
+Entry = tuple[str, Row | str]
+"""A displayed line: a result row, or the name of a group heading."""
+
+
+def layout(rows: Iterable[Row]) -> list[Entry]:
+    entries: list[Entry] = []
+    group = None
+    for row in rows:
+        if row.group != group:
+            group = row.group
+            entries.append((f"{GROUP_PREFIX}{group}", group))
+        entries.append((row.key, row))
+    return entries
+
+
+def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
+    if isinstance(item, str):
+        return Text("━━"), Text(item, style="bold"), Text(""), Text("")
+    result = item.result
+    reason = " ".join((result.reason or "").split())
+    if len(reason) > REASON_WIDTH:
+        reason = f"{reason[: REASON_WIDTH - 1]}…"
+    return status_text(result.status), Text(result.title or ""), mark_text(item.mark), Text(reason)
+
+
+class ResultsTable(DataTable[Text]):
+    """The results of the run, with their group headings."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(cursor_type="row", **kwargs)
+        self.keys: list[str] = []
+        for key, label in COLUMNS:
+            self.add_column(label, key=key)
+
+    def show(self, rows: list[Row], updated: Iterable[str] = ()) -> None:
+        """Display these rows: append what is new, update what changed, rebuild if the order changed."""
+        entries = layout(rows)
+        shown = len(self.keys)
+        if [key for key, _ in entries[:shown]] != self.keys:
+            self._rebuild(entries)
+            return
+        for key, item in entries[shown:]:
+            self.add_row(*cells(item), key=key)
+            self.keys.append(key)
+        by_key = dict(entries[:shown])
+        for key in updated:
+            if key in by_key:
+                for (column, _), value in zip(COLUMNS, cells(by_key[key]), strict=True):
+                    self.update_cell(key, column, value, update_width=column == "change")
+
+    def _rebuild(self, entries: list[Entry]) -> None:
+        selected = self.selected_key
+        self.clear()
+        self.keys = []
+        for key, item in entries:
+            self.add_row(*cells(item), key=key)
+            self.keys.append(key)
+        if selected in self.keys:
+            self.move_cursor(row=self.keys.index(selected), animate=False)
+
+    @property
+    def selected_key(self) -> str | None:
+        """The key of the result under the cursor (None on a group heading or an empty table)."""
+        if not self.keys or not 0 <= self.cursor_row < len(self.keys):
+            return None
+        key = self.keys[self.cursor_row]
+        return None if key.startswith(GROUP_PREFIX) else key
+
+    def select_key(self, key: str) -> None:
+        if key in self.keys:
+            self.move_cursor(row=self.keys.index(key), animate=False)

@@ -1,0 +1,92 @@
+"""The progress of a run and its summary: the count of each status, the elapsed time, the outcome."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from dataclasses import field
+from enum import StrEnum
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.containers import Vertical
+from textual.widgets import ProgressBar
+from textual.widgets import Static
+
+from scim_tui.checker import Status
+from scim_tui.tui.run_state import Mark
+from scim_tui.tui.widgets.status import STATUS_STYLES
+from scim_tui.tui.widgets.status import mark_text
+
+
+class Phase(StrEnum):
+    IDLE = "idle"
+    RUNNING = "running"
+    CANCELLING = "cancelling"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+@dataclass
+class Progress:
+    """Everything the status line shows."""
+
+    phase: Phase = Phase.IDLE
+    done: int = 0
+    planned: int = 0
+    counts: Counter[Status] = field(default_factory=Counter)
+    marks: Counter[Mark] = field(default_factory=Counter)
+    shown: set[Status] = field(default_factory=lambda: set(Status))
+    elapsed: float = 0.0
+    error: str | None = None
+
+
+def outcome_text(progress: Progress) -> Text:
+    phase = progress.phase
+    if phase is Phase.IDLE:
+        return Text("Press r to run the selected checks.", style="dim")
+    seconds = f"{progress.elapsed:.1f} s"
+    if phase is Phase.FAILED:
+        return Text(f"Run failed after {seconds}: {progress.error}", style="bold red")
+    label = {
+        Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks",
+        Phase.CANCELLING: "Cancelling: the current check finishes and cleans up…",
+        Phase.FINISHED: f"Finished {progress.done} checks",
+        Phase.CANCELLED: f"Run cancelled after {progress.done} checks",
+    }[phase]
+    return Text(f"{label} · {seconds}", style="bold yellow" if phase is Phase.CANCELLED else "")
+
+
+def counts_text(progress: Progress) -> Text:
+    """Each status with its key, its count, struck through when the results pane hides it."""
+    text = Text()
+    for status in Status:
+        hidden = status not in progress.shown
+        style = "dim strike" if hidden else STATUS_STYLES[status]
+        text.append(f"{status.value} ", style="dim")
+        text.append(f"{status.name} {progress.counts[status]}", style=style)
+        text.append("  ")
+    for mark, count in progress.marks.items():
+        text.append_text(mark_text(mark))
+        text.append(f" {count}  ")
+    text.rstrip()
+    return text
+
+
+class RunStatus(Vertical):
+    """A progress bar (done vs planned checks) beside the outcome, and the counts below."""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="run-line"):
+            yield ProgressBar(total=None, show_eta=False, id="run-progress")
+            yield Static(id="run-outcome")
+        yield Static(id="run-counts")
+
+    def show(self, progress: Progress) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.display = progress.phase is not Phase.IDLE
+        bar.update(total=max(progress.planned, progress.done, 1), progress=progress.done)
+        self.query_one("#run-outcome", Static).update(outcome_text(progress))
+        self.query_one("#run-counts", Static).update(counts_text(progress))

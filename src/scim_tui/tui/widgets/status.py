@@ -1,0 +1,34 @@
+"""One look per status, used everywhere a status is shown (table, summary, detail)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from scim_tui.checker import Status
+from scim_tui.tui.run_state import Mark
+
+STATUS_STYLES: dict[Status, str] = {
+    Status.SUCCESS: "bold green",
+    Status.COMPLIANT: "green",
+    Status.ACCEPTABLE: "cyan",
+    Status.DEVIATION: "yellow",
+    Status.ERROR: "bold dark_orange",
+    Status.CRITICAL: "bold red",
+    Status.SKIPPED: "dim",
+}
+
+MARK_STYLES: dict[Mark, str] = {
+    Mark.FIXED: "bold green",
+    Mark.STILL_FAILING: "bold red",
+    Mark.NEW_FAILURE: "bold red",
+}
+
+
+def status_text(status: Status, label: str | None = None) -> Text:
+    return Text(label or status.name, style=STATUS_STYLES[status])
+
+
+def mark_text(mark: Mark | None) -> Text:
+    if mark is None:
+        return Text("")
+    return Text(f"{'✔' if mark is Mark.FIXED else '✘'} {mark.value}", style=MARK_STYLES[mark])
