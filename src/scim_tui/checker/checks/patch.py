@@ -21,7 +21,7 @@ from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.registry import checker
@@ -87,7 +87,7 @@ def _run(
         try:
             result = check_one(context, target, path, attribute)
         except Exception as exc:
-            result = CheckResult(Status.ERROR, reason=f"{path}: {describe_error(exc)}")
+            result = CheckResult(Status.ERROR, reason=f"{path}: {failure_reason(exc, context.exchanges[mark:])}")
         results.extend(results_of(context, mark, [result]))
     return results
 

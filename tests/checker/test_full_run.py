@@ -1,0 +1,131 @@
+"""Whole runs of the engine against real scim2-servers: default, with the enterprise extension, with a custom schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx2
+import pytest
+from scim2_models import ResourceType
+from scim2_models import Schema
+from scim2_server.utils import load_default_resource_types
+from scim2_server.utils import load_default_schemas
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import Status
+from scim_tui.checker import check_server
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from tests.servers import make_client
+
+SCHEMAS = Path(__file__).parent / "schemas"
+ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+
+ALL_CHECKERS = {
+    "service_provider_config_endpoint",
+    "service_provider_config_endpoint_methods",
+    "query_all_resource_types",
+    "query_resource_type_by_id",
+    "access_invalid_resource_type",
+    "resource_types_endpoint_methods",
+    "resource_types_schema_validation",
+    "query_all_schemas",
+    "access_schema_by_id",
+    "access_invalid_schema",
+    "core_schemas_validation",
+    "schemas_endpoint_methods",
+    "random_url",
+    "resource_type_tests",
+    "object_creation",
+    "object_query",
+    "object_query_without_id",
+    "object_replacement",
+    "object_deletion",
+    "check_add_attribute",
+    "check_remove_attribute",
+    "check_replace_attribute",
+    "object_query_with_attributes",
+    "object_list_with_attributes",
+    "search_with_attributes",
+}
+
+
+def pet_app():
+    """scim2-server serving User (with the enterprise extension), Group and the custom Pet resource type."""
+    schema = Schema.model_validate(json.loads((SCHEMAS / "pet.schema.json").read_text()))
+    resource_type = ResourceType.model_validate(json.loads((SCHEMAS / "pet.resource_type.json").read_text()))
+    return make_app(
+        schemas=[*load_default_schemas().values(), schema],
+        resource_types=[*load_default_resource_types().values(), resource_type],
+    )
+
+
+def holdings(url: str) -> dict[str, list[dict]]:
+    """Every resource of every resource type the server serves, as it serves them."""
+    with httpx2.Client(base_url=url) as http:
+        resource_types = http.get("/ResourceTypes").json()["Resources"]
+        return {
+            rt["name"]: sorted(http.get(rt["endpoint"], params={"count": 1000}).json().get("Resources", []), key=lambda r: r["id"])
+            for rt in resource_types
+        }
+
+
+def seed(url: str) -> None:
+    """Resources the engine did not create: it must leave them as they are."""
+    with httpx2.Client(base_url=url) as http:
+        user = http.post("/Users", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "someone-else"}).json()
+        http.post("/Groups", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"], "displayName": "theirs", "members": [{"value": user["id"]}]})
+
+
+def assert_clean_full_run(url: str) -> list:
+    seed(url)
+    before = holdings(url)
+    with make_client(url) as scim:
+        results = check_server(scim)
+    failed = [r for r in results if r.status in (Status.ERROR, Status.CRITICAL)]
+    assert failed == []
+    assert {r.title for r in results} == ALL_CHECKERS
+    assert all(r.leftovers == [] for r in results)
+    assert holdings(url) == before
+    return results
+
+
+def test_a_full_run_on_the_default_server_passes_and_leaves_it_as_it_was(serve):
+    results = assert_clean_full_run(serve(make_app()).url)
+    ran = {(r.resource_type, r.title) for r in results if r.status is not Status.SKIPPED}
+    for resource_type in ("User", "Group"):
+        assert (resource_type, "check_add_attribute") in ran and (resource_type, "object_deletion") in ran
+
+
+def test_the_enterprise_extension_is_patched_by_urn(serve):
+    results = assert_clean_full_run(serve(make_app()).url)
+    for checker in ("check_add_attribute", "check_remove_attribute", "check_replace_attribute"):
+        reasons = [r.reason for r in results if r.title == checker and r.resource_type == "User"]
+        assert any(reason.startswith(f"{ENTERPRISE}:employeeNumber:") for reason in reasons), checker
+        assert any(reason.startswith(f"{ENTERPRISE}:manager.value:") for reason in reasons), checker
+
+
+def test_a_full_run_on_a_server_with_a_custom_schema_passes_and_leaves_it_as_it_was(serve):
+    results = assert_clean_full_run(serve(pet_app()).url)
+    pet = [r for r in results if r.resource_type == "Pet"]
+    assert {r.title for r in pet} == {r.title for r in results if r.resource_type == "User"}
+    assert all(r.status is Status.SUCCESS for r in pet)
+    added = {r.reason.split(":")[0] for r in pet if r.title == "check_add_attribute" and r.status is Status.SUCCESS}
+    assert {"species", "vaccinated", "weight", "age", "birthDate", "photo", "website", "owner", "nicknames", "toys", "vet", "vet.$ref"} <= added
+
+
+def test_concurrent_checks_give_the_same_results_and_leave_nothing(serve):
+    url = serve(pet_app()).url
+    before = holdings(url)
+    with make_client(url) as scim:
+        results = list(iter_checks(scim, CheckConfig(jobs=2)))
+    assert [r for r in results if r.status.failed] == []
+    assert holdings(url) == before
+
+
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_every_resource_check_records_its_exchanges(client, resource_type):
+    results = check_server(client, include_tags={"crud"}, resource_types=[resource_type])
+    mine = [r for r in results if r.resource_type == resource_type and r.status is not Status.SKIPPED and r.title != "resource_type_tests"]
+    assert mine and all(r.exchanges and r.reason and r.section and r.description for r in mine)

@@ -1,0 +1,152 @@
+"""The PATCH checkers: one result per attribute path, 200 and 204 answers, and servers that ignore PATCH."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import httpx2
+import pytest
+from scim2_models import URN
+from scim2_models import Mutability
+from scim2_models import Patch
+from scim2_models import Required
+from scim2_models import Resource
+from scim2_server.utils import load_default_service_provider_config
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckContext
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.checker.checks.patch import check_add_attribute
+from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
+
+USER = r"/v2/Users/[^/]+"
+ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+PATCH_CHECKERS = ("check_add_attribute", "check_remove_attribute", "check_replace_attribute")
+
+
+def run(url: str, checker: str, resource_type: str = "User"):
+    with make_client(url) as scim:
+        return list(iter_checks(scim, CheckConfig(), only={CheckId(checker, resource_type)}))
+
+
+def by_path(results) -> dict:
+    return {r.reason.split(": ", 1)[0]: r for r in results}
+
+
+def stored(url: str) -> list[dict]:
+    with httpx2.Client(base_url=url) as http:
+        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
+
+
+@pytest.mark.parametrize("checker", PATCH_CHECKERS)
+def test_each_attribute_path_is_its_own_result(serve, checker):
+    server = serve(make_app())
+    results = by_path(run(server.url, checker))
+    assert all(r.status is Status.SUCCESS for r in results.values()), [r.reason for r in results.values() if r.status is not Status.SUCCESS]
+    assert {"externalId", "name.familyName", "emails", f"{ENTERPRISE}:employeeNumber", f"{ENTERPRISE}:manager.value"} <= set(results)
+    assert "emails.value" not in results  # a path that would address every email at once
+    assert "groups" not in results and "id" not in results  # read-only
+    for path, result in results.items():
+        operations = [json.loads(e.request_body)["Operations"] for e in result.exchanges if e.method == "PATCH"]
+        assert operations and all(operation[0]["path"] == path for operation in operations)
+    assert stored(server.url) == []
+
+
+def test_required_attributes_are_replaced_but_not_added_or_removed(serve):
+    server = serve(make_app())
+    assert "userName" in by_path(run(server.url, "check_replace_attribute"))
+    assert "userName" not in by_path(run(server.url, "check_add_attribute"))
+    assert "userName" not in by_path(run(server.url, "check_remove_attribute"))
+
+
+def test_a_204_answer_is_verified_by_reading_the_resource(serve):
+    """scim2-server answers PATCH with 204 and no body: each result reads the resource back."""
+    server = serve(make_app())
+    result = by_path(run(server.url, "check_add_attribute"))["displayName"]
+    assert result.status is Status.SUCCESS
+    assert [(e.method, e.status_code) for e in result.exchanges] == [("PATCH", 204), ("GET", 200)]
+    assert "a GET after the 204 answer" in result.reason
+
+
+def test_a_200_answer_is_verified_from_its_body(serve):
+    """Asked for attributes, scim2-server answers PATCH with 200 and the resource."""
+    server = serve(Broken(make_app()).reroute("PATCH", USER, QUERY_STRING="excludedAttributes=password"))
+    results = run(server.url, "check_replace_attribute")
+    result = by_path(results)["displayName"]
+    assert result.status is Status.SUCCESS
+    assert [(e.method, e.status_code) for e in result.exchanges] == [("PATCH", 200)]
+    assert "the PATCH answer" in result.reason
+    assert all(r.status is Status.SUCCESS for r in results)
+
+
+def test_a_200_turned_into_a_204_without_body_still_succeeds(serve):
+    broken = Broken(make_app()).reroute("PATCH", USER, QUERY_STRING="excludedAttributes=password")
+    silenced = Broken(broken).rewrite("PATCH", USER, lambda answer: (204, [h for h in answer[1] if h[0].lower() != "content-type"], b""))
+    server = serve(silenced)
+    results = run(server.url, "check_add_attribute")
+    assert results and all(r.status is Status.SUCCESS for r in results)
+    assert [e.method for e in by_path(results)["nickName"].exchanges] == ["PATCH", "GET"]
+
+
+@pytest.mark.parametrize(
+    ("checker", "expected"),
+    [
+        ("check_add_attribute", "after add, a GET after the 204 answer holds None instead of"),
+        ("check_replace_attribute", "after replace, a GET after the 204 answer holds"),
+        ("check_remove_attribute", "after remove, a GET after the 204 answer still holds"),
+    ],
+)
+def test_a_patch_the_server_ignores_is_an_error_naming_each_attribute(serve, checker, expected):
+    server = serve(Broken(make_app()).answer("PATCH", USER, 204, b""))
+    results = by_path(run(server.url, checker))
+    for path in ("displayName", "name.givenName", f"{ENTERPRISE}:costCenter"):
+        assert results[path].status is Status.ERROR, results[path].reason
+        assert results[path].reason.startswith(f"{path}: {expected}")
+    assert results["password"].status is Status.SUCCESS  # never returned: nothing to compare
+    assert stored(server.url) == []
+
+
+def test_a_patch_add_answered_with_the_old_resource_is_an_error(serve):
+    server = serve(Broken(make_app()).reroute("PATCH", USER, REQUEST_METHOD="GET"))
+    results = by_path(run(server.url, "check_add_attribute"))
+    assert results["title"].status is Status.ERROR
+    assert results["title"].reason.startswith("title: after add, the PATCH answer holds None instead of 'scim-tui-title-")
+
+
+def test_a_refused_patch_is_an_error_naming_the_attribute(serve):
+    broken = Broken(make_app()).answer("PATCH", USER, 400, b'{"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "scimType": "invalidPath"}')
+    server = serve(broken)
+    results = by_path(run(server.url, "check_add_attribute"))
+    assert results["title"].status is Status.ERROR
+    assert results["title"].reason.startswith("title: PATCH /v2/Users/")
+    assert "answered 400: The path attribute was invalid" in results["title"].reason
+    assert [e.method for e in results["title"].exchanges] == ["PATCH"]
+
+
+@pytest.mark.parametrize("checker", PATCH_CHECKERS)
+def test_patch_unsupported_in_the_service_provider_config_is_skipped(serve, checker):
+    config = load_default_service_provider_config()
+    server = serve(make_app(config=config.model_copy(update={"patch": Patch(supported=False)})))
+    [result] = run(server.url, checker)
+    assert result.status is Status.SKIPPED
+    assert "ServiceProviderConfig says PATCH is not supported" in result.reason
+    assert not any(e.method == "PATCH" for e in result.exchanges)
+
+
+class Sealed(Resource):
+    """A resource whose every attribute is required or read-only: nothing can be added."""
+
+    __schema__ = URN("urn:scim-tui:params:scim:schemas:test:2.0:Sealed")
+    external_id: Annotated[str | None, Mutability.read_only] = None
+    label: Annotated[str | None, Required.true] = None
+
+
+def test_nothing_to_add_is_skipped(client):
+    [result] = check_add_attribute(CheckContext(client), Sealed)
+    assert result.status is Status.SKIPPED
+    assert result.reason == "No attribute of Sealed can be added."
