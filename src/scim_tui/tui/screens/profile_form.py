@@ -1,0 +1,396 @@
+"""The form that creates or edits a server profile, checking each field as the user types.
+
+Secrets are typed in password inputs and never put back on screen: when a profile is edited,
+a stored literal secret leaves its input empty ("unchanged") and is kept unless the user types
+a new one. An ``env:NAME`` reference is not a secret, so it is shown as typed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.containers import Vertical
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button
+from textual.widgets import Footer
+from textual.widgets import Header
+from textual.widgets import Input
+from textual.widgets import Label
+from textual.widgets import Select
+from textual.widgets import Static
+from textual.widgets import Switch
+from textual.widgets import TextArea
+
+from scim_tui.profiles import DEMO_NAME
+from scim_tui.profiles import ENV_PREFIX
+from scim_tui.profiles import TLS
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import ProfileError
+from scim_tui.profiles import load_profiles
+from scim_tui.profiles import save_profile
+from scim_tui.profiles import slug
+
+AUTH_LABELS = {
+    AuthKind.NONE: "None",
+    AuthKind.BEARER: "Bearer token",
+    AuthKind.BASIC: "HTTP basic (user and password)",
+    AuthKind.HEADERS: "Custom headers (API key)",
+    AuthKind.OAUTH2: "OAuth 2.0 client credentials",
+}
+UNCHANGED = "unchanged"
+SECRET_HINT = "or env:VARIABLE"
+
+
+@dataclass
+class FormValues:
+    """What the form holds, secrets already merged with the stored ones they keep."""
+
+    name: str = ""
+    url: str = ""
+    kind: AuthKind = AuthKind.NONE
+    token: str = ""
+    username: str = ""
+    password: str = ""
+    auth_headers: list[tuple[str, str]] = field(default_factory=list)
+    token_url: str = ""
+    client_id: str = ""
+    client_secret: str = ""
+    scope: str = ""
+    extra_headers: str = ""
+    verify: bool = True
+    ca_bundle: str = ""
+    client_cert: str = ""
+    client_key: str = ""
+    timeout: str = ""
+
+
+def url_problem(url: str, what: str = "URL") -> str | None:
+    if not url:
+        return f"Enter the {what}, e.g. https://scim.example.com/v2."
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is what raises on a bad one
+    except ValueError as error:
+        return f"The {what} does not parse ({error}): write it as https://host/path."
+    if parts.scheme not in ("http", "https"):
+        return f"The {what} must start with http:// or https://."
+    if not parts.hostname:
+        return f"The {what} has no host: write it as https://host/path."
+    return None
+
+
+def name_problem(name: str, taken: dict[str, str]) -> str | None:
+    """``taken`` maps the file stem (slug) of every other profile to its name."""
+    if not name:
+        return "Enter a name for this profile."
+    if not slug(name):
+        return "The name needs at least one letter or digit."
+    if name.casefold() == DEMO_NAME.casefold():
+        return f"{DEMO_NAME} is the built-in demo profile: choose another name."
+    if other := taken.get(slug(name)):
+        return f"The profile {other} already has this name (or one saved under the same file name): choose another."
+    return None
+
+
+def timeout_problem(timeout: str) -> str | None:
+    try:
+        seconds = float(timeout)
+    except ValueError:
+        return "Enter the timeout as a number of seconds, e.g. 30."
+    if not seconds > 0 or seconds == float("inf"):
+        return "The timeout must be a positive number of seconds, e.g. 30."
+    return None
+
+
+def path_problem(path: str) -> str | None:
+    if path and not Path(path).expanduser().is_file():
+        return f"No file at {path}: check the path."
+    return None
+
+
+def parse_headers(text: str) -> tuple[dict[str, str], str | None]:
+    """Headers written one per line as ``Name: value``, and the first problem found."""
+    headers: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        name, colon, value = line.partition(":")
+        if not colon or not name.strip():
+            return headers, f"Line {number} is not a header: write one per line as Name: value."
+        headers[name.strip()] = value.strip()
+    return headers, None
+
+
+def auth_problems(values: FormValues) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    if values.kind is AuthKind.BEARER and not values.token:
+        problems["token"] = "Enter the bearer token (or env:VARIABLE)."
+    if values.kind is AuthKind.BASIC:
+        if not values.username:
+            problems["username"] = "Enter the user name."
+        if not values.password:
+            problems["password"] = "Enter the password (or env:VARIABLE)."
+    if values.kind is AuthKind.HEADERS:
+        if any(bool(name) != bool(value) for name, value in values.auth_headers):
+            problems["auth-headers"] = "Each header needs both a name and a value."
+        elif not values.auth_headers or not all(values.auth_headers[0]):
+            problems["auth-headers"] = "Enter at least one header with its name and value."
+    if values.kind is AuthKind.OAUTH2:
+        if problem := url_problem(values.token_url, "token URL"):
+            problems["token-url"] = problem
+        if not values.client_id:
+            problems["client-id"] = "Enter the client id."
+        if not values.client_secret:
+            problems["client-secret"] = "Enter the client secret (or env:VARIABLE)."
+    return problems
+
+
+def form_problems(values: FormValues, taken: dict[str, str]) -> dict[str, str]:
+    """Each field's problem, keyed by the field's id."""
+    found = {
+        "name": name_problem(values.name, taken),
+        "url": url_problem(values.url, "base URL"),
+        "extra-headers": parse_headers(values.extra_headers)[1],
+        "timeout": timeout_problem(values.timeout),
+        "ca-bundle": path_problem(values.ca_bundle),
+        "client-cert": path_problem(values.client_cert),
+        "client-key": path_problem(values.client_key),
+    }
+    if values.client_key and not values.client_cert:
+        found["client-key"] = found["client-key"] or "A client key needs its client certificate: fill in both."
+    problems = {key: problem for key, problem in found.items() if problem}
+    return problems | auth_problems(values)
+
+
+def build_auth(values: FormValues) -> Auth:
+    """The authentication of the chosen kind only, so no stale secret of another kind stays on disk."""
+    kind = values.kind
+    if kind is AuthKind.BEARER:
+        return Auth(kind=kind, token=values.token)
+    if kind is AuthKind.BASIC:
+        return Auth(kind=kind, username=values.username, password=values.password)
+    if kind is AuthKind.HEADERS:
+        return Auth(kind=kind, headers={name: value for name, value in values.auth_headers if name})
+    if kind is AuthKind.OAUTH2:
+        return Auth(kind=kind, token_url=values.token_url, client_id=values.client_id, client_secret=values.client_secret, scope=values.scope or None)
+    return Auth()
+
+
+def build_profile(values: FormValues, base: Profile | None) -> Profile:
+    """The profile the form describes; what the form does not show (selection, jobs) is kept."""
+    tls = TLS(verify=values.verify, ca_bundle=values.ca_bundle or None, client_cert=values.client_cert or None, client_key=values.client_key or None)
+    update = {
+        "name": values.name,
+        "url": values.url,
+        "auth": build_auth(values),
+        "headers": parse_headers(values.extra_headers)[0],
+        "tls": tls,
+        "timeout": float(values.timeout),
+        "demo": False,
+    }
+    return Profile.model_validate((base or Profile(name=values.name)).model_dump() | update)
+
+
+def shown_secret(value: str | None) -> str:
+    """What a secret input starts with: only an env: reference is ever put back."""
+    return value if value and value.startswith(ENV_PREFIX) else ""
+
+
+def labelled(label: str, widget: Widget, key: str) -> Vertical:
+    """A field: its label, its widget, and the line where its problem is explained."""
+    return Vertical(Label(label), widget, Static("", id=f"{key}-error", classes="field-error"), classes="field")
+
+
+class SecretInput(Input):
+    """A password input that keeps a stored secret it never displays, unless a new one is typed."""
+
+    def __init__(self, stored: str | None, id: str | None = None) -> None:  # noqa: A002
+        shown = shown_secret(stored)
+        self.stored = stored if stored and not shown else ""
+        super().__init__(value=shown, password=not shown, placeholder=UNCHANGED if self.stored else SECRET_HINT, id=id, classes="secret")
+
+    @property
+    def secret(self) -> str:
+        return self.value or self.stored
+
+    @on(Input.Changed)
+    def reveal_references(self) -> None:
+        self.password = not self.value.startswith(ENV_PREFIX)
+
+
+class HeaderRow(Horizontal):
+    """One credential header: its name, and its value typed as a secret."""
+
+    def __init__(self, name: str = "", value: str | None = None) -> None:
+        super().__init__(classes="header-row")
+        self.header_name = name
+        self.header_value = value
+
+    def compose(self) -> ComposeResult:
+        yield Input(self.header_name, placeholder="Header name, e.g. X-API-Key", classes="header-name")
+        yield SecretInput(self.header_value)
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.query_one(".header-name", Input).value.strip(), self.query_one(SecretInput).secret
+
+
+class ProfileFormScreen(Screen[Profile | None]):
+    """Create a profile (no profile given), edit one, or save a copy of one (``duplicate``)."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", id="profile_form.save", priority=True),
+        Binding("escape", "cancel", "Cancel", id="profile_form.cancel"),
+    ]
+    AUTO_FOCUS = "#name"
+    FORM = True
+    """Keys type into the form: `q` is a letter here, not a way out of the app."""
+
+    def __init__(self, profile: Profile | None = None, *, duplicate: bool = False) -> None:
+        super().__init__()
+        self.base = profile
+        self.previous_name = profile.name if profile and not duplicate else None
+        self.touched: set[str] = set()
+        """The fields whose problems are shown: those the user changed, and all of them after a save attempt."""
+        self.show_all = False
+        self.taken: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        profile = self.base or Profile(name="")
+        auth = profile.auth
+        yield Header()
+        with VerticalScroll(id="profile-form"):
+            yield labelled("Name", Input(profile.name, id="name"), "name")
+            yield labelled("Base URL", Input(profile.url, placeholder="https://scim.example.com/v2", id="url"), "url")
+            kinds = [(label, kind) for kind, label in AUTH_LABELS.items()]
+            yield labelled("Authentication", Select(kinds, value=auth.kind, allow_blank=False, id="auth-kind"), "auth-kind")
+            with Vertical(id="auth-bearer", classes="auth-fields"):
+                yield labelled("Token", SecretInput(auth.token, id="token"), "token")
+            with Vertical(id="auth-basic", classes="auth-fields"):
+                yield labelled("User name", Input(auth.username or "", id="username"), "username")
+                yield labelled("Password", SecretInput(auth.password, id="password"), "password")
+            with Vertical(id="auth-headers", classes="auth-fields field"):
+                yield Label("Credential headers")
+                with Vertical(id="header-rows"):
+                    for name, value in auth.headers.items():
+                        yield HeaderRow(name, value)
+                    if not auth.headers:
+                        yield HeaderRow()
+                yield Button("Add a header", id="add-header")
+                yield Static("", id="auth-headers-error", classes="field-error")
+            with Vertical(id="auth-oauth2", classes="auth-fields"):
+                yield labelled("Token URL", Input(auth.token_url or "", placeholder="https://auth.example.com/oauth2/token", id="token-url"), "token-url")
+                yield labelled("Client id", Input(auth.client_id or "", id="client-id"), "client-id")
+                yield labelled("Client secret", SecretInput(auth.client_secret, id="client-secret"), "client-secret")
+                yield labelled("Scope (optional)", Input(auth.scope or "", id="scope"), "scope")
+            headers = "\n".join(f"{name}: {value}" for name, value in profile.headers.items())
+            yield labelled("Extra headers (one per line, Name: value; not for secrets)", TextArea(headers, id="extra-headers"), "extra-headers")
+            yield labelled("Verify TLS certificates", Switch(profile.tls.verify, id="tls-verify"), "tls-verify")
+            yield labelled("CA bundle (optional)", Input(profile.tls.ca_bundle or "", placeholder="path to a PEM file", id="ca-bundle"), "ca-bundle")
+            yield labelled("Client certificate (optional)", Input(profile.tls.client_cert or "", placeholder="path to a PEM file", id="client-cert"), "client-cert")
+            yield labelled("Client key (optional)", Input(profile.tls.client_key or "", placeholder="path to a PEM file", id="client-key"), "client-key")
+            yield labelled("Timeout (seconds)", Input(f"{profile.timeout:g}", id="timeout"), "timeout")
+        yield Static("", id="form-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = f"Edit {self.previous_name}" if self.previous_name else "New profile"
+        self.taken = {slug(profile.name): profile.name for profile in load_profiles().profiles if profile.name != self.previous_name}
+        self.show_auth_fields()
+
+    def values(self) -> FormValues:
+        def text(key: str) -> str:
+            return self.query_one(f"#{key}", Input).value.strip()
+
+        def secret(key: str) -> str:
+            return self.query_one(f"#{key}", SecretInput).secret.strip()
+
+        return FormValues(
+            name=text("name"),
+            url=text("url"),
+            kind=AuthKind(self.query_one("#auth-kind", Select).value),
+            token=secret("token"),
+            username=text("username"),
+            password=secret("password"),
+            auth_headers=[row.pair for row in self.query(HeaderRow)],
+            token_url=text("token-url"),
+            client_id=text("client-id"),
+            client_secret=secret("client-secret"),
+            scope=text("scope"),
+            extra_headers=self.query_one("#extra-headers", TextArea).text,
+            verify=self.query_one("#tls-verify", Switch).value,
+            ca_bundle=text("ca-bundle"),
+            client_cert=text("client-cert"),
+            client_key=text("client-key"),
+            timeout=text("timeout"),
+        )
+
+    def show_problems(self) -> dict[str, str]:
+        """Explain the problems of the fields the user has touched; return all of them."""
+        problems = form_problems(self.values(), self.taken)
+        for line in self.query(".field-error").results(Static):
+            key = (line.id or "").removesuffix("-error")
+            problem = problems.get(key, "") if self.show_all or key in self.touched else ""
+            if str(line.content) != problem:
+                line.update(problem)
+                line.set_class(bool(problem), "-shown")
+        return problems
+
+    def show_auth_fields(self) -> None:
+        kind = self.query_one("#auth-kind", Select).value
+        for group in self.query(".auth-fields"):
+            group.display = group.id == f"auth-{kind}"
+
+    def touch(self, widget: Widget) -> None:
+        row = next((ancestor for ancestor in widget.ancestors if isinstance(ancestor, HeaderRow)), None)
+        self.touched.add("auth-headers" if row else widget.id or "")
+        self.show_problems()
+
+    @on(Input.Changed)
+    def input_changed(self, event: Input.Changed) -> None:
+        self.touch(event.input)
+
+    @on(TextArea.Changed)
+    def text_changed(self, event: TextArea.Changed) -> None:
+        self.touch(event.text_area)
+
+    @on(Select.Changed, "#auth-kind")
+    def kind_changed(self) -> None:
+        self.show_auth_fields()
+        self.show_problems()
+
+    @on(Button.Pressed, "#add-header")
+    async def add_header(self) -> None:
+        row = HeaderRow()
+        await self.query_one("#header-rows").mount(row)
+        row.query_one(".header-name", Input).focus()
+
+    def action_save(self) -> None:
+        self.show_all = True
+        problems = self.show_problems()
+        status = self.query_one("#form-status", Static)
+        if problems:
+            which = f"{len(problems)} problems" if len(problems) > 1 else "problem"
+            status.update(f"Not saved: fix the {which} marked in red.")
+            return
+        profile = build_profile(self.values(), self.base)
+        try:
+            save_profile(profile, previous_name=self.previous_name)
+        except ProfileError as error:
+            status.update(f"Not saved: {error}")
+            return
+        self.dismiss(profile)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

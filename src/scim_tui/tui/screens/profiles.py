@@ -1,0 +1,265 @@
+"""The home screen: the saved profiles, the selected one's details, and what to do with it."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer
+from textual.widgets import Header
+from textual.widgets import OptionList
+from textual.widgets import Static
+from textual.widgets.option_list import Option
+from textual.worker import Worker
+from textual.worker import WorkerState
+
+from scim_tui import history
+from scim_tui.checker.exchanges import describe_error
+from scim_tui.connect import ConnectionTest
+from scim_tui.connect import test_connection
+from scim_tui.profiles import ENV_PREFIX
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import BrokenProfile
+from scim_tui.profiles import Profile
+from scim_tui.profiles import ProfileError
+from scim_tui.profiles import delete_profile
+from scim_tui.profiles import load_profiles
+from scim_tui.reports.model import RunReport
+from scim_tui.tui.screens.confirm import ConfirmScreen
+from scim_tui.tui.screens.profile_form import AUTH_LABELS
+from scim_tui.tui.screens.profile_form import ProfileFormScreen
+
+Entry = Profile | BrokenProfile
+MASK = "***"
+
+
+def masked(value: str | None) -> str:
+    """A secret as it may be shown: an env: reference as written, anything else hidden."""
+    if not value:
+        return "(none)"
+    return value if value.startswith(ENV_PREFIX) else MASK
+
+
+def auth_summary(profile: Profile) -> str:
+    auth = profile.auth
+    label = AUTH_LABELS[auth.kind]
+    if auth.kind is AuthKind.BEARER:
+        return f"{label}: token {masked(auth.token)}"
+    if auth.kind is AuthKind.BASIC:
+        return f"{label}: user {auth.username}, password {masked(auth.password)}"
+    if auth.kind is AuthKind.HEADERS:
+        return f"{label}: " + ", ".join(f"{name} {masked(value)}" for name, value in auth.headers.items())
+    if auth.kind is AuthKind.OAUTH2:
+        scope = f", scope {auth.scope}" if auth.scope else ""
+        return f"{label}: {auth.token_url}, client {auth.client_id}, secret {masked(auth.client_secret)}{scope}"
+    return label
+
+
+def tls_summary(profile: Profile) -> str:
+    tls = profile.tls
+    parts = ["certificates verified" if tls.verify else "certificates NOT verified"]
+    parts += [f"{what} {path}" for what, path in (("CA bundle", tls.ca_bundle), ("client certificate", tls.client_cert), ("client key", tls.client_key)) if path]
+    return ", ".join(parts)
+
+
+def last_run_summary(report: RunReport | None) -> str:
+    if report is None:
+        return "never run"
+    return f"{report.started_at.astimezone():%Y-%m-%d %H:%M} · {report.summary_line()}"
+
+
+def profile_details(profile: Profile, last_run: RunReport | None) -> Table:
+    rows = [
+        ("Name", profile.name),
+        ("URL", "the built-in demo server, started on a loopback port when needed" if profile.demo else profile.url),
+        ("Auth", auth_summary(profile)),
+        ("Headers", ", ".join(f"{name}: {value}" for name, value in profile.headers.items()) or "(none)"),
+        ("TLS", tls_summary(profile)),
+        ("Timeout", f"{profile.timeout:g} s"),
+        ("Last run", last_run_summary(last_run)),
+    ]
+    if profile.demo:
+        rows.append(("", "Built in: it cannot be edited or deleted. Press c to make an editable copy."))
+    return detail_table(rows)
+
+
+def broken_details(broken: BrokenProfile) -> Table:
+    where = f"line {broken.line}: " if broken.line else ""
+    rows = [
+        ("File", str(broken.path)),
+        ("Broken", f"{where}{broken.message}"),
+        ("", "Fix the file in an editor; the app never overwrites it."),
+    ]
+    return detail_table(rows)
+
+
+def detail_table(rows: list[tuple[str, str]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for label, value in rows:
+        table.add_row(label, Text(value))
+    return table
+
+
+def entry_prompt(entry: Entry) -> Text:
+    if isinstance(entry, BrokenProfile):
+        where = f" line {entry.line}" if entry.line else ""
+        return Text.assemble((entry.path.name, "strike"), (f"  broken{where}", "bold red"))
+    if entry.demo:
+        return Text.assemble(entry.name, ("  built in", "dim"))
+    return Text(entry.name)
+
+
+def copy_name(name: str, taken: set[str]) -> str:
+    candidate, number = f"{name} copy", 2
+    while candidate.casefold() in taken:
+        candidate, number = f"{name} copy {number}", number + 1
+    return candidate
+
+
+class ProfilesScreen(Screen[None]):
+    """Lists the demo profile first, then every saved profile and every broken profile file."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Open", id="profiles.open", priority=True),
+        Binding("n", "new", "New", id="profiles.new"),
+        Binding("e", "edit", "Edit", id="profiles.edit"),
+        Binding("c", "duplicate", "Duplicate", id="profiles.duplicate"),
+        Binding("d", "delete", "Delete", id="profiles.delete"),
+        Binding("t", "test", "Test connection", id="profiles.test"),
+    ]
+
+    class ConnectionTested(Message):
+        """The connection test of a profile finished (posted by its thread worker)."""
+
+        def __init__(self, name: str, result: ConnectionTest) -> None:
+            super().__init__()
+            self.profile_name = name
+            self.result = result
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[Entry] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="profiles-body"):
+            yield OptionList(id="profile-list")
+            with VerticalScroll(id="profile-details"):
+                yield Static(id="details")
+        yield Static("", id="profiles-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Profiles"
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        self.reload(self.selected_name())
+
+    def reload(self, select: str | None = None) -> None:
+        """Read the profiles from disk again, keeping (or moving) the highlight by name."""
+        listing = load_profiles()
+        self.entries = [Profile.demo_profile(), *listing.profiles, *listing.broken]
+        options = self.query_one("#profile-list", OptionList)
+        options.clear_options()
+        options.add_options([Option(entry_prompt(entry)) for entry in self.entries])
+        matches = (index for index, entry in enumerate(self.entries) if isinstance(entry, Profile) and entry.name == select)
+        options.highlighted = next(matches, 0)
+        self.show_details()
+
+    def selected(self) -> Entry | None:
+        index = self.query_one("#profile-list", OptionList).highlighted
+        return self.entries[index] if index is not None and index < len(self.entries) else None
+
+    def selected_name(self) -> str | None:
+        entry = self.selected()
+        return entry.name if isinstance(entry, Profile) else None
+
+    def selected_profile(self, verb: str, editable: bool = False) -> Profile | None:
+        """The highlighted profile if it can be used that way; otherwise say why not."""
+        entry = self.selected()
+        if isinstance(entry, BrokenProfile):
+            self.say(f"Cannot {verb} {entry.path.name}: the file is broken; fix it in an editor first.")
+            return None
+        if entry is not None and editable and entry.demo:
+            self.say("The demo profile is built in: it cannot be edited or deleted; press c to make an editable copy.")
+            return None
+        return entry
+
+    def say(self, line: str) -> None:
+        self.query_one("#profiles-status", Static).update(Text(line))
+
+    @on(OptionList.OptionHighlighted, "#profile-list")
+    def show_details(self) -> None:
+        entry = self.selected()
+        details = self.query_one("#details", Static)
+        if isinstance(entry, BrokenProfile):
+            details.update(broken_details(entry))
+        elif entry is not None:
+            details.update(profile_details(entry, history.latest(entry.name)))
+
+    def action_open(self) -> None:
+        if profile := self.selected_profile("open"):
+            self.app.open_run(profile)
+
+    def action_new(self) -> None:
+        self.app.push_screen(ProfileFormScreen(), self.form_closed)
+
+    def action_edit(self) -> None:
+        if profile := self.selected_profile("edit", editable=True):
+            self.app.push_screen(ProfileFormScreen(profile), self.form_closed)
+
+    def action_duplicate(self) -> None:
+        if profile := self.selected_profile("duplicate"):
+            taken = {entry.name.casefold() for entry in self.entries if isinstance(entry, Profile)}
+            copy = profile.model_copy(update={"name": copy_name(profile.name, taken)})
+            self.app.push_screen(ProfileFormScreen(copy, duplicate=True), self.form_closed)
+
+    def form_closed(self, profile: Profile | None) -> None:
+        if profile is not None:
+            self.reload(profile.name)
+            self.say(f"Saved {profile.name}.")
+
+    def action_delete(self) -> None:
+        if profile := self.selected_profile("delete", editable=True):
+            question = f"Delete the profile {profile.name}? Its file is removed from disk."
+            self.app.push_screen(ConfirmScreen(question), lambda yes: self.delete(profile, yes))
+
+    def delete(self, profile: Profile, confirmed: bool | None) -> None:
+        if not confirmed:
+            self.say(f"Kept {profile.name}.")
+            return
+        try:
+            delete_profile(profile.name)
+        except ProfileError as error:
+            self.say(f"Not deleted: {error}")
+            return
+        self.reload()
+        self.say(f"Deleted {profile.name}.")
+
+    def action_test(self) -> None:
+        if profile := self.selected_profile("test"):
+            self.say(f"Testing the connection of {profile.name}…")
+            self.check_connection(profile)
+
+    @work(thread=True, exclusive=True, group="connection-test", exit_on_error=False, description="Testing a connection")
+    def check_connection(self, profile: Profile) -> None:
+        self.post_message(self.ConnectionTested(profile.name, test_connection(profile)))
+
+    @on(ConnectionTested)
+    def show_connection(self, message: ConnectionTested) -> None:
+        self.say(f"{message.profile_name}: {message.result.message}")
+
+    @on(Worker.StateChanged)
+    def connection_failed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR and event.worker.group == "connection-test":
+            self.say(f"Connection test failed: {describe_error(event.worker.error)}")

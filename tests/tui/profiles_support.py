@@ -1,0 +1,36 @@
+"""Helpers for the tests of the profiles screen, the profile form and the confirm modal."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from textual.app import App
+from textual.widgets import Input
+
+
+def screen_text(app: App) -> str:
+    """The text of the screen as drawn, modal and background screens included."""
+    console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(), record=True, force_terminal=True)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
+async def type_into(pilot, selector: str, text: str) -> None:
+    """Replace an input's text: focus it, paste all but the last character, type that one.
+
+    Typing every character costs a screen update each; the last keystroke is what matters.
+    """
+    field = pilot.app.screen.query_one(selector, Input)
+    field.focus()
+    await pilot.pause()  # focusing selects the text: let it, before replacing it
+    field.value = text[:-1]
+    field.cursor_position = len(field.value)
+    await pilot.press(text[-1])
+    await pilot.pause()
+
+
+def still_cursor(app: App) -> None:
+    """Stop every input's cursor from blinking, so snapshots are stable."""
+    for field in app.screen.query(Input):
+        field.cursor_blink = False

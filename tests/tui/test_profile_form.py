@@ -1,0 +1,209 @@
+"""The profile form: validation as the user types, saving to real files, secrets never shown."""
+
+from __future__ import annotations
+
+import stat
+import tomllib
+
+import pytest
+from textual.widgets import Input
+from textual.widgets import Select
+from textual.widgets import Static
+
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import profiles_dir
+from scim_tui.profiles import save_profile
+from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.screens.profile_form import ProfileFormScreen
+from tests.tui.profiles_support import screen_text
+from tests.tui.profiles_support import type_into
+
+pytestmark = pytest.mark.anyio
+SECRET = "s3cr3t-T0KEN-never-shown"
+URL = "https://scim.example.test/v2"
+
+
+async def open_form(pilot, profile: Profile | None = None, duplicate: bool = False) -> list[Profile | None]:
+    """Push the form on the running app; the list receives what it dismisses with."""
+    results: list[Profile | None] = []
+    await pilot.app.push_screen(ProfileFormScreen(profile, duplicate=duplicate), results.append)
+    await pilot.pause()
+    return results
+
+
+def problem(pilot, key: str) -> str:
+    line = pilot.app.screen.query_one(f"#{key}-error", Static)
+    return str(line.render()) if line.has_class("-shown") else ""
+
+
+def read(name: str) -> dict:
+    return tomllib.loads((profiles_dir() / f"{name}.toml").read_text())
+
+
+async def choose_kind(pilot, kind: AuthKind) -> None:
+    """Pick an authentication kind with the keyboard, as a user does."""
+    select = pilot.app.screen.query_one("#auth-kind", Select)
+    select.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.press("home", *["down"] * list(AuthKind).index(kind), "enter")
+    await pilot.pause()
+    assert select.value == kind
+
+
+async def test_a_new_bearer_profile_is_saved_to_a_private_toml_file():
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        results = await open_form(pilot)
+        await type_into(pilot, "#name", "Staging")
+        await type_into(pilot, "#url", URL)
+        await choose_kind(pilot, AuthKind.BEARER)
+        await type_into(pilot, "#token", SECRET)
+        assert SECRET not in screen_text(app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert results and results[0].name == "Staging"
+    path = profiles_dir() / "staging.toml"
+    assert read("staging") == {"name": "Staging", "url": URL, "auth": {"kind": "bearer", "token": SECRET}}
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+async def test_each_problem_is_explained_next_to_its_field_as_the_user_types(tmp_path):
+    save_profile(Profile(name="Prod", url=URL))
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await open_form(pilot)
+        assert problem(pilot, "url") == ""  # nothing is flagged before the user types
+        await type_into(pilot, "#url", "ftp://scim.example.test")
+        assert problem(pilot, "url") == "The base URL must start with http:// or https://."
+        await type_into(pilot, "#url", "https://")
+        assert problem(pilot, "url") == "The base URL has no host: write it as https://host/path."
+        await type_into(pilot, "#name", "prod")
+        assert "already has this name" in problem(pilot, "name")
+        await type_into(pilot, "#name", "demo")
+        assert "built-in demo profile" in problem(pilot, "name")
+        await type_into(pilot, "#timeout", "0")
+        assert problem(pilot, "timeout") == "The timeout must be a positive number of seconds, e.g. 30."
+        await type_into(pilot, "#timeout", "soon")
+        assert problem(pilot, "timeout") == "Enter the timeout as a number of seconds, e.g. 30."
+        missing = tmp_path / "nowhere" / "ca.pem"
+        await type_into(pilot, "#ca-bundle", str(missing))
+        assert problem(pilot, "ca-bundle") == f"No file at {missing}: check the path."
+        missing.parent.mkdir()
+        missing.write_text("-----BEGIN CERTIFICATE-----\n")
+        await type_into(pilot, "#ca-bundle", str(missing))
+        assert problem(pilot, "ca-bundle") == ""
+        await type_into(pilot, "#url", URL)
+        assert problem(pilot, "url") == ""
+
+
+async def test_saving_flags_every_required_field_of_the_auth_kind_and_writes_nothing():
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        results = await open_form(pilot)
+        await type_into(pilot, "#name", "Vendor")
+        await type_into(pilot, "#url", URL)
+        await choose_kind(pilot, AuthKind.OAUTH2)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert problem(pilot, "token-url") == "Enter the token URL, e.g. https://scim.example.com/v2."
+        assert problem(pilot, "client-id") == "Enter the client id."
+        assert problem(pilot, "client-secret") == "Enter the client secret (or env:VARIABLE)."
+        assert str(app.screen.query_one("#form-status", Static).render()) == "Not saved: fix the 3 problems marked in red."
+        await choose_kind(pilot, AuthKind.BASIC)
+        assert problem(pilot, "username") == "Enter the user name."
+        assert problem(pilot, "client-id") == ""  # hidden with its kind
+        assert not app.screen.query_one("#auth-oauth2").display
+        assert app.screen.query_one("#auth-basic").display
+        assert results == []
+    assert not profiles_dir().exists() or not list(profiles_dir().iterdir())
+
+
+async def test_credential_headers_need_a_name_and_a_value():
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        results = await open_form(pilot)
+        await type_into(pilot, "#name", "Keyed")
+        await type_into(pilot, "#url", URL)
+        await choose_kind(pilot, AuthKind.HEADERS)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert problem(pilot, "auth-headers") == "Enter at least one header with its name and value."
+        await type_into(pilot, ".header-name", "X-API-Key")
+        assert problem(pilot, "auth-headers") == "Each header needs both a name and a value."
+        await type_into(pilot, ".header-row .secret", SECRET)
+        app.screen.query_one("#add-header").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(app.screen.query(".header-row")) == 2
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert results and results[0].auth.headers == {"X-API-Key": SECRET}
+    assert read("keyed")["auth"] == {"kind": "headers", "headers": {"X-API-Key": SECRET}}
+
+
+async def test_editing_keeps_a_stored_secret_it_never_shows_and_drops_other_kinds_secrets():
+    save_profile(Profile(name="Prod", url=URL, auth=Auth(kind=AuthKind.BASIC, username="alice", password=SECRET), jobs=4))
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await open_form(pilot, Profile.model_validate(read("prod")))
+        password = app.screen.query_one("#password", Input)
+        assert password.value == "" and password.placeholder == "unchanged" and password.password
+        assert SECRET not in screen_text(app)
+        await type_into(pilot, "#url", "https://other.example.test/scim/v2")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert read("prod") == {"name": "Prod", "url": "https://other.example.test/scim/v2", "auth": {"kind": "basic", "username": "alice", "password": SECRET}, "jobs": 4}
+    async with ScimTuiApp().run_test(size=(100, 60)) as pilot:
+        await open_form(pilot, Profile.model_validate(read("prod")))
+        await choose_kind(pilot, AuthKind.BEARER)
+        await type_into(pilot, "#token", "env:PROD_TOKEN")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert read("prod")["auth"] == {"kind": "bearer", "token": "env:PROD_TOKEN"}
+
+
+async def test_an_env_reference_is_shown_as_written():
+    save_profile(Profile(name="Shared", url=URL, auth=Auth(kind=AuthKind.BEARER, token="env:SHARED_TOKEN")))
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await open_form(pilot, Profile.model_validate(read("shared")))
+        token = app.screen.query_one("#token", Input)
+        assert token.value == "env:SHARED_TOKEN" and not token.password
+        assert "env:SHARED_TOKEN" in screen_text(app)
+        await type_into(pilot, "#token", "literal")
+        assert token.password
+
+
+async def test_q_types_a_q_and_escape_cancels_without_saving():
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        results = await open_form(pilot)
+        app.screen.query_one("#name", Input).focus()
+        await pilot.press("q", "q")
+        assert app.is_running and app.screen.query_one("#name", Input).value == "qq"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert results == [None]
+        assert not isinstance(app.screen, ProfileFormScreen)
+    assert not profiles_dir().exists()
+
+
+async def test_a_save_refused_by_the_store_is_one_line_and_loses_nothing():
+    profiles_dir().mkdir(parents=True)
+    broken = profiles_dir() / "prod.toml"
+    broken.write_bytes(b"name = 'Prod'\nurl = [\n")
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        results = await open_form(pilot)
+        await type_into(pilot, "#name", "Prod")
+        await type_into(pilot, "#url", URL)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        status = str(app.screen.query_one("#form-status", Static).render())
+        assert status.startswith("Not saved: ") and "broken profile file" in status and "\n" not in status
+        assert isinstance(app.screen, ProfileFormScreen) and results == []
+        assert app.screen.query_one("#url", Input).value == URL
+    assert broken.read_bytes() == b"name = 'Prod'\nurl = [\n"

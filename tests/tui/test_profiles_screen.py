@@ -1,0 +1,192 @@
+"""The profiles home screen: listing, details, create/edit/duplicate/delete, test connection."""
+
+from __future__ import annotations
+
+import socket
+import tomllib
+
+import pytest
+from textual.widgets import OptionList
+from textual.widgets import Static
+
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import profiles_dir
+from scim_tui.profiles import save_profile
+from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.screens.confirm import ConfirmScreen
+from scim_tui.tui.screens.profile_form import ProfileFormScreen
+from scim_tui.tui.screens.profiles import ProfilesScreen
+from scim_tui.tui.screens.run import RunScreen
+from tests.tui.profiles_support import screen_text
+from tests.tui.profiles_support import type_into
+
+pytestmark = pytest.mark.anyio
+SECRET = "pa55-w0rd-never-on-screen"
+URL = "https://scim.example.test/v2"
+BROKEN = b"name = 'Legacy'\nurl = 'https://legacy.example.test/v2'\ntimeout = 'soon'\n"
+
+
+def status(app: ScimTuiApp) -> str:
+    return str(app.screen.query_one("#profiles-status", Static).render())
+
+
+def listed(app: ScimTuiApp) -> list[str]:
+    options = app.screen.query_one("#profile-list", OptionList)
+    return [str(options.get_option_at_index(index).prompt) for index in range(options.option_count)]
+
+
+async def highlight(pilot, name: str) -> None:
+    """Move the highlight to the entry starting with ``name``, with the arrow keys."""
+    index = next(index for index, prompt in enumerate(listed(pilot.app)) if prompt.startswith(name))
+    await pilot.press("home", *["down"] * index)
+
+
+def read(stem: str) -> dict:
+    return tomllib.loads((profiles_dir() / f"{stem}.toml").read_text())
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def test_demo_first_then_saved_profiles_then_broken_files_with_masked_details():
+    save_profile(Profile(name="Staging", url=URL, auth=Auth(kind=AuthKind.BASIC, username="alice", password=SECRET), timeout=12))
+    save_profile(Profile(name="Shared", url=URL, auth=Auth(kind=AuthKind.BEARER, token="env:SHARED_TOKEN")))
+    broken = profiles_dir() / "legacy.toml"
+    broken.write_bytes(BROKEN)
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilesScreen)
+        assert listed(app) == ["Demo  built in", "Shared", "Staging", "legacy.toml  broken line 3"]
+        assert "Built in: it cannot be edited or deleted" in screen_text(app)
+        await highlight(pilot, "Staging")
+        text = " ".join(screen_text(app).split())
+        assert "HTTP basic (user and password): user alice, password ***" in text
+        assert "Timeout 12 s" in text and "Last run never run" in text
+        assert SECRET not in text
+        await highlight(pilot, "Shared")
+        assert "Bearer token: token env:SHARED_TOKEN" in screen_text(app)
+        await highlight(pilot, "legacy.toml")
+        assert "line 3: timeout: Input should be a valid number" in screen_text(app)
+        await pilot.press("enter", "e", "d")
+        assert isinstance(app.screen, ProfilesScreen)
+        assert status(app) == "Cannot delete legacy.toml: the file is broken; fix it in an editor first."
+    assert broken.read_bytes() == BROKEN
+
+
+async def test_create_edit_duplicate_and_delete_through_the_screens():
+    broken = profiles_dir() / "legacy.toml"
+    profiles_dir().mkdir(parents=True)
+    broken.write_bytes(BROKEN)
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 50)) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.screen, ProfileFormScreen)
+        await type_into(pilot, "#name", "Staging")
+        await type_into(pilot, "#url", URL)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilesScreen) and status(app) == "Saved Staging."
+        assert read("staging") == {"name": "Staging", "url": URL}
+        assert "Staging" in listed(app)
+
+        await pilot.press("e")
+        await type_into(pilot, "#timeout", "5")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert read("staging") == {"name": "Staging", "url": URL, "timeout": 5.0}
+
+        await pilot.press("c")
+        assert app.screen.query_one("#name").value == "Staging copy"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert read("staging-copy") == {"name": "Staging copy", "url": URL, "timeout": 5.0}
+        assert read("staging")["name"] == "Staging"
+
+        await highlight(pilot, "Staging copy")
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert status(app) == "Kept Staging copy."
+        assert (profiles_dir() / "staging-copy.toml").exists()
+        await pilot.press("d", "y")
+        await pilot.pause()
+        assert status(app) == "Deleted Staging copy."
+        assert not (profiles_dir() / "staging-copy.toml").exists()
+        assert listed(app)[:2] == ["Demo  built in", "Staging"]
+    assert broken.read_bytes() == BROKEN
+
+
+async def test_a_duplicate_keeps_the_secret_it_does_not_show():
+    save_profile(Profile(name="Prod", url=URL, auth=Auth(kind=AuthKind.BEARER, token=SECRET)))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 50)) as pilot:
+        await highlight(pilot, "Prod")
+        await pilot.press("c")
+        assert SECRET not in screen_text(app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert read("prod-copy")["auth"] == {"kind": "bearer", "token": SECRET}
+
+
+async def test_the_demo_profile_cannot_be_edited_or_deleted():
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await pilot.press("e")
+        assert isinstance(app.screen, ProfilesScreen)
+        assert status(app) == "The demo profile is built in: it cannot be edited or deleted; press c to make an editable copy."
+        await pilot.press("d")
+        assert isinstance(app.screen, ProfilesScreen)
+
+
+async def test_enter_opens_the_run_screen_of_the_profile():
+    save_profile(Profile(name="Staging", url=URL))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await highlight(pilot, "Staging")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen) and app.screen.profile.name == "Staging"
+
+
+async def test_test_connection_shows_the_status_and_time_of_a_real_server(scim_server):
+    save_profile(Profile(name="Local", url=scim_server.url))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await highlight(pilot, "Local")
+        await pilot.press("t")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(app).startswith("Local: 200 OK in ")
+        assert status(app).endswith(" ms")
+
+
+async def test_test_connection_to_a_closed_port_is_a_one_line_error():
+    port = closed_port()
+    save_profile(Profile(name="Down", url=f"http://127.0.0.1:{port}/v2", timeout=5))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await highlight(pilot, "Down")
+        await pilot.press("t")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        line = status(app)
+        assert line.startswith(f"Down: nothing listens on 127.0.0.1:{port}")
+        assert "\n" not in line and "Traceback" not in line
+
+
+async def test_test_connection_names_a_missing_environment_variable(monkeypatch):
+    monkeypatch.delenv("SCIM_TUI_TEST_MISSING", raising=False)
+    save_profile(Profile(name="Env", url=URL, auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TUI_TEST_MISSING")))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await highlight(pilot, "Env")
+        await pilot.press("t")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert status(app) == "Env: The environment variable SCIM_TUI_TEST_MISSING is not set: export it, or write the secret in the profile."
