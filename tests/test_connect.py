@@ -1,0 +1,272 @@
+"""Connecting with a profile: every kind of authentication, end to end against real servers on loopback."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qs
+
+import pytest
+
+from scim_tui import connect
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.connect import ConnectError
+from scim_tui.connect import open_client
+from scim_tui.demo import make_app
+from scim_tui.profiles import TLS
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from tests.servers import SCIM_JSON
+from tests.servers import Broken
+from tests.servers import scim_error
+
+DISCOVERY = CheckConfig(include_tags={"discovery"})
+
+
+class HeaderRecorder:
+    """A WSGI middleware that records the headers of every request before the application answers."""
+
+    def __init__(self, app: Any):
+        self.app = app
+        self.seen: list[dict[str, str]] = []
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Any:
+        self.seen.append({key[5:].replace("_", "-").lower(): value for key, value in environ.items() if key.startswith("HTTP_")})
+        return self.app(environ, start_response)
+
+
+class TokenEndpoint:
+    """A tiny OAuth 2.0 token endpoint: each token it issues becomes the only one the SCIM app accepts."""
+
+    def __init__(self, scim_app: Any, client_id: str, client_secret: str, expires_in: int = 3600, basic: bool = True):
+        self.scim_app = scim_app
+        self.credentials = (client_id, client_secret)
+        self.expires_in = expires_in
+        self.basic = basic
+        self.issued: list[str] = []
+        self.forms: list[dict[str, list[str]]] = []
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> list[bytes]:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        form = parse_qs(environ["wsgi.input"].read(length).decode())
+        self.forms.append(form)
+        if environ["REQUEST_METHOD"] != "POST" or form.get("grant_type") != ["client_credentials"]:
+            return self._answer(start_response, "400 Bad Request", {"error": "unsupported_grant_type"})
+        if self._client(environ, form) != self.credentials:
+            return self._answer(start_response, "401 Unauthorized", {"error": "invalid_client", "error_description": "bad client credentials"})
+        token = f"access-{len(self.issued) + 1}-{time.monotonic_ns()}"
+        self.issued.append(token)
+        self.scim_app.bearer_tokens.clear()
+        self.scim_app.bearer_tokens.add(token)
+        return self._answer(start_response, "200 OK", {"access_token": token, "token_type": "Bearer", "expires_in": self.expires_in})
+
+    def _client(self, environ: dict[str, Any], form: dict[str, list[str]]) -> tuple[str, str] | None:
+        authorization = environ.get("HTTP_AUTHORIZATION", "")
+        if self.basic and authorization.startswith("Basic "):
+            client_id, _, secret = base64.b64decode(authorization[6:]).decode().partition(":")
+            return client_id, secret
+        if not self.basic and "client_id" in form:
+            return form["client_id"][0], form.get("client_secret", [""])[0]
+        return None
+
+    def _answer(self, start_response: Callable, status: str, body: dict[str, Any]) -> list[bytes]:
+        start_response(status, [("Content-Type", "application/json")])
+        return [json.dumps(body).encode()]
+
+
+def discovery_run(profile: Profile) -> tuple[list[CheckResult], list[str]]:
+    with open_client(profile) as connection:
+        results = list(iter_checks(connection.client, DISCOVERY, secrets=connection.secrets))
+        return results, list(connection.secrets)
+
+
+def assert_all_succeed(results: list[CheckResult]) -> None:
+    """Every check that ran succeeded (those left out by the tag filter are skipped)."""
+    ran = [r for r in results if not (r.status is Status.SKIPPED and "include_tags" in (r.reason or ""))]
+    assert ran
+    assert [(r.title, r.reason) for r in ran if r.status is not Status.SUCCESS] == []
+
+
+def assert_nowhere(secret: str, results: list[CheckResult]) -> None:
+    for result in results:
+        assert secret not in json.dumps([exchange.to_dict() for exchange in result.exchanges])
+        assert secret not in (result.reason or "")
+
+
+def test_bearer_token_end_to_end(serve, monkeypatch):
+    monkeypatch.setenv("SCIM_TOKEN", "b3arer-from-env")
+    server = serve(make_app(bearer_tokens=["b3arer-from-env"]))
+    profile = Profile(name="bearer", url=server.url, auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TOKEN"))
+    with open_client(profile) as connection:
+        results = list(iter_checks(connection.client, secrets=connection.secrets))
+        assert connection.secrets == ["b3arer-from-env"]
+    assert_all_succeed(results)
+    assert_nowhere("b3arer-from-env", results)
+
+
+def test_a_wrong_bearer_token_is_refused_by_the_server(serve):
+    server = serve(make_app(bearer_tokens=["the-right-one"]))
+    profile = Profile(name="bearer", url=server.url, auth=Auth(kind=AuthKind.BEARER, token="the-wrong-one"))
+    with open_client(profile) as connection:
+        results = list(iter_checks(connection.client, CheckConfig(include_tags={"resource-types", "crud:create"}), secrets=connection.secrets))
+    refused = next(r for r in results if r.title == "query_all_resource_types")
+    assert refused.status is Status.ERROR and "401" in refused.reason
+    [creation] = [r for r in results if r.title == "object_creation"]
+    assert creation.status is Status.SKIPPED and "Authorization failure" in creation.reason
+
+
+def test_basic_auth_reaches_the_server(serve, monkeypatch):
+    monkeypatch.setenv("SCIM_PASSWORD", "pa55word")
+    recorder = HeaderRecorder(make_app())
+    server = serve(recorder)
+    results, secrets = discovery_run(Profile(name="basic", url=server.url, auth=Auth(kind=AuthKind.BASIC, username="alice", password="env:SCIM_PASSWORD")))
+    assert_all_succeed(results)
+    expected = "Basic " + base64.b64encode(b"alice:pa55word").decode()
+    assert recorder.seen and all(headers["authorization"] == expected for headers in recorder.seen)
+    assert secrets == ["pa55word"]
+    assert_nowhere("pa55word", results)
+
+
+def test_custom_headers_reach_the_server(serve, monkeypatch):
+    monkeypatch.setenv("TENANT_KEY", "t3nant-key")
+    recorder = HeaderRecorder(make_app())
+    server = serve(recorder)
+    auth = Auth(kind=AuthKind.HEADERS, headers={"X-Api-Key": "ap1-key-literal", "X-Tenant-Key": "env:TENANT_KEY"})
+    results, secrets = discovery_run(Profile(name="headers", url=server.url, auth=auth, headers={"X-Trace": "scim-tui"}))
+    assert_all_succeed(results)
+    for headers in recorder.seen:
+        assert (headers["x-api-key"], headers["x-tenant-key"], headers["x-trace"]) == ("ap1-key-literal", "t3nant-key", "scim-tui")
+    assert sorted(secrets) == ["ap1-key-literal", "t3nant-key"]
+    assert_nowhere("ap1-key-literal", results)
+    assert_nowhere("t3nant-key", results)
+
+
+def oauth_profile(scim_url: str, token_url: str, secret: str = "cl1ent-secret", **auth: Any) -> Profile:
+    settings = {"token_url": token_url, "client_id": "checker", "client_secret": secret, "scope": "scim", **auth}
+    return Profile(name="oauth", url=scim_url, auth=Auth(kind=AuthKind.OAUTH2, **settings))
+
+
+@pytest.fixture
+def oauth(serve):
+    """A scim2-server that demands a token, and the token endpoint that issues them."""
+
+    def start(**options: Any) -> tuple[Any, TokenEndpoint, str]:
+        scim_app = make_app(bearer_tokens=["not-issued-yet"])
+        endpoint = TokenEndpoint(scim_app, "checker", "cl1ent-secret", **options)
+        return serve(scim_app), endpoint, f"{serve(endpoint).url}/token"
+
+    return start
+
+
+def test_oauth_client_credentials_end_to_end(oauth):
+    server, endpoint, token_url = oauth()
+    profile = oauth_profile(server.url, token_url)
+    with open_client(profile) as connection:
+        results = list(iter_checks(connection.client, secrets=connection.secrets))
+        secrets = list(connection.secrets)
+    assert_all_succeed(results)
+    assert len(endpoint.issued) == 1
+    assert endpoint.forms[0]["grant_type"] == ["client_credentials"] and endpoint.forms[0]["scope"] == ["scim"]
+    assert set(secrets) == {"cl1ent-secret", endpoint.issued[0]}
+    assert_nowhere(endpoint.issued[0], results)
+
+
+def test_oauth_client_credentials_in_the_form_when_basic_is_refused(oauth):
+    server, endpoint, token_url = oauth(basic=False)
+    results, _ = discovery_run(oauth_profile(server.url, token_url))
+    assert_all_succeed(results)
+    assert len(endpoint.issued) == 1
+
+
+def test_an_expiring_token_is_replaced_before_it_expires(oauth):
+    server, endpoint, token_url = oauth(expires_in=1)
+    with open_client(oauth_profile(server.url, token_url)) as connection:
+        first = connection.client.client.get("/Users")
+        time.sleep(0.6)
+        second = connection.client.client.get("/Users")
+    assert (first.status_code, second.status_code) == (200, 200)
+    assert len(endpoint.issued) == 2
+
+
+def test_a_revoked_token_is_replaced_once_on_401(oauth):
+    server, endpoint, token_url = oauth()
+    with open_client(oauth_profile(server.url, token_url)) as connection:
+        assert connection.client.client.get("/Users").status_code == 200
+        server.app.bearer_tokens = {"revoked-them-all"}
+        assert connection.client.client.get("/Users").status_code == 200
+        server.app.bearer_tokens = {"revoked-them-all"}
+        endpoint.scim_app = make_app()  # the next token will not be accepted either
+        assert connection.client.client.get("/Users").status_code == 401
+    assert len(endpoint.issued) == 3
+
+
+def test_a_refused_client_secret_is_a_one_line_error(oauth):
+    server, endpoint, token_url = oauth()
+    profile = oauth_profile(server.url, token_url, secret="wrong-secret")
+    with pytest.raises(ConnectError) as error:
+        discovery_run(profile)
+    message = str(error.value)
+    assert "answered 401 (bad client credentials)" in message and "auth.client_secret" in message
+    assert "wrong-secret" not in message and "\n" not in message
+    outcome = connect.test_connection(profile)
+    assert not outcome.ok and outcome.message == message
+
+
+def test_connection_test_reports_status_and_time(scim_server):
+    outcome = connect.test_connection(Profile(name="local", url=scim_server.url))
+    assert outcome.ok and outcome.status_code == 200
+    assert outcome.message == f"200 OK in {outcome.elapsed * 1000:.0f} ms"
+
+
+def test_connection_test_on_the_demo_profile():
+    outcome = connect.test_connection(Profile.demo_profile())
+    assert outcome.ok and outcome.message.startswith("200 OK in ")
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        (401, "401 Unauthorized in {ms} ms: check the profile's authentication."),
+        (404, "404 Not Found in {ms} ms: check the URL, it should be the base of the SCIM endpoints"),
+        (302, "302 Found in {ms} ms: the server redirects to http://login.example/; use that URL if you trust it."),
+    ],
+)
+def test_connection_test_explains_a_refusal(serve, status, expected):
+    headers = [("Location", "http://login.example/")] if status == 302 else SCIM_JSON
+    server = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", status, scim_error(status), headers))
+    outcome = connect.test_connection(Profile(name="x", url=server.url))
+    assert (outcome.ok, outcome.status_code) == (False, status)
+    assert outcome.message.startswith(expected.format(ms=f"{outcome.elapsed * 1000:.0f}"))
+
+
+def test_connection_test_on_a_closed_port():
+    outcome = connect.test_connection(Profile(name="x", url="http://127.0.0.1:9/v2"))
+    assert (outcome.ok, outcome.status_code) == (False, None)
+    assert outcome.message == "nothing listens on 127.0.0.1:9: is the server running and the URL right?"
+
+
+@pytest.mark.parametrize(
+    ("profile", "message"),
+    [
+        (Profile(name="x", url=""), "The profile's URL '' is not an http(s) URL"),
+        (Profile(name="x", url="ftp://example.com/scim"), "is not an http(s) URL"),
+        (Profile(name="x", url="http://x/v2", auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TUI_UNSET")), "SCIM_TUI_UNSET is not set"),
+        (Profile(name="x", url="http://x/v2", auth=Auth(kind=AuthKind.OAUTH2, client_id="id")), "need auth.token_url, auth.client_id and auth.client_secret"),
+        (Profile(name="x", url="https://x/v2", tls=TLS(ca_bundle="/nonexistent/ca.pem")), "tls.ca_bundle /nonexistent/ca.pem cannot be used (No such file or directory)"),
+        (Profile(name="x", url="https://x/v2", tls=TLS(client_cert="/nonexistent/me.pem")), "tls.client_cert /nonexistent/me.pem cannot be used"),
+    ],
+)
+def test_an_unusable_profile_is_a_one_line_error(profile, message, monkeypatch):
+    monkeypatch.delenv("SCIM_TUI_UNSET", raising=False)
+    with pytest.raises(ConnectError) as error:
+        with open_client(profile):
+            pass
+    assert message in str(error.value) and "\n" not in str(error.value)
+    assert connect.test_connection(profile).message == str(error.value)
