@@ -1,0 +1,139 @@
+"""The scim-tui command: the terminal app by default; `check` for CI, `tags`, `demo-server`."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import threading
+from collections.abc import Sequence
+
+from scim_tui import __version__
+from scim_tui.connect import ConnectError
+from scim_tui.profiles import Profile
+from scim_tui.profiles import ProfileError
+from scim_tui.profiles import find_profile
+from scim_tui.reports import FORMATS
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors on one line."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="scim-tui", description="Check whether a SCIM 2.0 server behaves as RFC 7643 and RFC 7644 say.")
+    parser.add_argument("--version", action="version", version=f"scim-tui {__version__}")
+    target = parser.add_mutually_exclusive_group()
+    target.add_argument("--profile", dest="app_profile", metavar="NAME", help="open the app on this profile")
+    target.add_argument("--demo", dest="app_demo", action="store_true", help="open the app on the embedded demo server")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_check(commands.add_parser("check", help="run the checks without the app (for CI)", description="Run the checks, write a report, exit 0 (pass), 1 (fail) or 2 (bad usage, unreachable target)."))
+    commands.add_parser("tags", help="list the tags that select checks")
+    serve = commands.add_parser("demo-server", help="serve the embedded SCIM server until interrupted")
+    serve.add_argument("--port", type=_port, default=0, help="the loopback port (default: a free one)")
+    return parser
+
+
+def _add_check(check: argparse.ArgumentParser) -> None:
+    target = check.add_mutually_exclusive_group(required=True)
+    target.add_argument("--profile", metavar="NAME", help="a saved profile")
+    target.add_argument("--url", help="the base URL of the SCIM endpoints")
+    target.add_argument("--demo", action="store_true", help="the embedded demo server")
+    check.add_argument("--bearer-token-env", metavar="VAR", help="with --url: send the bearer token held in this environment variable")
+    check.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="with --url: a header sent with every request (repeatable)")
+    check.add_argument("--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)")
+    check.add_argument("--exclude-tags", action="append", default=[], metavar="TAGS", help="skip checks with one of these tags (comma-separated, repeatable)")
+    check.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
+    check.add_argument("--jobs", type=_positive, metavar="N", help="checks run at once (default: the profile's, else 1)")
+    check.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
+    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    check.add_argument("--fail-on", choices=["compliant", "acceptable", "deviation", "error", "critical"], default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
+    check.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+    return int(text)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (0 to 65535)")
+    return int(text)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse the arguments, do what they ask, and return the exit status."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(format="scim-tui: warning: %(message)s", level=logging.WARNING, stream=sys.stderr)
+    from scim_tui.headless import Interrupted
+    from scim_tui.headless import UsageError
+
+    try:
+        return _dispatch(args)
+    except (UsageError, ProfileError, ConnectError) as exc:
+        print(f"scim-tui: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Interrupted as interrupted:
+        print(f"scim-tui: {interrupted.message()}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        print("scim-tui: interrupted.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "check":
+        from scim_tui.headless import check
+
+        return check(args)
+    if args.command == "tags":
+        from scim_tui.checker import get_all_available_tags
+
+        print("\n".join(get_all_available_tags()))
+        return 0
+    if args.command == "demo-server":
+        return _serve_demo(args.port)
+    from scim_tui.tui.app import run_app  # only the app needs Textual
+
+    profile = Profile.demo_profile() if args.app_demo else find_profile(args.app_profile) if args.app_profile else None
+    run_app(profile)
+    return 0
+
+
+def _serve_demo(port: int) -> int:
+    from scim_tui.demo import DemoServer
+
+    server = DemoServer(port=port)
+    try:
+        url = server.start()
+    except OSError as exc:
+        print(f"scim-tui: error: cannot serve on port {port}: {exc.strerror or exc}: choose another --port.", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"Serving the demo SCIM server at {url} (Ctrl-C to stop).", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        print("Stopped.")
+    finally:
+        server.stop()
+    return 0
+
+
+def main() -> None:
+    try:
+        sys.exit(run())
+    except BrokenPipeError:  # the reader of the output went away (`| head`): not an error
+        sys.stderr.close()
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

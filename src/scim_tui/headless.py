@@ -1,0 +1,239 @@
+"""`scim-tui check`: run the checks without the app, write a report, tell what changed, exit with a status."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from contextlib import closing
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import UTC
+from datetime import datetime
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from scim_tui import history
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+from scim_tui.checker import get_all_available_tags
+from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import is_sensitive
+from scim_tui.checker.registry import tag_matches
+from scim_tui.connect import open_client
+from scim_tui.connect import test_connection
+from scim_tui.profiles import ENV_PREFIX
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
+from scim_tui.profiles import find_profile
+from scim_tui.profiles import write_atomically
+from scim_tui.reports import RunReport
+from scim_tui.reports import write_report
+from scim_tui.reports.text import paint
+from scim_tui.reports.text import summary_lines
+
+FAIL_ON = {"compliant": Status.COMPLIANT, "acceptable": Status.ACCEPTABLE, "deviation": Status.DEVIATION, "error": Status.ERROR, "critical": Status.CRITICAL}
+"""--fail-on: the least bad status that fails the run."""
+
+
+class UsageError(Exception):
+    """Bad flags or an unreachable target: one line naming the fix; the command exits 2."""
+
+
+@dataclass
+class Target:
+    """What a run checks: a profile (built from the flags for --url), whether the report names it,
+    whether its runs are kept in the history, and secrets it carries outside its auth."""
+
+    profile: Profile
+    named: bool
+    recorded: bool
+    secrets: list[str] = field(default_factory=list)
+
+
+def check(args: argparse.Namespace) -> int:
+    """Run `scim-tui check` and return its exit status."""
+    target = target_of(args)
+    selection = selection_of(args)
+    output = Path(args.output) if args.output else None
+    if output is not None and not output.parent.is_dir():
+        raise UsageError(f"Cannot write {output}: the folder {output.parent} does not exist.")
+    report = run(target, selection, args.jobs)
+    previous = history.latest(report.profile) if target.recorded and report.profile else None
+    if target.recorded:
+        _record(report)
+    _write(report, args.format, output)
+    _tell(report, previous, target.recorded, args.format, output)
+    return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
+
+
+def target_of(args: argparse.Namespace) -> Target:
+    if (args.bearer_token_env or args.header) and not args.url:
+        raise UsageError("--bearer-token-env and --header go with --url; a profile keeps its own authentication.")
+    if args.demo:
+        return Target(Profile.demo_profile(), named=True, recorded=not args.no_history)
+    if args.profile:
+        return Target(find_profile(args.profile), named=True, recorded=not args.no_history)
+    return _url_target(args.url, args.bearer_token_env, args.header)
+
+
+def _url_target(url: str, token_variable: str | None, header_lines: list[str]) -> Target:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--url {url!r} is not an http(s) URL: give the base URL of the SCIM endpoints, such as https://scim.example.com/v2.")
+    headers = dict(_header(line) for line in header_lines)
+    auth = Auth(kind=AuthKind.BEARER, token=f"{ENV_PREFIX}{token_variable}") if token_variable else Auth()
+    secrets = [value for name, value in headers.items() if is_sensitive(name)]
+    if parts.password:
+        secrets.append(parts.password)
+    return Target(Profile(name=url, url=url, auth=auth, headers=headers), named=False, recorded=False, secrets=secrets)
+
+
+def _header(line: str) -> tuple[str, str]:
+    name, colon, value = line.partition(":")
+    if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
+        raise UsageError(f"--header {line!r} is not 'Name: value': write it like --header 'X-Tenant: acme'.")
+    return name.strip(), value.strip()
+
+
+def selection_of(args: argparse.Namespace) -> Selection:
+    return Selection(
+        include_tags=_tags(args.include_tags, "--include-tags"),
+        exclude_tags=_tags(args.exclude_tags, "--exclude-tags"),
+        resource_types=list(dict.fromkeys(args.resource_type)),
+    )
+
+
+def _tags(values: list[str], flag: str) -> list[str]:
+    """The tags of a repeatable, comma-separated flag; a tag that selects no check is bad usage."""
+    tags = list(dict.fromkeys(tag.strip() for value in values for tag in value.split(",") if tag.strip()))
+    known = get_all_available_tags()
+    unknown = [tag for tag in tags if not any(tag_matches(tag, existing) for existing in known)]
+    if unknown:
+        raise UsageError(f"Unknown tag {', '.join(unknown)} in {flag}: use one of {', '.join(known)}.")
+    return tags
+
+
+def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
+    """Run the selected checks on a target; UsageError when it cannot be reached."""
+    profile = target.profile
+    reachable = test_connection(profile)
+    if not reachable.ok:
+        raise UsageError(f"Cannot reach {profile.url or 'the demo server'}: {reachable.message}")
+    conf = CheckConfig(
+        include_tags=set(selection.include_tags) or None,
+        exclude_tags=set(selection.exclude_tags) or None,
+        resource_types=selection.resource_types or None,
+        jobs=jobs or profile.jobs or CheckConfig.jobs,
+    )
+    progress = Progress(sys.stderr if sys.stderr.isatty() else None)
+    started_at, started = datetime.now(UTC), time.perf_counter()
+    results: list[CheckResult] = []
+    with open_client(profile) as connection:
+        secrets = [*connection.secrets, *target.secrets]
+        checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan)
+        try:
+            with closing(checks):  # closing lets the running checks delete what they created
+                for result in checks:
+                    results.append(result)
+                    progress.advance(result)
+        except KeyboardInterrupt as interrupt:
+            raise Interrupted(results) from interrupt
+        finally:
+            progress.clear()
+    return RunReport.create(
+        results,
+        target=connection.url,
+        started_at=started_at,
+        duration=time.perf_counter() - started,
+        profile=profile.name if target.named else None,
+        selection=selection,
+        secrets=secrets,
+    )
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a run, once the running checks have deleted what they created."""
+
+    def __init__(self, results: list[CheckResult]):
+        super().__init__("interrupted")
+        self.results = results
+
+    def message(self) -> str:
+        leftovers = sorted({item for result in self.results for item in result.leftovers})
+        left = f"; left on the server: {', '.join(leftovers)}" if leftovers else ""
+        return f"Interrupted after {len(self.results)} results: the checks deleted what they had created{left}."
+
+
+class Progress:
+    """`[12/140] User/object_query` on one line of a terminal; nothing when there is no terminal."""
+
+    def __init__(self, stream: TextIO | None):
+        self.stream = stream
+        self.total = 0
+        self.done = 0
+
+    def plan(self, total: int) -> None:
+        self.total = total
+
+    def advance(self, result: CheckResult) -> None:
+        self.done += 1
+        if self.stream is not None:
+            self.stream.write(f"\r\x1b[K[{self.done}/{max(self.total, self.done)}] {result.check_id}")
+            self.stream.flush()
+
+    def clear(self) -> None:
+        if self.stream is not None and self.done:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+def _record(report: RunReport) -> None:
+    try:
+        history.record(report)
+    except OSError as exc:
+        print(f"scim-tui: warning: the run was not saved in the history ({exc.strerror or exc}).", file=sys.stderr)
+
+
+def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa: A002
+    if output is None:
+        sys.stdout.write(write_report(report, format, color=format == "text" and _colour(sys.stdout)))
+        return
+    try:
+        write_atomically(output, write_report(report, format).encode())
+    except OSError as exc:
+        raise UsageError(f"Cannot write {output}: {exc.strerror or exc}.") from exc
+
+
+def _tell(report: RunReport, previous: RunReport | None, recorded: bool, format: str, output: Path | None) -> None:  # noqa: A002
+    """The summary and the changes: after a text report, else beside the report (never inside it)."""
+    stream = sys.stderr if output is None and format != "text" else sys.stdout
+    color = _colour(stream)
+    lines = [] if output is None and format == "text" else summary_lines(report, color)
+    if recorded:
+        lines += changes_lines(report, previous, color)
+    if lines:
+        stream.write("\n".join(lines) + "\n")
+
+
+def changes_lines(report: RunReport, previous: RunReport | None, color: bool = False) -> list[str]:
+    """What changed since the previous run of the profile, one line per changed check."""
+    if previous is None:
+        return [f"First recorded run of the profile {report.profile}: nothing to compare with."]
+    changes = history.compare(previous, report)
+    since = f"since the previous run ({previous.started_at:%Y-%m-%d %H:%M:%S} UTC)"
+    if not changes:
+        return [f"No change {since}."]
+    lines = [f"Changes {since}: {len(changes.new_failures)} new failure(s), {len(changes.fixed)} fixed."]
+    lines += [f"  {paint('new failure', Status.ERROR, color)}  {check_id}" for check_id in changes.new_failures]
+    lines += [f"  {paint('fixed', Status.SUCCESS, color)}        {check_id}" for check_id in changes.fixed]
+    return lines
+
+
+def _colour(stream: TextIO) -> bool:
+    return stream.isatty() and not os.environ.get("NO_COLOR")

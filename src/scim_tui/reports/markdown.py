@@ -1,0 +1,70 @@
+"""The Markdown report: counts per status, then every result that is not a plain success, ready to paste."""
+
+from __future__ import annotations
+
+import re
+
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+from scim_tui.reports.model import RunReport
+from scim_tui.reports.transcript import failing_exchange
+from scim_tui.reports.transcript import request_text
+from scim_tui.reports.transcript import response_text
+
+BODY_LIMIT = 4000
+
+
+def render(report: RunReport) -> str:
+    attention = [r for r in report.results if r.status not in (Status.SUCCESS, Status.SKIPPED)]
+    skipped = [r for r in report.results if r.status is Status.SKIPPED]
+    lines = [f"# SCIM compliance report: {report.target}", "", _context(report), "", *_counts_table(report)]
+    if report.leftovers:
+        lines += ["", f"**Left on the server** (delete them by hand): {', '.join(f'`{item}`' for item in report.leftovers)}"]
+    if attention:
+        lines += ["", f"## Results to look at ({len(attention)})"]
+        for result in attention:
+            lines += ["", *_result_section(result)]
+    if skipped:
+        lines += ["", f"## Skipped ({len(skipped)})", ""]
+        lines += [f"- `{r.check_id}`: {_inline(r.reason)}" for r in skipped]
+    return "\n".join(lines) + "\n"
+
+
+def _context(report: RunReport) -> str:
+    parts = [f"Profile {_inline(report.profile)}"] if report.profile else []
+    parts += [
+        f"started {report.started_at:%Y-%m-%d %H:%M:%S} UTC",
+        f"{report.duration:.1f} s",
+        f"scim-tui {report.tool_version}",
+    ]
+    return " · ".join(parts)
+
+
+def _counts_table(report: RunReport) -> list[str]:
+    rows = [f"| {status.name} | {count} |" for status, count in report.counts().items() if count]
+    return ["| Status | Results |", "|---|---:|", *rows, f"| **Total** | **{len(report.results)}** |"]
+
+
+def _result_section(result: CheckResult) -> list[str]:
+    lines = [f"### {result.status.name} · `{result.check_id}`", "", f"**Reason:** {_inline(result.reason)}"]
+    if result.section:
+        lines += ["", f"RFC 7644 §{result.section}"]
+    exchange = failing_exchange(result)
+    if exchange is None:
+        return lines
+    if len(result.exchanges) > 1:
+        number = result.exchanges.index(exchange) + 1
+        lines += ["", f"Exchange {number} of {len(result.exchanges)}:"]
+    return [*lines, "", _fenced(request_text(exchange, BODY_LIMIT)), "", _fenced(response_text(exchange, BODY_LIMIT))]
+
+
+def _inline(text: str | None) -> str:
+    """Text on one line, with the characters Markdown would interpret escaped."""
+    return re.sub(r"([\\`*_\[\]<>|#])", r"\\\1", " ".join((text or "").split()))
+
+
+def _fenced(text: str) -> str:
+    """A code block whose fence is longer than any run of backticks in the text."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}http\n{text}\n{fence}"

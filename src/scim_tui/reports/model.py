@@ -1,0 +1,181 @@
+"""A finished run as one value: what was checked, when, and every result.
+
+``RunReport.to_dict``/``from_dict`` is the one serialization of a run: the JSON
+report and the run history both use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from scim_tui import __version__
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Exchange
+from scim_tui.checker import Status
+from scim_tui.checker.exchanges import Redactor
+from scim_tui.profiles import Selection
+
+SCHEMA_VERSION = 1
+"""Bumped whenever a field of the serialized report changes meaning or disappears."""
+
+
+@dataclass
+class RunReport:
+    """One run of the checks against one target."""
+
+    target: str
+    """The base URL checked, without credentials."""
+    started_at: datetime
+    """When the run started, in UTC."""
+    duration: float
+    """Seconds the run took."""
+    results: list[CheckResult] = field(default_factory=list)
+    profile: str | None = None
+    selection: Selection = field(default_factory=Selection)
+    tool_version: str = __version__
+    schema_version: int = SCHEMA_VERSION
+
+    @classmethod
+    def create(
+        cls,
+        results: Iterable[CheckResult],
+        *,
+        target: str,
+        started_at: datetime,
+        duration: float,
+        profile: str | None = None,
+        selection: Selection | None = None,
+        secrets: Iterable[str] = (),
+    ) -> RunReport:
+        """A report of a run, with the known secrets taken out of the target, reasons and data.
+
+        The engine already redacted the exchanges; the results given are not changed.
+        """
+        redactor = Redactor(secrets)
+        return cls(
+            target=redactor.url(target),
+            started_at=started_at,
+            duration=duration,
+            results=[_redacted(result, redactor) for result in results],
+            profile=profile,
+            selection=selection or Selection(),
+        )
+
+    def counts(self) -> dict[Status, int]:
+        """How many results have each status, for every status, in Status order."""
+        counts = dict.fromkeys(Status, 0)
+        for result in self.results:
+            counts[result.status] += 1
+        return counts
+
+    @property
+    def leftovers(self) -> list[str]:
+        """Resources the run created and could not delete, each named once."""
+        return list(dict.fromkeys(item for result in self.results for item in result.leftovers))
+
+    def at_or_above(self, threshold: Status) -> list[CheckResult]:
+        """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is)."""
+        return [r for r in self.results if r.status is not Status.SKIPPED and r.status >= threshold]
+
+    def summary_line(self) -> str:
+        """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``."""
+        parts = [f"{len(self.results)} checks"]
+        parts += [f"{count} {status.name}" for status, count in self.counts().items() if count]
+        return " · ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": self.schema_version,
+            "tool": {"name": "scim-tui", "version": self.tool_version},
+            "target": self.target,
+            "profile": self.profile,
+            "started_at": self.started_at.isoformat(),
+            "duration": round(self.duration, 3),
+            "selection": self.selection.model_dump(mode="json"),
+            "counts": {status.name: count for status, count in self.counts().items()},
+            "leftovers": self.leftovers,
+            "results": [result_to_dict(result) for result in self.results],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunReport:
+        """The report a ``to_dict`` made; ValueError (or KeyError, TypeError) when it is not one."""
+        if data.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(f"unsupported schema_version {data.get('schema_version')!r}")
+        return cls(
+            target=data["target"],
+            started_at=datetime.fromisoformat(data["started_at"]),
+            duration=float(data["duration"]),
+            results=[result_from_dict(item) for item in data["results"]],
+            profile=data.get("profile"),
+            selection=Selection.model_validate(data.get("selection") or {}),
+            tool_version=data["tool"]["version"],
+        )
+
+
+def result_to_dict(result: CheckResult) -> dict[str, Any]:
+    return {
+        "check_id": str(result.check_id),
+        "title": result.title,
+        "resource_type": result.resource_type,
+        "status": result.status.name,
+        "reason": result.reason,
+        "description": result.description,
+        "section": result.section,
+        "tags": sorted(result.tags),
+        "leftovers": list(result.leftovers),
+        "data": jsonable(result.data),
+        "exchanges": [exchange.to_dict() for exchange in result.exchanges],
+    }
+
+
+def result_from_dict(data: Mapping[str, Any]) -> CheckResult:
+    return CheckResult(
+        status=Status[data["status"]],
+        title=data.get("title"),
+        description=data.get("description"),
+        reason=data.get("reason"),
+        data=data.get("data"),
+        tags=set(data.get("tags") or ()),
+        resource_type=data.get("resource_type"),
+        exchanges=[Exchange.from_dict(item) for item in data.get("exchanges") or ()],
+        section=data.get("section"),
+        leftovers=list(data.get("leftovers") or ()),
+    )
+
+
+def jsonable(data: Any) -> Any:
+    """A result's data as JSON values: models as SCIM JSON, anything unknown as its text."""
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json", by_alias=True, exclude_none=True)
+    if isinstance(data, Mapping):
+        return {str(key): jsonable(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple, set, frozenset)):
+        return [jsonable(item) for item in data]
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    return str(data)
+
+
+def _redacted(result: CheckResult, redactor: Redactor) -> CheckResult:
+    if not redactor.secrets:
+        return result
+    return replace(result, reason=redactor.text(result.reason), data=_redact_values(jsonable(result.data), redactor))
+
+
+def _redact_values(value: Any, redactor: Redactor) -> Any:
+    if isinstance(value, str):
+        return redactor.text(value)
+    if isinstance(value, dict):
+        return {key: _redact_values(item, redactor) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_values(item, redactor) for item in value]
+    return value

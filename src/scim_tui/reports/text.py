@@ -1,0 +1,44 @@
+"""The text report: one line per result with its status, then a summary."""
+
+from __future__ import annotations
+
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+from scim_tui.reports.model import RunReport
+
+STATUS_WIDTH = max(len(status.name) for status in Status)
+STATUS_COLORS = {
+    Status.SUCCESS: "32",
+    Status.COMPLIANT: "32",
+    Status.ACCEPTABLE: "36",
+    Status.DEVIATION: "33",
+    Status.ERROR: "31",
+    Status.CRITICAL: "1;31",
+    Status.SKIPPED: "2",
+}
+"""ANSI SGR codes: green for conforming, yellow for deviations, red for failures, dim for skipped."""
+
+
+def paint(text: str, status: Status, color: bool) -> str:
+    return f"\x1b[{STATUS_COLORS[status]}m{text}\x1b[0m" if color else text
+
+
+def result_line(result: CheckResult, color: bool = False) -> str:
+    status = paint(result.status.name.ljust(STATUS_WIDTH), result.status, color)
+    reason = " ".join((result.reason or "").split())
+    return f"{status}  {result.check_id}  {reason}".rstrip()
+
+
+def summary_lines(report: RunReport, color: bool = False) -> list[str]:
+    counts = [paint(f"{count} {status.name}", status, color) for status, count in report.counts().items() if count]
+    leftovers = f"{', '.join(report.leftovers)} (delete them by hand)" if report.leftovers else "nothing"
+    return [
+        " · ".join([f"{len(report.results)} checks", *counts]),
+        f"Target {report.target} · started {report.started_at:%Y-%m-%d %H:%M:%S} UTC · {report.duration:.1f} s",
+        f"Left on the server: {leftovers}",
+    ]
+
+
+def render(report: RunReport, color: bool = False) -> str:
+    lines = [result_line(result, color) for result in report.results]
+    return "\n".join([*lines, "", *summary_lines(report, color)]) + "\n"

@@ -1,0 +1,69 @@
+"""The JSON report: valid against the documented schema, and the one serialization of a run."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib.resources import files
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+
+from scim_tui.reports import RunReport
+from tests.command import scim_tui
+
+SCHEMA = json.loads((files("scim_tui.reports") / "report.schema.json").read_text())
+DOC = Path(__file__).parents[2] / "docs" / "report-format.md"
+
+
+def validate(document: dict) -> None:
+    Draft202012Validator.check_schema(SCHEMA)
+    Draft202012Validator(SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER).validate(document)
+
+
+def test_a_full_run_validates_against_the_schema(report_of):
+    document = json.loads(report_of("json"))
+    validate(document)
+    assert document["schema_version"] == 1
+    assert document["counts"]["ERROR"] >= 1 and sum(document["counts"].values()) == len(document["results"])
+    failed = next(r for r in document["results"] if r["status"] == "ERROR")
+    assert failed["check_id"] == "service_provider_config_endpoint_methods"
+    assert failed["exchanges"][0]["method"] == "PUT" and failed["exchanges"][0]["status_code"] == 200
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+\+00:00", document["started_at"])
+
+
+def test_models_are_serialised_as_scim_json(report_of):
+    document = json.loads(report_of("json", "--include-tags", "service-provider-config"))
+    config = next(r["data"] for r in document["results"] if r["check_id"] == "service_provider_config_endpoint")
+    assert "changePassword" in config and "change_password" not in config
+    assert None not in _values(config)
+
+
+def test_a_report_reads_back_as_it_was_written(report_of):
+    document = json.loads(report_of("json"))
+    again = RunReport.from_dict(document).to_dict()
+    assert again == document
+
+
+def test_the_target_never_carries_credentials(failing_url):
+    with_userinfo = failing_url.replace("http://", "http://someone:hunter2secret@")
+    process = scim_tui("check", "--url", with_userinfo, "--format", "json", "--include-tags", "misc")
+    document = json.loads(process.stdout)
+    assert "hunter2secret" not in process.stdout and "someone" not in document["target"]
+
+
+def test_every_field_of_the_schema_is_documented():
+    documented = DOC.read_text()
+    fields = set(SCHEMA["properties"]) | set(SCHEMA["$defs"]["result"]["properties"]) | set(SCHEMA["$defs"]["exchange"]["properties"])
+    assert [name for name in sorted(fields) if f"`{name}`" not in documented] == []
+
+
+def _values(data):
+    if isinstance(data, dict):
+        for value in data.values():
+            yield from _values(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _values(value)
+    else:
+        yield data

@@ -1,0 +1,43 @@
+"""The JUnit XML report: valid against a Jenkins/Ant-shaped JUnit schema, one suite per resource type."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import xmlschema
+
+from tests.reports.conftest import AWKWARD_BODY
+
+JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).with_name("junit.xsd"))
+
+
+def test_the_report_validates_against_the_junit_schema(report_of):
+    document = report_of("junit")
+    JUNIT_XSD.validate(document)
+    root = ET.fromstring(document)
+    suites = {suite.get("name"): suite for suite in root.iter("testsuite")}
+    assert set(suites) == {"discovery", "misc", "User", "Group"}
+    cases = list(root.iter("testcase"))
+    assert int(root.get("tests")) == len(cases) == sum(int(s.get("tests")) for s in suites.values())
+    assert int(root.get("failures")) == len(list(root.iter("failure")))
+
+
+def test_an_error_is_a_failure_with_its_reason_and_exchange(report_of):
+    root = ET.fromstring(report_of("junit"))
+    [failure] = [f for f in root.iter("failure") if "ServiceProviderConfig" in f.get("message")]
+    assert failure.get("type") == "ERROR"
+    assert failure.get("message") == "PUT /ServiceProviderConfig answered 200 instead of 405 Method Not Allowed."
+    assert "PUT /v2/ServiceProviderConfig HTTP/1.1" in failure.text and "HTTP/1.1 200" in failure.text
+    assert AWKWARD_BODY.replace("\x01", "\ufffd") in failure.text, "a character XML cannot hold is replaced, not fatal"
+
+
+def test_cases_are_named_by_check_and_filtered_checks_are_skipped(report_of):
+    root = ET.fromstring(report_of("junit", "--exclude-tags", "schemas"))
+    discovery = next(s for s in root.iter("testsuite") if s.get("name") == "discovery")
+    names = [case.get("name") for case in discovery.iter("testcase")]
+    assert "service_provider_config_endpoint_methods [2/4]" in names and len(names) == len(set(names))
+    skipped = [case for case in discovery.iter("testcase") if case.find("skipped") is not None]
+    assert {case.get("name") for case in skipped} >= {"query_all_schemas", "schemas_endpoint_methods"}
+    assert int(discovery.get("skipped")) == len(skipped)
+    assert all(case.get("classname") == "scim-tui.discovery" for case in discovery.iter("testcase"))

@@ -1,0 +1,69 @@
+"""The text report: a line per result, a summary with the leftovers, colour only on a terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import subprocess
+import sys
+
+from scim_tui.demo import make_app
+from tests.command import scim_tui
+from tests.servers import Broken
+from tests.servers import scim_error
+
+RESULT = re.compile(r"^(SUCCESS|COMPLIANT|ACCEPTABLE|DEVIATION|ERROR|CRITICAL|SKIPPED) +(\S+)  ", re.MULTILINE)
+
+
+def test_one_line_per_result_then_the_summary(report_of):
+    output = report_of("text")
+    lines = RESULT.findall(output)
+    summary = re.search(r"^(\d+) checks · (.*)$", output, re.MULTILINE)
+    assert len(lines) == int(summary.group(1))
+    counts = dict(reversed(part.split(" ")) for part in summary.group(2).split(" · "))
+    assert int(counts["ERROR"]) == sum(status == "ERROR" for status, _ in lines) == 1
+    assert re.search(r"^Target http://127\.0\.0\.1:\d+/v2 · started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · \d+\.\d s$", output, re.MULTILINE)
+
+
+def test_resources_that_could_not_be_deleted_are_listed(serve):
+    server = serve(Broken(make_app()).answer("DELETE", "/v2/Groups/.*", 500, scim_error(500)))
+    process = scim_tui("check", "--url", server.url, "--resource-type", "Group")
+    assert process.returncode == 1
+    leftovers = re.search(r"^Left on the server: (.*) \(delete them by hand\)$", process.stdout, re.MULTILINE)
+    assert leftovers, process.stdout[-2000:]
+    assert all(re.fullmatch(r"Group/[\w-]+", item) for item in leftovers.group(1).split(", "))
+
+
+def run_on_a_terminal(*args: str, no_color: bool = False) -> str:
+    """Run the CLI with its standard output on a pseudo-terminal, and return what it printed."""
+    controller, terminal = pty.openpty()
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    if no_color:
+        env["NO_COLOR"] = "1"
+    with subprocess.Popen([sys.executable, "-m", "scim_tui.cli", *args], stdout=terminal, stderr=subprocess.DEVNULL, env=env) as process:
+        os.close(terminal)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the terminal closed
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        process.wait(timeout=60)
+    os.close(controller)
+    return b"".join(chunks).decode()
+
+
+def test_statuses_are_coloured_on_a_terminal(failing_url):
+    output = run_on_a_terminal("check", "--url", failing_url, "--include-tags", "service-provider-config")
+    assert "\x1b[31mERROR     \x1b[0m  service_provider_config_endpoint_methods" in output
+    assert "\x1b[32mSUCCESS   \x1b[0m  service_provider_config_endpoint" in output
+
+
+def test_no_color_turns_colour_off(failing_url):
+    output = run_on_a_terminal("check", "--url", failing_url, "--include-tags", "service-provider-config", no_color=True)
+    assert "ERROR       service_provider_config_endpoint_methods" in output
+    assert "\x1b[" not in output

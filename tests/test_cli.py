@@ -1,0 +1,160 @@
+"""The real `scim-tui` command in a subprocess, against real scim2-servers on loopback."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import httpx2
+import pytest
+
+from scim_tui.checker import get_all_available_tags
+from scim_tui.demo import make_app
+from tests.command import one_line_error
+from tests.command import scim_tui
+from tests.servers import Broken
+
+RESULT_LINE = re.compile(r"^(SUCCESS|COMPLIANT|ACCEPTABLE|DEVIATION|ERROR|CRITICAL|SKIPPED) +\S+ ", re.MULTILINE)
+
+
+@pytest.fixture
+def broken_url(serve):
+    """A server that accepts PUT on /ServiceProviderConfig: one ERROR result."""
+    return serve(Broken(make_app()).answer("PUT", "/v2/ServiceProviderConfig", 200, {"schemas": []})).url
+
+
+def test_a_conforming_server_passes(scim_server):
+    process = scim_tui("check", "--url", scim_server.url)
+    assert process.returncode == 0, process.stderr
+    assert len(RESULT_LINE.findall(process.stdout)) > 20
+    assert re.search(r"^\d+ checks · \d+ SUCCESS$", process.stdout, re.MULTILINE)
+    assert "Left on the server: nothing" in process.stdout
+    assert "\x1b[" not in process.stdout, "colour on a pipe"
+    assert process.stderr == ""
+
+
+def test_a_broken_server_fails_with_exit_1(broken_url):
+    process = scim_tui("check", "--url", broken_url)
+    assert process.returncode == 1
+    assert re.search(r"^ERROR +service_provider_config_endpoint_methods +PUT /ServiceProviderConfig answered 200", process.stdout, re.MULTILINE)
+    assert " · 1 ERROR" in process.stdout
+
+
+@pytest.mark.parametrize(("fail_on", "expected"), [("error", 1), ("deviation", 1), ("critical", 0)])
+def test_fail_on_sets_the_worst_status_that_passes(broken_url, fail_on, expected):
+    assert scim_tui("check", "--url", broken_url, "--fail-on", fail_on).returncode == expected
+
+
+def test_the_demo_target_runs_the_embedded_server():
+    process = scim_tui("check", "--demo", "--include-tags", "discovery", "--format", "json")
+    assert process.returncode == 0, process.stderr
+    assert '"profile": "Demo"' in process.stdout
+
+
+def test_selection_flags_follow_the_engine_rules(scim_server):
+    process = scim_tui("check", "--url", scim_server.url, "--include-tags", "schemas,misc", "--exclude-tags", "misc", "--resource-type", "Group")
+    assert process.returncode == 0, process.stderr
+    ran = {line.split()[1] for line in process.stdout.splitlines() if line.startswith("SUCCESS")}
+    assert ran and all(name in {"query_all_schemas", "access_schema_by_id", "access_invalid_schema", "core_schemas_validation", "schemas_endpoint_methods"} for name in ran)
+    assert re.search(r"^SKIPPED +random_url +Skipped: one of its tags matches exclude_tags", process.stdout, re.MULTILINE)
+    assert re.search(r"^SKIPPED +User/query_resource_type_by_id +Skipped: resource type User is not in", process.stdout, re.MULTILINE)
+
+
+def test_the_report_goes_to_a_file_and_the_summary_to_stdout(broken_url, tmp_path):
+    output = tmp_path / "report.xml"
+    process = scim_tui("check", "--url", broken_url, "--format", "junit", "--output", str(output))
+    assert process.returncode == 1
+    assert output.read_text().startswith("<?xml")
+    assert re.match(r"^\d+ checks · \d+ SUCCESS · 1 ERROR", process.stdout)
+    assert "<testsuite" not in process.stdout
+
+
+def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
+    process = scim_tui("check", "--url", scim_server.url, "--format", "json")
+    assert process.stdout.lstrip().startswith("{") and process.stdout.rstrip().endswith("}")
+    assert re.match(r"^\d+ checks · ", process.stderr)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check"], "one of the arguments --profile --url --demo is required"),
+        (["check", "--demo", "--jobs", "0"], "'0' is not a whole number of at least 1"),
+        (["check", "--demo", "--format", "pdf"], "invalid choice: 'pdf'"),
+        (["check", "--demo", "--bogus"], "unrecognized arguments: --bogus"),
+        (["check", "--demo", "--include-tags", "discovery,nope"], "Unknown tag nope in --include-tags: use one of crud"),
+        (["check", "--demo", "--exclude-tags", "crud:nothing"], "Unknown tag crud:nothing in --exclude-tags"),
+        (["check", "--demo", "--header", "X-A: b"], "--bearer-token-env and --header go with --url"),
+        (["check", "--url", "http://127.0.0.1:9/v2", "--header", "no colon"], "--header 'no colon' is not 'Name: value'"),
+        (["check", "--url", "ftp://example.com"], "is not an http(s) URL"),
+        (["check", "--profile", "Nowhere"], "No profile named 'Nowhere'"),
+        (["check", "--demo", "--output", "/nonexistent-dir/report.txt"], "the folder /nonexistent-dir does not exist"),
+        (["demo-server", "--port", "70000"], "'70000' is not a port number"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(args, message):
+    assert message in one_line_error(scim_tui(*args))
+
+
+def test_an_unset_token_variable_is_bad_usage(scim_server):
+    line = one_line_error(scim_tui("check", "--url", scim_server.url, "--bearer-token-env", "SCIM_TUI_TEST_UNSET"))
+    assert "SCIM_TUI_TEST_UNSET is not set" in line
+
+
+def test_an_unreachable_url_is_exit_2_without_traceback():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    line = one_line_error(scim_tui("check", "--url", f"http://127.0.0.1:{port}/v2"))
+    assert f"Cannot reach http://127.0.0.1:{port}/v2" in line
+
+
+def test_tags_lists_every_tag():
+    process = scim_tui("tags")
+    assert process.returncode == 0
+    assert process.stdout.split() == get_all_available_tags()
+
+
+def test_the_checking_path_never_imports_textual():
+    code = "import sys, scim_tui.cli, scim_tui.headless, scim_tui.history, scim_tui.reports; assert 'textual' not in sys.modules, 'textual imported'"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False).returncode == 0
+
+
+def test_demo_server_serves_until_interrupted():
+    server = subprocess.Popen([sys.executable, "-m", "scim_tui.cli", "demo-server"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = server.stdout.readline()
+        url = re.search(r"at (http://127\.0\.0\.1:\d+/v2)", first).group(1)
+        assert httpx2.get(f"{url}/ServiceProviderConfig").status_code == 200
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=10) == 0
+        assert "Traceback" not in server.stderr.read()
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_ctrl_c_stops_the_run_with_one_line_and_exit_130(serve):
+    checking = threading.Event()
+
+    def slow(response):
+        checking.set()
+        time.sleep(0.5)
+        return response
+
+    server = serve(Broken(make_app()).rewrite("GET", "/v2/Schemas.*", slow))
+    run = subprocess.Popen([sys.executable, "-m", "scim_tui.cli", "check", "--url", server.url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert checking.wait(timeout=30)
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=20)
+    finally:
+        run.kill()
+    assert run.returncode == 130, (out, err)
+    assert "Traceback" not in err
+    assert re.fullmatch(r"scim-tui: Interrupted after \d+ results: the checks deleted what they had created\.\n", err)
