@@ -17,6 +17,8 @@ from scim2_models import SearchRequest
 from scim_tui.checker.checks.crud import find_in_pages
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.engine import exception_data
+from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -84,8 +86,16 @@ def check_filtering(context: CheckContext, model: type[Resource[Any]], label: st
             return query(request, resource_id)
 
         mark = len(context.exchanges)
-        response, _ = find_in_pages(fetch, resource_id)
-        results.extend(results_of(context, mark, [examine(label, model, resource_id, response, asked, left_out)]))
+        try:
+            response, _ = find_in_pages(fetch, resource_id)
+        except NotImplementedException:
+            raise  # search_with_attributes tells it apart
+        except Exception as exc:
+            reason = f"{label}: {failure_reason(exc, context.exchanges[mark:])}"
+            result = CheckResult(Status.ERROR, reason=reason, data=exception_data(exc))
+        else:
+            result = examine(label, model, resource_id, response, asked, left_out)
+        results.extend(results_of(context, mark, [result]))
     return results
 
 

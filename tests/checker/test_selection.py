@@ -1,0 +1,102 @@
+"""Choosing what runs (SPEC.md §4.2 examples), raise_exceptions, and the WSGI engine."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from scim2_client.engines.wsgi import WSGISCIMClient
+
+from scim_tui.checker import SCIMTesterError
+from scim_tui.checker import Status
+from scim_tui.checker import check_server
+from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
+from tests.servers import scim_error
+
+DISCOVERY = {
+    "service_provider_config_endpoint",
+    "service_provider_config_endpoint_methods",
+    "query_all_resource_types",
+    "query_resource_type_by_id",
+    "access_invalid_resource_type",
+    "resource_types_endpoint_methods",
+    "resource_types_schema_validation",
+    "query_all_schemas",
+    "access_schema_by_id",
+    "access_invalid_schema",
+    "core_schemas_validation",
+    "schemas_endpoint_methods",
+}
+CRUD = {
+    "resource_type_tests",
+    "object_creation",
+    "object_query",
+    "object_query_without_id",
+    "object_query_with_attributes",
+    "object_list_with_attributes",
+    "search_with_attributes",
+    "object_replacement",
+    "object_deletion",
+    "check_add_attribute",
+    "check_remove_attribute",
+    "check_replace_attribute",
+}
+
+
+def ran(results) -> set[tuple[str | None, str]]:
+    return {(r.resource_type, r.title) for r in results if r.status is not Status.SKIPPED}
+
+
+def skipped(results) -> dict[tuple[str | None, str], str]:
+    return {(r.resource_type, r.title): r.reason for r in results if r.status is Status.SKIPPED}
+
+
+def test_discovery_only(client):
+    results = check_server(client, include_tags={"discovery"})
+    assert {title for _, title in ran(results)} == DISCOVERY
+    others = skipped(results)
+    assert {title for _, title in others} == CRUD | {"random_url"}
+    assert all(reason == "Skipped: none of its tags matches include_tags ['discovery']." for reason in others.values())
+
+
+def test_crud_without_delete(client):
+    results = check_server(client, include_tags={"crud"}, exclude_tags={"crud:delete"})
+    assert ran(results) == {(rt, title) for rt in ("User", "Group") for title in CRUD - {"object_deletion"}}
+    others = skipped(results)
+    for resource_type in ("User", "Group"):
+        assert others[(resource_type, "object_deletion")] == "Skipped: one of its tags matches exclude_tags ['crud:delete']."
+    assert "include_tags ['crud']" in others[(None, "random_url")]
+    assert all(r.status is Status.SUCCESS for r in results if r.status is not Status.SKIPPED)
+
+
+def test_create_and_read_for_one_resource_type(client):
+    results = check_server(client, include_tags={"crud:create", "crud:read"}, resource_types=["Group"])
+    reads = {"object_query", "object_query_without_id", "object_query_with_attributes", "object_list_with_attributes", "search_with_attributes"}
+    assert ran(results) == {("Group", title) for title in {"object_creation"} | reads}
+    others = skipped(results)
+    assert all("is not in resource_types ['Group']" in others[("User", title)] for title in CRUD)
+    for title in ("object_replacement", "object_deletion", "check_add_attribute", "resource_type_tests"):
+        assert others[("Group", title)] == "Skipped: none of its tags matches include_tags ['crud:create', 'crud:read']."
+
+
+def test_raise_exceptions_raises_on_a_broken_server(serve):
+    server = serve(Broken(make_app()).rewrite("DELETE", r"/v2/Users/[^/]+", lambda answer: (200, *answer[1:])))
+    with make_client(server.url) as scim, pytest.raises(SCIMTesterError) as raised:
+        check_server(scim, raise_exceptions=True, include_tags={"crud:delete"}, resource_types=["User"])
+    assert "object_deletion" in raised.value.message and "answered 200 instead of 204" in raised.value.message
+    assert raised.value.conf.raise_exceptions is True
+
+
+def test_raise_exceptions_raises_when_a_check_stops_on_an_error(serve):
+    server = serve(Broken(make_app()).answer("POST", "/v2/Users", 500, scim_error(500)))
+    with make_client(server.url) as scim, pytest.raises(SCIMTesterError, match="object_creation: POST /v2/Users answered 500"):
+        check_server(scim, raise_exceptions=True, include_tags={"crud:create"}, resource_types=["User"])
+
+
+def test_the_wsgi_engine_gives_the_same_statuses_as_httpx2(scim_server, client):
+    over_http = check_server(client)
+    in_process = check_server(WSGISCIMClient(make_app(), base_url="http://localhost/v2"))
+    assert Counter((r.resource_type, r.title, r.status) for r in in_process) == Counter((r.resource_type, r.title, r.status) for r in over_http)
+    assert not any(r.status.failed for r in in_process)
