@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from socketserver import ThreadingMixIn
@@ -203,19 +204,23 @@ def test_a_redirect_to_another_origin_is_not_followed_and_gets_no_credentials(se
 # TLS: a scim2-server behind a self-signed certificate.
 
 
-@pytest.fixture(scope="module")
-def certificate(tmp_path_factory) -> tuple[Path, Path]:
+def make_certificate(directory: Path, name: str) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, made with the openssl command."""
     if shutil.which("openssl") is None:
         pytest.skip("the openssl command is needed to make a certificate")
-    directory = tmp_path_factory.mktemp("tls")
-    cert, key = directory / "cert.pem", directory / "key.pem"
+    cert, key = directory / f"{name}.pem", directory / f"{name}.key"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=scim-tui test",
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN=scim-tui {name}",
          "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
         check=True,
         capture_output=True,
     )
     return cert, key
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory) -> tuple[Path, Path]:
+    return make_certificate(tmp_path_factory.mktemp("tls"), "server")
 
 
 class _TLSServer(ThreadingMixIn, WSGIServer):
@@ -232,16 +237,28 @@ class _Quiet(WSGIRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def tls_server(certificate) -> Iterator[str]:
+@contextmanager
+def serving_tls(certificate: tuple[Path, Path], client_ca: Path | None = None) -> Iterator[str]:
+    """scim2-server over TLS on loopback; with client_ca, clients must show a certificate it signed."""
     server = make_server("127.0.0.1", 0, make_app(), server_class=_TLSServer, handler_class=_Quiet)
     server.context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server.context.load_cert_chain(*certificate)
+    if client_ca:
+        server.context.verify_mode = ssl.CERT_REQUIRED
+        server.context.load_verify_locations(client_ca)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"https://127.0.0.1:{server.server_port}/v2"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"https://127.0.0.1:{server.server_port}/v2"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def tls_server(certificate) -> Iterator[str]:
+    with serving_tls(certificate) as url:
+        yield url
 
 
 def test_a_self_signed_certificate_says_how_to_trust_it(tls_server):
@@ -272,3 +289,14 @@ def test_a_certificate_for_another_name_is_explained(tls_server, certificate):
 def test_a_sound_server_passes_through_the_guarded_transport(scim_server):
     outcome = run(scim_server.url)
     assert outcome.results and all(r.status is Status.SUCCESS for r in outcome.results)
+
+
+def test_a_client_certificate_is_shown_when_the_server_asks(certificate, tmp_path):
+    client_cert, client_key = make_certificate(tmp_path, "client")
+    trusted = TLS(ca_bundle=str(certificate[0]))
+    with serving_tls(certificate, client_ca=client_cert) as url:
+        anonymous = run(url, tls=trusted)
+        identified = run(url, tls=trusted.model_copy(update={"client_cert": str(client_cert), "client_key": str(client_key)}))
+    assert_fault(anonymous, "asks for a client certificate: set tls.client_cert and tls.client_key")
+    discovery = [r for r in identified.results if "discovery" in r.tags]
+    assert discovery and all(r.status is Status.SUCCESS for r in discovery)

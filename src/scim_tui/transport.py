@@ -166,6 +166,8 @@ def human_reason(exc: httpx2.TransportError, request: httpx2.Request, timeout: f
         return _untrusted(where, request.url.host, _find(causes, ssl.SSLCertVerificationError))
     if failure := _find(causes, ssl.SSLError):
         reason = failure.reason or str(failure)
+        if "CERTIFICATE_REQUIRED" in reason:
+            return f"{where} asks for a client certificate: set tls.client_cert and tls.client_key"
         return f"the TLS handshake with {where} failed ({reason}): check that it serves https on this port"
     if _find(causes, ConnectionRefusedError):
         return f"nothing listens on {where}: is the server running and the URL right?"
