@@ -253,7 +253,7 @@ class ProfileFormScreen(Screen[Profile | None]):
         Binding("ctrl+s", "save", "Save", id="profile_form.save", priority=True),
         Binding("escape", "cancel", "Cancel", id="profile_form.cancel"),
     ]
-    AUTO_FOCUS = "#name"
+    AUTO_FOCUS = None
     FORM = True
     """Keys type into the form: `q` is a letter here, not a way out of the app."""
 
@@ -308,6 +308,8 @@ class ProfileFormScreen(Screen[Profile | None]):
         self.title = f"Edit {self.previous_name}" if self.previous_name else "New profile"
         self.taken = {slug(profile.name): profile.name for profile in load_profiles().profiles if profile.name != self.previous_name}
         self.show_auth_fields()
+        # Focusing before the first layout would scroll the form past the name's label.
+        self.query_one("#name", Input).focus(scroll_visible=False)
 
     def values(self) -> FormValues:
         def text(key: str) -> str:
@@ -383,6 +385,7 @@ class ProfileFormScreen(Screen[Profile | None]):
         if problems:
             which = f"{len(problems)} problems" if len(problems) > 1 else "problem"
             status.update(f"Not saved: fix the {which} marked in red.")
+            self.focus_first(problems)
             return
         profile = build_profile(self.values(), self.base)
         try:
@@ -391,6 +394,13 @@ class ProfileFormScreen(Screen[Profile | None]):
             status.update(f"Not saved: {error}")
             return
         self.dismiss(profile)
+
+    def focus_first(self, problems: dict[str, str]) -> None:
+        """Focus the topmost field that has a problem, so the user starts there."""
+        keys = [(line.id or "").removesuffix("-error") for line in self.query(".field-error")]
+        first = self.query_one(f"#{next(key for key in keys if key in problems)}")
+        target = first if first.focusable else first.query(Input).first()
+        target.focus()
 
     def action_cancel(self) -> None:
         self.dismiss(None)
