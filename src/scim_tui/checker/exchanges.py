@@ -29,6 +29,8 @@ REDACTED = "***"
 
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 SENSITIVE_WORDS = ("token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "auth", "session", "credential")
+GENERIC_MESSAGES = frozenset({"Network error happened during request"})
+"""scim2-client's wording for any transport failure; the cause that follows says more."""
 MAX_BODY_CHARS = 256 * 1024
 """Bodies longer than this are cut in the exchange (the check itself saw all of it)."""
 
@@ -224,6 +226,8 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
             if piece and piece != "UNKNOWN" and not any(piece in known for known in parts):
                 parts.append(piece)
         seen = seen.__cause__ or seen.__context__
+    if len(parts) > 1 and parts[0] in GENERIC_MESSAGES:
+        parts = parts[1:]
     line = "; ".join(parts) or type(exc).__name__
     return line if len(line) <= limit else f"{line[: limit - 1]}…"
 
