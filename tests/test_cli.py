@@ -13,12 +13,20 @@ import time
 import httpx2
 import pytest
 
+from scim_tui import history
 from scim_tui.checker import get_all_available_tags
 from scim_tui.demo import make_app
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import save_profile
+from scim_tui.reports import FORMATS
 from tests.command import one_line_error
 from tests.command import scim_tui
 from tests.servers import Broken
+from tests.servers import scim_error
 
+TOKEN = "scim-tui-test-token-5f0c2a9e71"
 RESULT_LINE = re.compile(r"^(SUCCESS|COMPLIANT|ACCEPTABLE|DEVIATION|ERROR|CRITICAL|SKIPPED) +\S+ ", re.MULTILINE)
 
 
@@ -95,6 +103,8 @@ def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
         (["check", "--profile", "Nowhere"], "No profile named 'Nowhere'"),
         (["check", "--demo", "--output", "/nonexistent-dir/report.txt"], "the folder /nonexistent-dir does not exist"),
         (["demo-server", "--port", "70000"], "'70000' is not a port number"),
+        (["--profile", "Nowhere"], "No profile named 'Nowhere'"),
+        (["--demo", "--profile", "Demo"], "argument --profile: not allowed with argument --demo"),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_2(args, message):
@@ -112,6 +122,39 @@ def test_an_unreachable_url_is_exit_2_without_traceback():
         port = probe.getsockname()[1]
     line = one_line_error(scim_tui("check", "--url", f"http://127.0.0.1:{port}/v2"))
     assert f"Cannot reach http://127.0.0.1:{port}/v2" in line
+
+
+def test_refused_credentials_are_exit_2(serve):
+    url = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 401, scim_error(401))).url
+    line = one_line_error(scim_tui("check", "--url", url, "--bearer-token-env", "WRONG_TOKEN", env={"WRONG_TOKEN": "not-the-token"}))
+    assert f"{url} refused the credentials: 401 Unauthorized" in line
+
+
+def test_a_server_that_answers_discovery_badly_is_checked_not_refused(serve):
+    url = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 500, scim_error(500))).url
+    process = scim_tui("check", "--url", url, "--include-tags", "service-provider-config")
+    assert process.returncode == 1
+    assert re.search(r"^ERROR +service_provider_config_endpoint +GET /v2/ServiceProviderConfig answered 500", process.stdout, re.MULTILINE)
+
+
+def test_the_token_is_in_no_output_and_no_history_file(serve):
+    echo = scim_error(404, f"No such path; you sent Authorization: Bearer {TOKEN}")
+    url = serve(Broken(make_app(bearer_tokens=[TOKEN])).answer("GET", "/v2/scim-tui-missing.*", 404, echo)).url
+    save_profile(Profile(name="Secured", url=url, auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TUI_TEST_TOKEN")))
+    env = {"SCIM_TUI_TEST_TOKEN": TOKEN}
+    targets = (["--profile", "Secured"], ["--url", url, "--bearer-token-env", "SCIM_TUI_TEST_TOKEN"])
+    printed = []
+    for format in FORMATS:
+        for target in targets:
+            process = scim_tui("check", *target, "--format", format, "--include-tags", "misc,service-provider-config", env=env)
+            assert process.returncode == 0, process.stderr
+            printed += [process.stdout, process.stderr]
+    full = scim_tui("check", "--profile", "Secured", "--format", "json", env=env)
+    assert full.returncode == 0, full.stderr
+    saved = [path.read_text() for path in history.runs("Secured")]
+    assert len(saved) == len(FORMATS) + 1
+    assert [text for text in [*printed, full.stdout, *saved] if TOKEN in text] == []
+    assert "you sent Authorization: Bearer ***" in full.stdout, "the echoed token was in the data, redacted"
 
 
 def test_tags_lists_every_tag():
@@ -139,22 +182,24 @@ def test_demo_server_serves_until_interrupted():
         server.wait()
 
 
-def test_ctrl_c_stops_the_run_with_one_line_and_exit_130(serve):
-    checking = threading.Event()
+@pytest.mark.parametrize("jobs", ["1", "4"])
+def test_ctrl_c_deletes_what_the_run_created_then_exits_130(serve, jobs):
+    reading = threading.Event()
 
     def slow(response):
-        checking.set()
+        reading.set()
         time.sleep(0.5)
         return response
 
-    server = serve(Broken(make_app()).rewrite("GET", "/v2/Schemas.*", slow))
-    run = subprocess.Popen([sys.executable, "-m", "scim_tui.cli", "check", "--url", server.url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = serve(Broken(make_app()).rewrite("GET", "/v2/(Users|Groups)/[^/]+", slow))
+    run = subprocess.Popen([sys.executable, "-m", "scim_tui.cli", "check", "--url", server.url, "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        assert checking.wait(timeout=30)
+        assert reading.wait(timeout=60), "the run never read a resource it created"
         run.send_signal(signal.SIGINT)
-        out, err = run.communicate(timeout=20)
+        out, err = run.communicate(timeout=60)
     finally:
         run.kill()
     assert run.returncode == 130, (out, err)
-    assert "Traceback" not in err
     assert re.fullmatch(r"scim-tui: Interrupted after \d+ results: the checks deleted what they had created\.\n", err)
+    for endpoint in ("Users", "Groups"):
+        assert httpx2.get(f"{server.url}/{endpoint}").json()["totalResults"] == 0, f"the run left {endpoint} behind"

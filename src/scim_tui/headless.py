@@ -41,6 +41,10 @@ FAIL_ON = {"compliant": Status.COMPLIANT, "acceptable": Status.ACCEPTABLE, "devi
 """--fail-on: the least bad status that fails the run."""
 
 
+REFUSED = (401, 403)
+"""Answers to GET /ServiceProviderConfig that mean the credentials are wrong: no point in running the checks."""
+
+
 class UsageError(Exception):
     """Bad flags or an unreachable target: one line naming the fix; the command exits 2."""
 
@@ -122,9 +126,7 @@ def _tags(values: list[str], flag: str) -> list[str]:
 def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
     """Run the selected checks on a target; UsageError when it cannot be reached."""
     profile = target.profile
-    reachable = test_connection(profile)
-    if not reachable.ok:
-        raise UsageError(f"Cannot reach {profile.url or 'the demo server'}: {reachable.message}")
+    _check_reachable(profile)
     conf = CheckConfig(
         include_tags=set(selection.include_tags) or None,
         exclude_tags=set(selection.exclude_tags) or None,
@@ -155,6 +157,16 @@ def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
         selection=selection,
         secrets=secrets,
     )
+
+
+def _check_reachable(profile: Profile) -> None:
+    """UsageError when nothing answers or the credentials are refused; any other answer is for the checks to judge."""
+    outcome = test_connection(profile)
+    where = profile.url or "the demo server"
+    if outcome.status_code is None:
+        raise UsageError(f"Cannot reach {where}: {outcome.message}")
+    if outcome.status_code in REFUSED:
+        raise UsageError(f"{where} refused the credentials: {outcome.message}")
 
 
 class Interrupted(Exception):
