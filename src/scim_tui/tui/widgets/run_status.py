@@ -60,13 +60,11 @@ def outcome_text(progress: Progress) -> Text:
 
 
 def counts_text(progress: Progress) -> Text:
-    """Each status with its key, its count, struck through when the results pane hides it."""
+    """Each status (keys 1 to 7 in this order) with its count, struck through when hidden."""
     text = Text()
     for status in Status:
         hidden = status not in progress.shown
-        style = "dim strike" if hidden else STATUS_STYLES[status]
-        text.append(f"{status.value} ", style="dim")
-        text.append(f"{status.name} {progress.counts[status]}", style=style)
+        text.append(f"{status.name} {progress.counts[status]}", style="dim strike" if hidden else STATUS_STYLES[status])
         text.append("  ")
     for mark, count in progress.marks.items():
         text.append_text(mark_text(mark))

@@ -1,0 +1,54 @@
+"""Helpers for the run screen tests: a profile on a real server, and running until the run ends."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+
+from scim_tui.profiles import Profile
+from scim_tui.tui.screens.run import RunScreen
+from scim_tui.tui.widgets.results_table import ResultsTable
+
+SIZE = (130, 40)
+
+
+@pytest.fixture
+def local(scim_server) -> Profile:
+    return Profile(name="Local", url=scim_server.url)
+
+
+def run_screen(pilot: Pilot) -> RunScreen:
+    screen = pilot.app.screen
+    assert isinstance(screen, RunScreen), f"expected the run screen, got {screen!r}"
+    return screen
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait for every worker, then for the messages they posted."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def run_checks(pilot: Pilot, key: str = "r") -> RunScreen:
+    """Start a run with a key and wait until it has ended and been shown."""
+    screen = run_screen(pilot)
+    await settle(pilot)
+    await pilot.press(key)
+    await settle(pilot)
+    assert not screen.running
+    return screen
+
+
+def table_of(pilot: Pilot) -> ResultsTable:
+    return run_screen(pilot).query_one(ResultsTable)
+
+
+def plain(renderable: object, width: int = 200) -> str:
+    """What a Rich renderable (or text) reads like on a terminal, without styles."""
+    console = Console(width=width, file=io.StringIO(), record=True)
+    console.print(renderable)
+    return console.export_text()

@@ -1,0 +1,106 @@
+"""The detail of a result: its facts, its exchanges, copy as curl, rerun, and back to the same row."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from scim_tui.checker import Status
+from scim_tui.demo import make_app
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.run_state import Mark
+from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.screens.run import RunScreen
+from scim_tui.tui.widgets.exchange_view import ExchangeView
+from tests.servers import Broken
+from tests.tui.conftest import SIZE
+from tests.tui.conftest import plain
+from tests.tui.conftest import run_checks
+from tests.tui.conftest import settle
+from tests.tui.conftest import table_of
+
+pytestmark = pytest.mark.anyio
+SECRET = "s3cret-bearer-value"
+MISSING = r"/v2/scim-tui-missing-.*"
+
+
+def shown_text(screen: ResultScreen) -> str:
+    return "\n".join(plain(static.content) for static in screen.query(Static))
+
+
+async def open_row(pilot, title: str) -> ResultScreen:
+    table = table_of(pilot)
+    key = next(key for key in table.keys if key.startswith(f"{title}#"))
+    table.focus()
+    table.select_key(key)
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, ResultScreen)
+    return pilot.app.screen
+
+
+async def test_the_detail_shows_the_result_and_every_exchange(serve):
+    broken = Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []})
+    server = serve(broken)
+    profile = Profile(name="Broken", url=server.url, auth=Auth(kind=AuthKind.BEARER, token=SECRET))
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_checks(pilot)
+        detail = await open_row(pilot, "random_url")
+        result = detail.row.result
+        assert result.status.failed
+        text = shown_text(detail)
+        for fact in ("random_url", result.status.name, "(server)", "misc", f"section {result.section}", result.reason):
+            assert fact in text
+        views = list(detail.query(ExchangeView))
+        assert len(views) == len(result.exchanges) >= 1
+        assert not views[0].collapsed
+        body = plain(views[0].query_one(".exchange-body", Static).content)
+        assert "GET /scim-tui-missing-" in body and "200 OK" in body and "authorization: ***" in body
+        assert SECRET not in text + body
+
+        await pilot.press("y")
+        copied = app.clipboard
+        assert copied.startswith("curl -X GET") and f'"{server.url}/scim-tui-missing-' in copied
+        assert '"authorization: ${SCIM_AUTHORIZATION}"' in copied and SECRET not in copied
+
+        broken.repaired = True
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.screen is detail
+        assert detail.row.result.status is Status.SUCCESS and detail.row.mark is Mark.FIXED
+        assert "fixed" in shown_text(detail)
+
+
+async def test_escape_returns_to_the_results_with_the_cursor_where_it_was(local):
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_checks(pilot)
+        table = table_of(pilot)
+        table.focus()
+        await pilot.press("down", "down", "down", "down", "down")
+        row = table.cursor_row
+        key = table.selected_key
+        assert key is not None
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen) and app.screen.row.key == key
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+        assert table.cursor_row == row and table.selected_key == key and table.has_focus
+
+
+async def test_enter_on_a_group_heading_opens_nothing(local):
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_checks(pilot)
+        table = table_of(pilot)
+        table.focus()
+        table.move_cursor(row=0)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)

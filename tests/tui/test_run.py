@@ -1,0 +1,199 @@
+"""The run screen against a real scim2-server: live results, summary, cancel, filters, rerun failed."""
+
+from __future__ import annotations
+
+import time
+import tomllib
+
+import pytest
+from textual.widgets import Static
+
+from scim2_models import Group
+from scim2_models import User
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import profiles_dir
+from scim_tui.profiles import save_profile
+from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.messages import ResultsBatch
+from scim_tui.tui.run_state import Mark
+from scim_tui.tui.screens.run import RunScreen
+from scim_tui.tui.widgets.check_tree import CheckTree
+from scim_tui.tui.widgets.run_status import Phase
+from scim_tui.tui.widgets.run_status import counts_text
+from scim_tui.tui.widgets.run_status import outcome_text
+from tests.servers import Broken
+from tests.servers import make_client
+from tests.tui.conftest import SIZE
+from tests.tui.conftest import plain
+from tests.tui.conftest import run_checks
+from tests.tui.conftest import run_screen
+from tests.tui.conftest import settle
+from tests.tui.conftest import table_of
+
+pytestmark = pytest.mark.anyio
+MISSING = r"/v2/scim-tui-missing-.*"
+
+
+def titles(rows) -> list[tuple[str | None, str | None, Status]]:
+    return [(row.result.resource_type, row.result.title, row.result.status) for row in rows]
+
+
+async def test_a_run_shows_every_result_live_and_the_summary(local, client):
+    expected = list(iter_checks(client))
+    batches: set[int] = set()
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE, message_hook=lambda m: batches.add(id(m)) if isinstance(m, ResultsBatch) else None) as pilot:
+        screen = await run_checks(pilot)
+        rows = screen.state.visible(screen.view)
+        assert sorted(titles(rows), key=str) == sorted(((r.resource_type, r.title, r.status) for r in expected), key=str)
+        assert len(batches) > 1, "results must arrive while the run goes on, not all at the end"
+        table = table_of(pilot)
+        groups = [key for key in table.keys if key.startswith("group:")]
+        assert groups[0] == "group:Server" and set(groups) == {"group:Server", "group:User", "group:Group"}
+        assert table.row_count == len(expected) + len(groups)
+        progress = screen.progress
+        assert progress.phase is Phase.FINISHED
+        assert progress.done == progress.planned > 0
+        assert outcome_text(progress).plain.startswith(f"Finished {progress.planned} checks")
+        summary = counts_text(progress).plain
+        for status in Status:
+            assert f"{status.name} {sum(r.status is status for r in expected)}" in summary
+        assert app.sub_title == "" and screen.sub_title == "Local"
+
+
+async def test_escape_cancels_keeps_the_results_and_cleans_up(serve):
+    def slow(response):
+        time.sleep(0.01)
+        return response
+
+    server = serve(Broken(make_app()).rewrite(None, ".*", slow))
+    app = ScimTuiApp(Profile(name="Slow", url=server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        await pilot.press("r")
+        while screen.state.checks_done() < 20:  # into the resource checks, which create resources
+            await pilot.pause(0.05)
+        assert screen.running
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen.progress.phase is Phase.CANCELLED
+        assert "cancelled" in outcome_text(screen.progress).plain
+        kept = screen.state.checks_done()
+        assert 20 <= kept < screen.progress.planned
+        assert len(table_of(pilot).keys) > kept
+        assert isinstance(app.screen, RunScreen), "escape during a run cancels, it does not leave"
+    with make_client(server.url) as client:
+        client.discover()
+        for model in (User, Group):
+            assert client.query(model).total_results == 0
+
+
+async def test_statuses_and_text_filter_the_results(serve):
+    server = serve(Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []}))
+    app = ScimTuiApp(Profile(name="Broken", url=server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        everything = len(screen.state.rows)
+        failed = [row for row in screen.state.rows.values() if row.result.status.failed]
+        assert failed
+
+        await pilot.press("1")  # hide SUCCESS
+        shown = screen.state.visible(screen.view)
+        assert all(row.result.status is not Status.SUCCESS for row in shown)
+        assert {row.key for row in failed} <= {row.key for row in shown}
+        assert set(table_of(pilot).keys) >= {row.key for row in failed}
+        assert "SUCCESS" not in {table_of(pilot).get_row(key)[0].plain for key in table_of(pilot).keys}
+        await pilot.press("1")
+        assert len(screen.state.visible(screen.view)) == everything
+
+        await pilot.press("slash")
+        await pilot.press(*"random_url")
+        shown = screen.state.visible(screen.view)
+        assert shown and {row.result.title for row in shown} == {"random_url"}
+        assert [key for key in table_of(pilot).keys if not key.startswith("group:")] == [row.key for row in shown]
+        await pilot.press("enter")
+        assert table_of(pilot).has_focus
+        await pilot.press("slash", "escape")
+        assert len(screen.state.visible(screen.view)) == everything
+
+
+async def test_rerun_failed_replaces_rows_in_place_and_marks_them_fixed(serve):
+    broken = Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []})
+    server = serve(broken)
+    app = ScimTuiApp(Profile(name="Broken", url=server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        table = table_of(pilot)
+        order = list(table.keys)
+        failed = {row.key for row in screen.state.rows.values() if row.result.status.failed}
+        assert failed
+
+        await run_checks(pilot, "f")  # still broken
+        assert {row.key for row in screen.state.rows.values() if row.mark is Mark.STILL_FAILING} == failed
+
+        broken.repaired = True
+        await run_checks(pilot, "f")
+        assert table.keys == order, "rows are replaced in place"
+        for key in failed:
+            row = screen.state.rows[key]
+            assert row.mark is Mark.FIXED and not row.result.status.failed
+            assert table.get_row(key)[2].plain == "✔ fixed"
+        assert not screen.state.failed_checks()
+        assert "fixed 1" in counts_text(screen.progress).plain.replace("✔ ", "")
+
+
+async def test_the_selection_is_saved_to_the_profile_file(scim_server):
+    save_profile(Profile(name="Saved", url=scim_server.url))
+    app = ScimTuiApp(Profile(name="Saved", url=scim_server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        tree = screen.query_one(CheckTree)
+        tree.set_checked({"discovery", "misc"})
+        options = screen.query_one("#resource-types")
+        assert [options.get_option_at_index(i).value for i in range(options.option_count)] == ["User", "Group"]
+        options.deselect("Group")
+        await run_checks(pilot)
+        ran = {row.result.title for row in screen.state.rows.values() if row.result.status is not Status.SKIPPED}
+        assert ran and all("crud" not in row.result.tags or row.result.status is Status.SKIPPED for row in screen.state.rows.values())
+    stored = tomllib.loads((profiles_dir() / "saved.toml").read_text())
+    assert stored["selection"] == {"include_tags": ["discovery", "misc"], "resource_types": ["User"]}
+
+    app = ScimTuiApp(Profile.model_validate(stored))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = run_screen(pilot)
+        assert screen.query_one(CheckTree).checked == {"discovery", "misc"}
+        assert screen.query_one("#resource-types").selected == ["User"]
+
+
+async def test_a_missing_secret_is_one_line_not_a_traceback(scim_server, monkeypatch):
+    monkeypatch.delenv("SCIM_TUI_TEST_TOKEN", raising=False)
+    profile = Profile(name="Env", url=scim_server.url, auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TUI_TEST_TOKEN"))
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        assert screen.progress.phase is Phase.FAILED
+        line = outcome_text(screen.progress).plain
+        assert "SCIM_TUI_TEST_TOKEN is not set" in line and "\n" not in line and "Traceback" not in line
+        assert any("SCIM_TUI_TEST_TOKEN" in n.message for n in app._notifications)
+        assert "SCIM_TUI_TEST_TOKEN" in plain(screen.query_one("#resource-types-note", Static).content)
+
+
+async def test_q_quits_and_escape_goes_back_to_the_profiles(local):
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "ProfilesScreen"
+        app.open_run(local)
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0

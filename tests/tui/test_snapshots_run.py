@@ -1,0 +1,74 @@
+"""Snapshots of the run screen (idle, finished with failures) and of a result's detail.
+
+What would change between two runs is pinned: uuid4 (scim2-server ids, probe ids) and
+random (filled values) are seeded, exchange timings and the run clock are frozen, the
+server's Date header is fixed, and the random port never shows: headers name the
+profile, exchanges show URLs relative to the profile's base URL, and the requests carry
+a fixed Host header (which scim2-server also uses for its locations).
+"""
+
+from __future__ import annotations
+
+import random
+import types
+import uuid
+import wsgiref.handlers
+
+import pytest
+
+from scim_tui.checker import exchanges
+from scim_tui.demo import make_app
+from scim_tui.profiles import Profile
+from scim_tui.tui.app import ScimTuiApp
+from tests.servers import Broken
+from tests.tui.conftest import SIZE
+from tests.tui.conftest import settle
+from tests.tui.conftest import table_of
+
+MISSING = r"/v2/scim-tui-missing-.*"
+
+
+@pytest.fixture
+def deterministic(monkeypatch):
+    ids = random.Random(1)
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=ids.getrandbits(128), version=4))
+    monkeypatch.setattr(exchanges, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))
+    monkeypatch.setattr(wsgiref.handlers, "format_date_time", lambda _: "Sun, 01 Nov 2026 12:00:00 GMT")
+    random.seed(7)
+
+
+@pytest.fixture
+def broken_profile(serve, deterministic) -> Profile:
+    server = serve(Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []}))
+    return Profile(name="Broken server", url=server.url, headers={"Host": "scim.test"})
+
+
+def frozen_app(profile: Profile) -> ScimTuiApp:
+    return ScimTuiApp(profile, clock=lambda: 0.0)
+
+
+async def run_and_select_failure(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("r")
+    await settle(pilot)
+    table = table_of(pilot)
+    table.focus()
+    table.select_key(next(key for key in table.keys if key.startswith("random_url#")))
+    await pilot.pause()
+
+
+def test_run_screen_idle(snap_compare, broken_profile):
+    assert snap_compare(frozen_app(broken_profile), run_before=settle, terminal_size=SIZE)
+
+
+def test_run_screen_finished_with_failures(snap_compare, broken_profile):
+    assert snap_compare(frozen_app(broken_profile), run_before=run_and_select_failure, terminal_size=SIZE)
+
+
+def test_result_detail(snap_compare, broken_profile):
+    async def open_failure(pilot) -> None:
+        await run_and_select_failure(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(frozen_app(broken_profile), run_before=open_failure, terminal_size=SIZE)
