@@ -7,8 +7,13 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from scim2_client.engines.httpx2 import SyncSCIMClient
+from scim2_models import EnterpriseUser
+from scim2_models import Group
 from scim2_models import ResourceType
 from scim2_models import Schema
+from scim2_models import ScimProvider
+from scim2_models import User
 from scim2_server.utils import load_default_resource_types
 from scim2_server.utils import load_default_schemas
 
@@ -17,38 +22,28 @@ from scim_tui.checker import Status
 from scim_tui.checker import check_server
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
+from tests.checker.test_discovery import DISCOVERY_CHECKERS
 from tests.servers import make_client
 
 SCHEMAS = Path(__file__).parent / "schemas"
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 
-ALL_CHECKERS = {
-    "service_provider_config_endpoint",
-    "service_provider_config_endpoint_methods",
-    "query_all_resource_types",
-    "query_resource_type_by_id",
-    "access_invalid_resource_type",
-    "resource_types_endpoint_methods",
-    "resource_types_schema_validation",
-    "query_all_schemas",
-    "access_schema_by_id",
-    "access_invalid_schema",
-    "core_schemas_validation",
-    "schemas_endpoint_methods",
-    "random_url",
+RESOURCE_CHECKERS = {
     "resource_type_tests",
     "object_creation",
     "object_query",
     "object_query_without_id",
+    "object_query_with_attributes",
+    "object_list_with_attributes",
+    "search_with_attributes",
     "object_replacement",
     "object_deletion",
     "check_add_attribute",
     "check_remove_attribute",
     "check_replace_attribute",
-    "object_query_with_attributes",
-    "object_list_with_attributes",
-    "search_with_attributes",
 }
+ALL_CHECKERS = DISCOVERY_CHECKERS | RESOURCE_CHECKERS
+"""The 25 checkers of SPEC.md §4.3."""
 
 
 def pet_app():
@@ -92,6 +87,7 @@ def assert_clean_full_run(url: str) -> list:
 
 
 def test_a_full_run_on_the_default_server_passes_and_leaves_it_as_it_was(serve):
+    assert len(ALL_CHECKERS) == 25
     results = assert_clean_full_run(serve(make_app()).url)
     ran = {(r.resource_type, r.title) for r in results if r.status is not Status.SKIPPED}
     for resource_type in ("User", "Group"):
@@ -129,3 +125,17 @@ def test_every_resource_check_records_its_exchanges(client, resource_type):
     results = check_server(client, include_tags={"crud"}, resource_types=[resource_type])
     mine = [r for r in results if r.resource_type == resource_type and r.status is not Status.SKIPPED and r.title != "resource_type_tests"]
     assert mine and all(r.exchanges and r.reason and r.section and r.description for r in mine)
+
+
+def test_a_client_configured_with_the_scim2_models_classes_runs_the_same_suite(serve):
+    """Resource types configured on the client (SPEC.md §1 step 3), not discovered."""
+    server = serve(make_app())
+    provider = ScimProvider(
+        models=[User, EnterpriseUser, Group],
+        resource_types=[ResourceType.from_resource(User[EnterpriseUser]), ResourceType.from_resource(Group)],
+    )
+    with httpx2.Client(base_url=server.url) as http:
+        results = check_server(SyncSCIMClient(http, provider=provider))
+    assert {r.title for r in results} == ALL_CHECKERS
+    assert [r for r in results if r.status.failed] == []
+    assert holdings(server.url) == {"User": [], "Group": []}

@@ -11,38 +11,14 @@ from scim_tui.checker import SCIMTesterError
 from scim_tui.checker import Status
 from scim_tui.checker import check_server
 from scim_tui.demo import make_app
+from tests.checker.test_discovery import DISCOVERY_CHECKERS
+from tests.checker.test_full_run import RESOURCE_CHECKERS
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
 
-DISCOVERY = {
-    "service_provider_config_endpoint",
-    "service_provider_config_endpoint_methods",
-    "query_all_resource_types",
-    "query_resource_type_by_id",
-    "access_invalid_resource_type",
-    "resource_types_endpoint_methods",
-    "resource_types_schema_validation",
-    "query_all_schemas",
-    "access_schema_by_id",
-    "access_invalid_schema",
-    "core_schemas_validation",
-    "schemas_endpoint_methods",
-}
-CRUD = {
-    "resource_type_tests",
-    "object_creation",
-    "object_query",
-    "object_query_without_id",
-    "object_query_with_attributes",
-    "object_list_with_attributes",
-    "search_with_attributes",
-    "object_replacement",
-    "object_deletion",
-    "check_add_attribute",
-    "check_remove_attribute",
-    "check_replace_attribute",
-}
+DISCOVERY = DISCOVERY_CHECKERS - {"random_url"}
+CRUD = RESOURCE_CHECKERS
 
 
 def ran(results) -> set[tuple[str | None, str]]:

@@ -137,8 +137,10 @@ def attribute_value(context: CheckContext, attribute: Attribute, fill_all: bool 
 
     `avoid` is the current value, which a replacement value must differ from.
     """
-    if attribute.is_extension or attribute.is_complex:
-        value = object_value(context, attribute.root_type, fill_all or not attribute.is_extension)
+    if attribute.is_extension:
+        value = object_value(context, attribute.root_type, fill_all)
+    elif attribute.is_complex:
+        value = object_value(context, attribute.root_type)  # a complex value gets all its sub-attributes
     else:
         value = scalar_value(context, attribute, avoid)
     if not attribute.multi_valued:
