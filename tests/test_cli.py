@@ -111,6 +111,11 @@ def test_bad_usage_is_one_line_and_exit_2(args, message):
     assert message in one_line_error(scim_tui(*args))
 
 
+def test_a_resource_type_the_server_lacks_is_bad_usage(scim_server):
+    line = one_line_error(scim_tui("check", "--url", scim_server.url, "--resource-type", "Users", "--include-tags", "misc"))
+    assert "The server has no resource type Users (--resource-type): use one of User, Group." in line
+
+
 def test_an_unset_token_variable_is_bad_usage(scim_server):
     line = one_line_error(scim_tui("check", "--url", scim_server.url, "--bearer-token-env", "SCIM_TUI_TEST_UNSET"))
     assert "SCIM_TUI_TEST_UNSET is not set" in line

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from scim_tui import history
 from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
@@ -68,6 +69,7 @@ def check(args: argparse.Namespace) -> int:
     if output is not None and not output.parent.is_dir():
         raise UsageError(f"Cannot write {output}: the folder {output.parent} does not exist.")
     report = run(target, selection, args.jobs)
+    _check_resource_types(report)
     previous = history.latest(report.profile) if target.recorded and report.profile else None
     if target.recorded:
         _record(report)
@@ -121,6 +123,14 @@ def _tags(values: list[str], flag: str) -> list[str]:
     if unknown:
         raise UsageError(f"Unknown tag {', '.join(unknown)} in {flag}: use one of {', '.join(known)}.")
     return tags
+
+
+def _check_resource_types(report: RunReport) -> None:
+    """A --resource-type the server does not have would pass a CI job that tested nothing: bad usage."""
+    published = list(dict.fromkeys(r.resource_type for r in report.results if r.resource_type))
+    unknown = [name for name in report.selection.resource_types if name not in published]
+    if unknown and published:
+        raise UsageError(f"The server has no resource type {', '.join(unknown)} (--resource-type): use one of {', '.join(published)}.")
 
 
 def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
@@ -188,15 +198,17 @@ class Progress:
     def __init__(self, stream: TextIO | None):
         self.stream = stream
         self.total = 0
-        self.done = 0
+        self.done: set[CheckId] = set()
+        """The checks that gave a result: a check may give several."""
 
     def plan(self, total: int) -> None:
         self.total = total
 
     def advance(self, result: CheckResult) -> None:
-        self.done += 1
+        self.done.add(result.check_id)
         if self.stream is not None:
-            self.stream.write(f"\r\x1b[K[{self.done}/{max(self.total, self.done)}] {result.check_id}")
+            count = len(self.done)
+            self.stream.write(f"\r\x1b[K[{count}/{max(self.total, count)}] {result.check_id}")
             self.stream.flush()
 
     def clear(self) -> None:

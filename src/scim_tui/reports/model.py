@@ -6,6 +6,7 @@ report and the run history both use it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -85,11 +86,12 @@ class RunReport:
         """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is)."""
         return [r for r in self.results if r.status is not Status.SKIPPED and r.status >= threshold]
 
-    def summary_line(self) -> str:
-        """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``."""
-        parts = [f"{len(self.results)} checks"]
-        parts += [f"{count} {status.name}" for status, count in self.counts().items() if count]
-        return " · ".join(parts)
+    def summary_line(self, style: Callable[[str, Status], str] | None = None) -> str:
+        """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
+        decorate = style or (lambda text, _status: text)
+        counts = [decorate(f"{count} {status.name}", status) for status, count in self.counts().items() if count]
+        total = len(self.results)
+        return " · ".join([f"{total} check{'' if total == 1 else 's'}", *counts])
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -30,10 +30,9 @@ def result_line(result: CheckResult, color: bool = False) -> str:
 
 
 def summary_lines(report: RunReport, color: bool = False) -> list[str]:
-    counts = [paint(f"{count} {status.name}", status, color) for status, count in report.counts().items() if count]
     leftovers = f"{', '.join(report.leftovers)} (delete them by hand)" if report.leftovers else "nothing"
     return [
-        " · ".join([f"{len(report.results)} checks", *counts]),
+        report.summary_line(lambda text, status: paint(text, status, color)),
         f"Target {report.target} · started {report.started_at:%Y-%m-%d %H:%M:%S} UTC · {report.duration:.1f} s",
         f"Left on the server: {leftovers}",
     ]
