@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import socket
 import tomllib
+from datetime import UTC
+from datetime import datetime
 
 import pytest
+from textual.command import CommandList
 from textual.widgets import OptionList
 from textual.widgets import Static
 
+from scim_tui import history
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
@@ -19,6 +23,7 @@ from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.run import RunScreen
+from tests.test_history import real_report
 from tests.tui.profiles_support import screen_text
 from tests.tui.profiles_support import type_into
 
@@ -190,3 +195,57 @@ async def test_test_connection_names_a_missing_environment_variable(monkeypatch)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert status(app) == "Env: The environment variable SCIM_TUI_TEST_MISSING is not set: export it, or write the secret in the profile."
+
+
+async def test_the_details_show_the_last_run_summary(scim_server):
+    save_profile(Profile(name="Staging", url=scim_server.url))
+    report = real_report(scim_server.url, datetime.now(UTC), profile="Staging")
+    history.record(report)
+    app = ScimTuiApp()
+    async with app.run_test(size=(130, 30)) as pilot:
+        await highlight(pilot, "Staging")
+        expected = f"Last run {report.started_at.astimezone():%Y-%m-%d %H:%M} · {report.summary_line()}"
+        assert expected in " ".join(screen_text(app).split())
+
+
+async def test_escape_in_the_confirmation_keeps_the_profile():
+    save_profile(Profile(name="Staging", url=URL))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await highlight(pilot, "Staging")
+        await pilot.press("d", "escape")
+        assert isinstance(app.screen, ProfilesScreen) and status(app) == "Kept Staging."
+    assert (profiles_dir() / "staging.toml").exists()
+
+
+async def test_the_keys_are_commands_in_the_palette():
+    save_profile(Profile(name="Staging", url=URL))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await highlight(pilot, "Staging")
+        await pilot.press("ctrl+p", *"duplicate")
+        commands = app.screen.query_one(CommandList)
+        for _ in range(100):  # the palette searches in the background
+            if commands.option_count:
+                break
+            await pilot.pause(0.02)
+        assert "Duplicate" in str(commands.get_option_at_index(0).prompt)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileFormScreen)
+        assert app.screen.query_one("#name").value == "Staging copy"
+
+
+async def test_brackets_in_names_and_paths_are_shown_as_typed():
+    save_profile(Profile(name="Ops [b]eu", url=URL))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 50)) as pilot:
+        await highlight(pilot, "Ops [b]eu")
+        await pilot.press("d")
+        assert "Delete the profile Ops [b]eu?" in screen_text(app)
+        await pilot.press("y")
+        assert status(app) == "Deleted Ops [b]eu."
+        await pilot.press("n")
+        await type_into(pilot, "#ca-bundle", "/nowhere/[b]ca.pem")
+        assert "No file at /nowhere/[b]ca.pem: check the path." in screen_text(app)
+    assert not (profiles_dir() / "ops-b-eu.toml").exists()

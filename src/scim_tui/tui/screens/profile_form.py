@@ -12,6 +12,7 @@ from dataclasses import field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -262,7 +263,7 @@ class ProfileFormScreen(Screen[Profile | None]):
         self.base = profile
         self.previous_name = profile.name if profile and not duplicate else None
         self.touched: set[str] = set()
-        """The fields whose problems are shown: those the user changed, and all of them after a save attempt."""
+        """The fields the user changed: only their problems are shown, until a save is attempted."""
         self.show_all = False
         self.taken: dict[str, str] = {}
 
@@ -345,7 +346,7 @@ class ProfileFormScreen(Screen[Profile | None]):
             key = (line.id or "").removesuffix("-error")
             problem = problems.get(key, "") if self.show_all or key in self.touched else ""
             if str(line.content) != problem:
-                line.update(problem)
+                line.update(Text(problem))
                 line.set_class(bool(problem), "-shown")
         return problems
 
@@ -384,14 +385,14 @@ class ProfileFormScreen(Screen[Profile | None]):
         status = self.query_one("#form-status", Static)
         if problems:
             which = f"{len(problems)} problems" if len(problems) > 1 else "problem"
-            status.update(f"Not saved: fix the {which} marked in red.")
+            status.update(Text(f"Not saved: fix the {which} marked in red."))
             self.focus_first(problems)
             return
         profile = build_profile(self.values(), self.base)
         try:
             save_profile(profile, previous_name=self.previous_name)
         except ProfileError as error:
-            status.update(f"Not saved: {error}")
+            status.update(Text(f"Not saved: {error}"))
             return
         self.dismiss(profile)
 
