@@ -160,9 +160,9 @@ class ProfilesScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Profiles"
-        self.reload()
 
     def on_screen_resume(self) -> None:
+        """Read the profiles on arrival and whenever the screen is back on top (a run may have saved one)."""
         self.reload(self.selected_name())
 
     def reload(self, select: str | None = None) -> None:
