@@ -81,14 +81,18 @@ def test_a_server_breaking_a_rule_gives_an_error_and_is_cleaned_up(serve, checke
 
 
 def test_a_paginated_list_is_followed_to_the_new_resource(serve):
-    """scim2-server answering one resource a page, with someone else's user first."""
+    """scim2-server answering one resource a page: the list is read until the page holding the new user."""
     config = load_default_service_provider_config()
     server = serve(make_app(config=config.model_copy(update={"filter": Filter(supported=True, max_results=1)})))
     with httpx2.Client(base_url=server.url) as http:
-        http.post("/Users", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "aaa-first"})
+        for number in range(10):
+            http.post("/Users", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": f"other-{number}"})
     [result] = run(server.url, "object_query_without_id")
     assert result.status is Status.SUCCESS, result.reason
-    assert any("startIndex=" in exchange.url for exchange in result.exchanges)
+    pages = [exchange.url for exchange in result.exchanges if exchange.method == "GET"]
+    assert result.data.total_results > 10 and len(result.data.resources) == 1
+    assert len(pages) == result.data.start_index  # one page a resource, up to the one holding it
+    assert all(f"startIndex={index}" in url for index, url in enumerate(pages[1:], start=2))
 
 
 def test_a_deleted_resource_that_is_still_readable_is_an_error(serve):

@@ -10,19 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from scim2_models import ListResponse
-from scim2_models import Mutability
 from scim2_models import Resource
 from scim2_models import SearchRequest
 
-from scim_tui.checker.checks.comparison import attribute_at
-from scim_tui.checker.checks.comparison import matches
-from scim_tui.checker.checks.comparison import paths_of
-from scim_tui.checker.checks.comparison import shown
-from scim_tui.checker.checks.comparison import value_at
-from scim_tui.checker.checks.probes import body_of
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.filling import attributes_of
-from scim_tui.checker.filling import build_resource
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
