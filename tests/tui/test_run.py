@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import tomllib
 
@@ -10,6 +11,7 @@ from textual.widgets import Static
 
 from scim2_models import Group
 from scim2_models import User
+from scim_tui import history
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
@@ -21,6 +23,7 @@ from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.run_state import Mark
+from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.run_status import Phase
@@ -197,3 +200,44 @@ async def test_q_quits_and_escape_goes_back_to_the_profiles(local):
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marked(serve):
+    broken = Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []})
+    server = serve(broken)
+    app = ScimTuiApp(Profile(name="History", url=server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        assert not screen.state.marks(), "the first run has nothing to compare with"
+        failing = {row.key for row in screen.state.rows.values() if row.result.status.failed}
+
+        broken.repaired = True
+        await run_checks(pilot)
+        assert {row.key for row in screen.state.rows.values() if row.mark is Mark.FIXED} == failing
+        assert "✔ fixed 1" in counts_text(screen.progress).plain
+
+        broken.repaired = False
+        await run_checks(pilot)
+        assert {row.key for row in screen.state.rows.values() if row.mark is Mark.NEW_FAILURE} == failing
+        assert {table_of(pilot).get_row(key)[2].plain for key in failing} == {"✘ new failure"}
+    assert len(history.runs("History")) == 3
+    assert history.latest("History").profile == "History"
+
+
+async def test_e_exports_the_run_to_a_new_file_in_the_current_directory(local, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        for _ in range(2):
+            await pilot.press("e")
+            await pilot.pause()
+            assert isinstance(app.screen, ExportScreen)
+            await pilot.press("down", "enter")  # json, the second format
+            await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+        files = sorted(tmp_path.glob("scim-tui-local-*.json"))
+        assert len(files) == 2, "a second export never writes over the first"
+        exported = json.loads(files[0].read_text())
+        assert len(exported["results"]) == len(screen.state.rows)
+        assert any(str(files[1]) in n.message for n in app._notifications)

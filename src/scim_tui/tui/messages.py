@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.message import Message
 
 from scim_tui.checker import CheckResult
+from scim_tui.history import RunChanges
+from scim_tui.reports import RunReport
 
 
 class RunMessage(Message):
@@ -35,12 +37,27 @@ class ResultsBatch(RunMessage):
 
 
 class RunFinished(RunMessage):
-    """The run ended: completely, cancelled, or stopped by an error (one line, no traceback)."""
+    """The run ended: completely, cancelled, or stopped by an error (one line, no traceback).
 
-    def __init__(self, run_id: int, cancelled: bool = False, error: str | None = None) -> None:
+    ``report`` holds what the run gave; ``changes`` what changed since the profile's
+    previous recorded run; ``warning`` a problem that did not stop the run.
+    """
+
+    def __init__(
+        self,
+        run_id: int,
+        cancelled: bool = False,
+        error: str | None = None,
+        report: RunReport | None = None,
+        changes: RunChanges | None = None,
+        warning: str | None = None,
+    ) -> None:
         super().__init__(run_id)
         self.cancelled = cancelled
         self.error = error
+        self.report = report
+        self.changes = changes
+        self.warning = warning
 
 
 class ResourceTypesFound(Message):

@@ -143,6 +143,13 @@ class RunState:
             return next((i for i, group in enumerate(groups) if group != SERVER_GROUP), len(groups))
         return len(groups)
 
+    def mark_checks(self, marks: dict[CheckId, Mark]) -> set[str]:
+        """Mark every row of these checks (changes since the previous run); returns their keys."""
+        marked = {row.key for row in self.rows.values() if row.result.check_id in marks}
+        for key in marked:
+            self.rows[key].mark = marks[self.rows[key].result.check_id]
+        return marked
+
     def visible(self, view: Filter) -> list[Row]:
         return [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
 

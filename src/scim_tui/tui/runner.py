@@ -9,10 +9,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC
+from datetime import datetime
 
 from scim2_models import ResourceType
 from textual.message import Message
 
+from scim_tui import history
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
@@ -24,6 +27,7 @@ from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.profiles import load_profiles
 from scim_tui.profiles import save_profile
+from scim_tui.reports import RunReport
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
@@ -42,7 +46,13 @@ class RunRequest:
     run_id: int
     profile: Profile
     conf: CheckConfig
+    selection: Selection
     only: frozenset[CheckId] | None = None
+
+    @property
+    def recorded(self) -> bool:
+        """Complete runs go to the history; a rerun of a few checks does not."""
+        return self.only is None
 
 
 def check_config(profile: Profile, selection: Selection) -> CheckConfig:
@@ -79,15 +89,18 @@ class Runner:
         self.interval = interval
 
     def run(self, request: RunRequest) -> None:
-        error: str | None = None
+        finished = RunFinished(request.run_id)
         try:
-            self._stream(request)
+            finished = self._stream(request)
         except Exception as exc:  # a bad profile or an unreachable server: one line, never a traceback
-            error = describe_error(exc)
-        self.post(RunFinished(request.run_id, cancelled=self.cancelled(), error=error))
+            finished.error = describe_error(exc)
+        finished.cancelled = self.cancelled()
+        self.post(finished)
 
-    def _stream(self, request: RunRequest) -> None:
+    def _stream(self, request: RunRequest) -> RunFinished:
         run_id = request.run_id
+        started_at, started = datetime.now(UTC), time.monotonic()
+        everything: list[CheckResult] = []
         with open_client(request.profile) as connection:
             results = iter_checks(
                 connection.client,
@@ -101,6 +114,7 @@ class Runner:
             try:
                 for result in results:
                     batch.append(result)
+                    everything.append(result)
                     if time.monotonic() - sent >= self.interval:
                         self.post(ResultsBatch(run_id, batch))
                         batch, sent = [], time.monotonic()
@@ -110,6 +124,31 @@ class Runner:
                 results.close()  # the engine finishes the running check and cleans up
                 if batch:
                     self.post(ResultsBatch(run_id, batch))
+        report = RunReport.create(
+            everything,
+            target=connection.url,
+            started_at=started_at,
+            duration=time.monotonic() - started,
+            profile=request.profile.name,
+            selection=request.selection,
+            secrets=connection.secrets,
+        )
+        finished = RunFinished(run_id, report=report)
+        if request.recorded and not self.cancelled():
+            remember_run(report, finished)
+        return finished
+
+
+def remember_run(report: RunReport, finished: RunFinished) -> None:
+    """Record a complete run and tell, on ``finished``, what changed since the previous one."""
+    try:
+        previous = history.latest(report.profile or "")
+        history.record(report)
+    except OSError as exc:
+        finished.warning = f"The run was not saved in the history: {describe_error(exc)}"
+        return
+    if previous is not None:
+        finished.changes = history.compare(previous, report)
 
 
 def find_resource_types(profile: Profile, post: Post) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 
 from textual import on
 from textual import work
@@ -23,26 +25,30 @@ from textual.worker import Worker
 from textual.worker import WorkerState
 from textual.worker import get_current_worker
 
-from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import target_url
+from scim_tui.history import RunChanges
 from scim_tui.profiles import Profile
 from scim_tui.profiles import ProfileError
 from scim_tui.profiles import Selection
+from scim_tui.reports import RunReport
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.messages import RunPlanned
 from scim_tui.tui.run_state import Filter
+from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import RunState
 from scim_tui.tui.runner import RunRequest
 from scim_tui.tui.runner import Runner
 from scim_tui.tui.runner import check_config
 from scim_tui.tui.runner import find_resource_types
 from scim_tui.tui.runner import remember_selection
+from scim_tui.tui.export import export_report
+from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.check_tree import checked_of
@@ -56,6 +62,11 @@ Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
 
 
+def changes_by_check(changes: RunChanges) -> dict[CheckId, Mark]:
+    """The mark of each check that changed since the previous run of the profile."""
+    return {check: Mark(changes.change_of(check)) for check in [*changes.new_failures, *changes.fixed]}
+
+
 class RunScreen(Screen[None]):
     """Everything about running the checks of one profile."""
 
@@ -66,6 +77,7 @@ class RunScreen(Screen[None]):
         Binding("escape", "back", "Profiles", id="run.back"),
         Binding("f", "rerun_failed", "Rerun failed", id="run.rerun-failed"),
         Binding("slash", "filter", "Filter", id="run.filter"),
+        Binding("e", "export", "Export", id="run.export"),
         Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", id="run.status-1"),
         *(Binding(str(n), f"toggle_status({n})", Status(n).name, show=False, id=f"run.status-{n}") for n in range(2, 8)),
     ]
@@ -78,6 +90,8 @@ class RunScreen(Screen[None]):
         self.view = Filter()
         self.progress = Progress()
         self.run_id = 0
+        self.report: RunReport | None = None
+        """The report of the last complete run (its rows may since have been rerun)."""
         self.started = 0.0
         self._ticker: Timer | None = None
 
@@ -148,11 +162,12 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(check_config(self.profile, selection), only=None)
+        self._start(RunRequest(self.run_id + 1, self.profile, check_config(self.profile, selection), selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
-        self._start(check_config(self.profile, Selection()), only=checks)
+        everything = Selection()
+        self._start(RunRequest(self.run_id + 1, self.profile, check_config(self.profile, everything), everything, only=checks))
 
     def action_rerun_failed(self) -> None:
         self.rerun(self.state.failed_checks())
@@ -164,15 +179,15 @@ class RunScreen(Screen[None]):
         except ProfileError as exc:
             self.notify(str(exc), title="The selection was not saved", severity="warning")
 
-    def _start(self, conf: CheckConfig, only: frozenset[CheckId] | None) -> None:
-        self.run_id += 1
-        self.state.start(rerun=only)
+    def _start(self, request: RunRequest) -> None:
+        self.run_id = request.run_id
+        self.state.start(rerun=request.only)
         self.progress = Progress(phase=Phase.RUNNING, shown=self.view.statuses)
         self.started = self.clock()
         self._refresh_results()
         self._ticker = self._ticker or self.set_interval(0.5, self._tick)
         self._ticker.resume()
-        self.run_checks(RunRequest(self.run_id, self.profile, conf, only))
+        self.run_checks(request)
         self.refresh_bindings()
 
     @work(thread=True, exclusive=True, group="checks", exit_on_error=False)
@@ -209,6 +224,8 @@ class RunScreen(Screen[None]):
         if message.run_id != self.run_id:
             return
         self.state.finish()
+        self.report = message.report or self.report
+        changed = self.state.mark_checks(changes_by_check(message.changes)) if message.changes else set()
         self.progress.phase = Phase.FAILED if message.error else Phase.CANCELLED if message.cancelled else Phase.FINISHED
         self.progress.error = message.error
         self._tick()
@@ -216,7 +233,9 @@ class RunScreen(Screen[None]):
             self._ticker.pause()
         if message.error:
             self.notify(message.error, title="The run stopped", severity="error")
-        self._refresh_results()
+        if message.warning:
+            self.notify(message.warning, severity="warning")
+        self._refresh_results(changed)
         self.refresh_bindings()
 
     @on(Worker.StateChanged)
@@ -276,6 +295,20 @@ class RunScreen(Screen[None]):
         if isinstance(detail, ResultScreen) and detail.row.key in updated:
             await detail.show(self.state.rows[detail.row.key])
 
+    def action_export(self) -> None:
+        self.app.push_screen(ExportScreen(), callback=self.export_as)
+
+    def export_as(self, format: str | None) -> None:  # noqa: A002
+        if format is None or self.report is None:
+            return
+        report = replace(self.report, results=self.state.results())
+        try:
+            path = export_report(report, format, Path.cwd())
+        except OSError as exc:
+            self.notify(f"Cannot export the run: {describe_error(exc)}", severity="error")
+            return
+        self.notify(f"Exported the run to {path}", title="Report written")
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
             return self.progress.phase is Phase.RUNNING
@@ -283,6 +316,8 @@ class RunScreen(Screen[None]):
             return not self.running and len(self.app.screen_stack) > 2
         if action == "run":
             return None if self.running else True
+        if action == "export":
+            return None if self.running or self.report is None else True
         if action == "rerun_failed":
             return None if self.running or not self.state.failed_checks() else True
         return True
