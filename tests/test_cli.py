@@ -187,6 +187,15 @@ def test_demo_server_serves_until_interrupted():
         server.wait()
 
 
+def test_demo_server_on_a_busy_port_is_bad_usage():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        line = one_line_error(scim_tui("demo-server", "--port", str(port)))
+    assert f"cannot serve on port {port}: Address already in use: choose another --port." in line
+
+
 @pytest.mark.parametrize("jobs", ["1", "4"])
 def test_ctrl_c_deletes_what_the_run_created_then_exits_130(serve, jobs):
     reading = threading.Event()

@@ -9,7 +9,13 @@ import threading
 from collections.abc import Sequence
 
 from scim_tui import __version__
+from scim_tui.checker import get_all_available_tags
 from scim_tui.connect import ConnectError
+from scim_tui.demo import DemoServer
+from scim_tui.headless import FAIL_ON
+from scim_tui.headless import Interrupted
+from scim_tui.headless import UsageError
+from scim_tui.headless import check
 from scim_tui.profiles import Profile
 from scim_tui.profiles import ProfileError
 from scim_tui.profiles import find_profile
@@ -40,21 +46,21 @@ def build_parser() -> Parser:
     return parser
 
 
-def _add_check(check: argparse.ArgumentParser) -> None:
-    target = check.add_mutually_exclusive_group(required=True)
+def _add_check(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--profile", metavar="NAME", help="a saved profile")
     target.add_argument("--url", help="the base URL of the SCIM endpoints")
     target.add_argument("--demo", action="store_true", help="the embedded demo server")
-    check.add_argument("--bearer-token-env", metavar="VAR", help="with --url: send the bearer token held in this environment variable")
-    check.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="with --url: a header sent with every request (repeatable)")
-    check.add_argument("--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)")
-    check.add_argument("--exclude-tags", action="append", default=[], metavar="TAGS", help="skip checks with one of these tags (comma-separated, repeatable)")
-    check.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
-    check.add_argument("--jobs", type=_positive, metavar="N", help="checks run at once (default: the profile's, else 1)")
-    check.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
-    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
-    check.add_argument("--fail-on", choices=["compliant", "acceptable", "deviation", "error", "critical"], default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
-    check.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
+    parser.add_argument("--bearer-token-env", metavar="VAR", help="with --url: send the bearer token held in this environment variable")
+    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="with --url: a header sent with every request (repeatable)")
+    parser.add_argument("--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)")
+    parser.add_argument("--exclude-tags", action="append", default=[], metavar="TAGS", help="skip checks with one of these tags (comma-separated, repeatable)")
+    parser.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
+    parser.add_argument("--jobs", type=_positive, metavar="N", help="checks run at once (default: the profile's, else 1)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
+    parser.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
 
 
 def _positive(text: str) -> int:
@@ -73,9 +79,6 @@ def run(argv: Sequence[str] | None = None) -> int:
     """Parse the arguments, do what they ask, and return the exit status."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(format="scim-tui: warning: %(message)s", level=logging.WARNING, stream=sys.stderr)
-    from scim_tui.headless import Interrupted
-    from scim_tui.headless import UsageError
-
     try:
         return _dispatch(args)
     except (UsageError, ProfileError, ConnectError) as exc:
@@ -91,12 +94,8 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "check":
-        from scim_tui.headless import check
-
         return check(args)
     if args.command == "tags":
-        from scim_tui.checker import get_all_available_tags
-
         print("\n".join(get_all_available_tags()))
         return 0
     if args.command == "demo-server":
@@ -109,8 +108,6 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _serve_demo(port: int) -> int:
-    from scim_tui.demo import DemoServer
-
     server = DemoServer(port=port)
     try:
         url = server.start()
