@@ -118,15 +118,15 @@ def test_a_resource_type_the_server_lacks_is_bad_usage(scim_server):
 
 def test_an_unset_token_variable_is_bad_usage(scim_server):
     line = one_line_error(scim_tui("check", "--url", scim_server.url, "--bearer-token-env", "SCIM_TUI_TEST_UNSET"))
-    assert "SCIM_TUI_TEST_UNSET is not set" in line
+    assert line == "scim-tui: error: The environment variable SCIM_TUI_TEST_UNSET is not set: export it, or write the secret in the profile."
 
 
 def test_an_unreachable_url_is_exit_2_without_traceback():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    line = one_line_error(scim_tui("check", "--url", f"http://127.0.0.1:{port}/v2"))
-    assert f"Cannot reach http://127.0.0.1:{port}/v2" in line
+    line = one_line_error(scim_tui("check", "--url", f"http://someone:pa55word@127.0.0.1:{port}/v2"))
+    assert f"Cannot reach http://***@127.0.0.1:{port}/v2: " in line
 
 
 def test_refused_credentials_are_exit_2(serve):

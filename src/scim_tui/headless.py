@@ -22,9 +22,11 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
 from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import is_sensitive
 from scim_tui.checker.registry import tag_matches
 from scim_tui.connect import open_client
+from scim_tui.connect import resolve_secret
 from scim_tui.connect import test_connection
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth
@@ -97,7 +99,8 @@ def _url_target(url: str, token_variable: str | None, header_lines: list[str]) -
     secrets = [value for name, value in headers.items() if is_sensitive(name)]
     if parts.password:
         secrets.append(parts.password)
-    return Target(Profile(name=url, url=url, auth=auth, headers=headers), named=False, recorded=False, secrets=secrets)
+    profile = Profile(name=Redactor().url(url), url=url, auth=auth, headers=headers)
+    return Target(profile, named=False, recorded=False, secrets=secrets)
 
 
 def _header(line: str) -> tuple[str, str]:
@@ -171,8 +174,10 @@ def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
 
 def _check_reachable(profile: Profile) -> None:
     """UsageError when nothing answers or the credentials are refused; any other answer is for the checks to judge."""
+    for secret in profile.auth.secret_values():
+        resolve_secret(secret)  # a missing variable is told as such, not as an unreachable server
     outcome = test_connection(profile)
-    where = profile.url or "the demo server"
+    where = Redactor().url(profile.url) if profile.url else "the demo server"
     if outcome.status_code is None:
         raise UsageError(f"Cannot reach {where}: {outcome.message}")
     if outcome.status_code in REFUSED:
