@@ -129,3 +129,15 @@ def test_the_cli_marks_a_failure_fixed_once_the_server_is_repaired(broken_profil
 def test_no_history_leaves_the_history_alone(broken_profile):
     assert scim_tui("check", "--profile", "Broken staging", "--include-tags", "misc", "--no-history").returncode == 0
     assert history.runs("Broken staging") == []
+
+
+def test_the_cli_warns_about_a_malformed_history_file_and_leaves_it(broken_profile):
+    folder = history.profile_dir("Broken staging")
+    folder.mkdir(parents=True)
+    malformed = folder / "20250101T000000000000Z.json"
+    malformed.write_text("not json")
+    process = scim_tui("check", "--profile", "Broken staging", "--include-tags", "misc")
+    assert process.returncode == 0
+    assert process.stderr == f"scim-tui: warning: Skipped the unreadable history file {malformed} (Expecting value: line 1 column 1 (char 0)); it was left as it is.\n"
+    assert "First recorded run of the profile Broken staging" in process.stdout
+    assert malformed.read_text() == "not json" and len(history.runs("Broken staging")) == 2
