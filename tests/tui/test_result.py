@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from textual.widgets import Static
 
+from scim_tui.checker import Exchange
 from scim_tui.checker import Status
 from scim_tui.demo import make_app
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.run import RunScreen
@@ -104,3 +108,21 @@ async def test_enter_on_a_group_heading_opens_nothing(local):
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, RunScreen)
+
+
+def test_curl_quotes_for_the_shell_and_turns_redacted_values_into_variables():
+    exchange = Exchange(
+        method="POST",
+        url="https://scim.example.test/v2/Users?token=***",
+        request_headers={"Host": "scim.example.test", "Authorization": "***", "X-Api-Key": "***", "Content-Type": "application/scim+json"},
+        request_body='{"userName": "a$b`c\\\\d\\"e"}',
+    )
+    command = curl_command(exchange)
+    assert command == (
+        'curl -X POST "https://scim.example.test/v2/Users?token=${SCIM_SECRET}"'
+        ' -H "Authorization: ${SCIM_AUTHORIZATION}" -H "X-Api-Key: ${SCIM_X_API_KEY}"'
+        ' -H "Content-Type: application/scim+json"'
+        ' --data-raw "{\\"userName\\": \\"a\\$b\\`c\\\\\\\\d\\\\\\"e\\"}"'
+    )
+    shell = subprocess.run(["sh", "-c", f"printf %s {command.split('--data-raw ')[1]}"], capture_output=True, text=True, check=True)
+    assert shell.stdout == exchange.request_body

@@ -12,6 +12,7 @@ from textual.widgets import Static
 from scim2_models import Group
 from scim2_models import User
 from scim_tui import history
+from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
@@ -21,6 +22,7 @@ from scim_tui.profiles import Profile
 from scim_tui.profiles import profiles_dir
 from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.export import ExportScreen
@@ -219,7 +221,7 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
         broken.repaired = False
         await run_checks(pilot)
         assert {row.key for row in screen.state.rows.values() if row.mark is Mark.NEW_FAILURE} == failing
-        assert {table_of(pilot).get_row(key)[2].plain for key in failing} == {"✘ new failure"}
+        assert {table_of(pilot).get_row(key)[2].plain for key in failing} == {"✘ new"}
     assert len(history.runs("History")) == 3
     assert history.latest("History").profile == "History"
 
@@ -241,3 +243,48 @@ async def test_e_exports_the_run_to_a_new_file_in_the_current_directory(local, t
         exported = json.loads(files[0].read_text())
         assert len(exported["results"]) == len(screen.state.rows)
         assert any(str(files[1]) in n.message for n in app._notifications)
+
+
+async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands(local):
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        names = {command.name for command in ScreenCommands(screen).commands()}
+        assert {"Run", "Filter", "Export", "Quit", "Show or hide SKIPPED results", "Show only failures"} <= names
+        assert "Statuses" not in names and "Rerun failed" not in names  # a summary label; nothing failed
+
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"only failures")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.view.statuses == {Status.ERROR, Status.CRITICAL}
+
+        await pilot.press("escape")
+        await pilot.pause()
+        profiles = ScreenCommands(app.screen).commands()
+        assert {"New", "Edit", "Duplicate"} <= {command.name for command in profiles}
+
+
+async def test_thousands_of_results_are_shown_in_batches_quickly(local):
+    """5,000 results in batches of 250 (what ~0.1 s of a fast engine gives), then a filter."""
+    groups = [None] * 1000 + ["User"] * 2000 + ["Group"] * 2000
+    results = [CheckResult(Status(1 + i % 7), title=f"check_{i // 2}", reason=f"reason {i}", resource_type=group) for i, group in enumerate(groups)]
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        screen.run_id = 99
+        started = time.perf_counter()
+        for start in range(0, len(results), 250):
+            screen.post_message(ResultsBatch(99, results[start : start + 250]))
+        await pilot.pause()
+        shown = time.perf_counter() - started
+        assert len(table_of(pilot).keys) == 5000 + 3
+        started = time.perf_counter()
+        await pilot.press("1")
+        await pilot.pause()
+        filtered = time.perf_counter() - started
+        assert len(table_of(pilot).keys) == 5000 - len(range(0, 5000, 7)) + 3
+    assert shown < 8 and filtered < 4, f"{shown:.1f} s to show, {filtered:.1f} s to filter"

@@ -21,16 +21,18 @@ class PaletteCommand:
 
 
 class ScreenCommands(Provider):
-    """Builds commands from the bindings active on the screen the palette was opened from.
+    """Builds commands from the bindings the footer shows on the screen the palette was opened from.
 
-    A screen may add commands of its own with ``palette_commands() -> list[PaletteCommand]``.
+    A screen may add commands with ``palette_commands() -> list[PaletteCommand]`` and leave
+    out bindings (by id) with ``PALETTE_HIDDEN``, for keys whose footer label is a summary.
     """
 
     def commands(self) -> list[PaletteCommand]:
         found: dict[str, PaletteCommand] = {}
-        for key, active in self.screen.active_bindings.items():
+        hidden = getattr(self.screen, "PALETTE_HIDDEN", frozenset())
+        for active in self.screen.active_bindings.values():
             binding = active.binding
-            if not binding.description or not active.enabled or binding.system:
+            if not binding.description or not binding.show or not active.enabled or binding.system or binding.id in hidden:
                 continue
             name = binding.description
             shown = self.app.get_key_display(binding)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from textual import on
@@ -47,6 +48,7 @@ from scim_tui.tui.runner import Runner
 from scim_tui.tui.runner import check_config
 from scim_tui.tui.runner import find_resource_types
 from scim_tui.tui.runner import remember_selection
+from scim_tui.tui.commands import PaletteCommand
 from scim_tui.tui.export import export_report
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.result import ResultScreen
@@ -81,6 +83,7 @@ class RunScreen(Screen[None]):
         Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", id="run.status-1"),
         *(Binding(str(n), f"toggle_status({n})", Status(n).name, show=False, id=f"run.status-{n}") for n in range(2, 8)),
     ]
+    PALETTE_HIDDEN = frozenset({"run.status-1"})
 
     def __init__(self, profile: Profile, clock: Clock = time.monotonic) -> None:
         super().__init__()
@@ -268,6 +271,20 @@ class RunScreen(Screen[None]):
         self.view.statuses ^= {Status(number)}
         self._refresh_results()
         self._show_progress()
+
+    def action_show_only_failures(self) -> None:
+        self.view.statuses = {status for status in Status if status.failed}
+        self._refresh_results()
+        self._show_progress()
+
+    def palette_commands(self) -> list[PaletteCommand]:
+        """Run commands beyond the footer's keys: each status on its own, and failures only."""
+        commands = [
+            PaletteCommand(f"Show or hide {status.name} results", f"key: {status.value}", partial(self.action_toggle_status, status.value))
+            for status in Status
+        ]
+        commands.append(PaletteCommand("Show only failures", "ERROR and CRITICAL results", self.action_show_only_failures))
+        return commands
 
     def action_filter(self) -> None:
         box = self.query_one(FilterInput)

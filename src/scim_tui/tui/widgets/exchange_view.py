@@ -15,6 +15,7 @@ from textual.widgets import Collapsible
 from textual.widgets import Static
 
 from scim_tui.checker import Exchange
+from scim_tui.reports.model import jsonable
 
 
 def relative_url(url: str, base_url: str) -> str:
@@ -46,9 +47,10 @@ def body_view(body: str | None) -> RenderableType:
 
 
 def data_view(data: Any) -> RenderableType:
+    """A result's data as highlighted JSON (models as the SCIM JSON a server would send)."""
     if data is None:
         return Text("(none)", style="dim")
-    return JSON.from_data(data, indent=2, default=str)
+    return JSON.from_data(jsonable(data), indent=2)
 
 
 def headers_view(headers: dict[str, str]) -> Text:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rich.text import Text
+from textual import events
 from textual.widgets import DataTable
 
 from scim_tui.tui.run_state import Row
@@ -16,8 +17,10 @@ from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
 
 GROUP_PREFIX = "group:"
-REASON_WIDTH = 110
 COLUMNS = (("status", "Status"), ("check", "Check"), ("change", "Change"), ("reason", "Reason"))
+FIXED_WIDTHS = {"status": 10, "check": 36, "change": 9}
+"""The reason takes the rest of the width, so it never needs a horizontal scroll."""
+MIN_REASON_WIDTH = 30
 
 Entry = tuple[str, Row | str]
 """A displayed line: a result row, or the name of a group heading."""
@@ -39,9 +42,7 @@ def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
         return Text("━━"), Text(item, style="bold"), Text(""), Text("")
     result = item.result
     reason = " ".join((result.reason or "").split())
-    if len(reason) > REASON_WIDTH:
-        reason = f"{reason[: REASON_WIDTH - 1]}…"
-    return status_text(result.status), Text(result.title or ""), mark_text(item.mark), Text(reason)
+    return status_text(result.status), Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
 
 
 class ResultsTable(DataTable[Text]):
@@ -50,12 +51,25 @@ class ResultsTable(DataTable[Text]):
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", **kwargs)
         self.keys: list[str] = []
+        self.entries: list[Entry] = []
+        self.reason_width = MIN_REASON_WIDTH
+        self._add_columns()
+
+    def _add_columns(self) -> None:
         for key, label in COLUMNS:
-            self.add_column(label, key=key)
+            self.add_column(label, key=key, width=FIXED_WIDTHS.get(key, self.reason_width))
+
+    def on_resize(self, event: events.Resize) -> None:
+        padding = 2 * self.cell_padding * len(COLUMNS)
+        width = max(MIN_REASON_WIDTH, event.size.width - sum(FIXED_WIDTHS.values()) - padding - 2)
+        if width != self.reason_width:
+            self.reason_width = width
+            self._rebuild(self.entries, columns=True)
 
     def show(self, rows: list[Row], updated: Iterable[str] = ()) -> None:
         """Display these rows: append what is new, update what changed, rebuild if the order changed."""
         entries = layout(rows)
+        self.entries = entries
         shown = len(self.keys)
         if [key for key, _ in entries[:shown]] != self.keys:
             self._rebuild(entries)
@@ -67,11 +81,13 @@ class ResultsTable(DataTable[Text]):
         for key in updated:
             if key in by_key:
                 for (column, _), value in zip(COLUMNS, cells(by_key[key]), strict=True):
-                    self.update_cell(key, column, value, update_width=column == "change")
+                    self.update_cell(key, column, value)
 
-    def _rebuild(self, entries: list[Entry]) -> None:
+    def _rebuild(self, entries: list[Entry], columns: bool = False) -> None:
         selected = self.selected_key
-        self.clear()
+        self.clear(columns=columns)
+        if columns:
+            self._add_columns()
         self.keys = []
         for key, item in entries:
             self.add_row(*cells(item), key=key)

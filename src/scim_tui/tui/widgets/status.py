@@ -28,7 +28,12 @@ def status_text(status: Status, label: str | None = None) -> Text:
     return Text(label or status.name, style=STATUS_STYLES[status])
 
 
-def mark_text(mark: Mark | None) -> Text:
+SHORT_MARKS: dict[Mark, str] = {Mark.FIXED: "fixed", Mark.STILL_FAILING: "failing", Mark.NEW_FAILURE: "new"}
+"""For the narrow column of the results table."""
+
+
+def mark_text(mark: Mark | None, short: bool = False) -> Text:
     if mark is None:
         return Text("")
-    return Text(f"{'✔' if mark is Mark.FIXED else '✘'} {mark.value}", style=MARK_STYLES[mark])
+    label = SHORT_MARKS[mark] if short else mark.value
+    return Text(f"{'✔' if mark is Mark.FIXED else '✘'} {label}", style=MARK_STYLES[mark])
