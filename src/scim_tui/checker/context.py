@@ -130,12 +130,23 @@ class ResourceManager:
         self.created = [item for item in self.created if item.id != resource_id]
 
     def cleanup(self) -> list[str]:
-        """Delete what this check created, newest first. Return what could not be deleted."""
+        """Delete what this check created, newest first. Return what could not be deleted.
+
+        A second Ctrl-C while cleaning up skips the deletion under way, not the others;
+        the interruption is raised again once every deletion was tried.
+        """
         leftovers = []
+        interrupted: KeyboardInterrupt | None = None
         for item in reversed(self.created):
-            if not self._delete(item):
+            try:
+                deleted = self._delete(item)
+            except KeyboardInterrupt as exc:
+                interrupted, deleted = exc, False
+            if not deleted:
                 leftovers.append(f"{item.resource_type or item.model.__name__}/{item.id}")
         self.created = []
+        if interrupted is not None:
+            raise interrupted
         return leftovers
 
     def _delete(self, item: CreatedResource) -> bool:
