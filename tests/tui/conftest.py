@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import io
+import time
 
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 
+from scim_tui.demo import make_app
 from scim_tui.profiles import Profile
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.results_table import ResultsTable
+from tests.servers import Broken
 
 SIZE = (130, 40)
 
@@ -26,10 +29,18 @@ def run_screen(pilot: Pilot) -> RunScreen:
     return screen
 
 
-async def settle(pilot: Pilot) -> None:
-    """Wait for every worker, then for the messages they posted."""
+async def settle(pilot: Pilot, timeout: float = 60) -> None:
+    """Wait for every worker, then for the messages they posted.
+
+    A cancelled thread worker counts as complete at once, while its thread still
+    finishes the running check: so wait, too, until the run screen has heard the end.
+    """
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
+    deadline = time.monotonic() + timeout
+    screen = pilot.app.screen
+    while isinstance(screen, RunScreen) and screen.running and time.monotonic() < deadline:
+        await pilot.pause(0.05)
     await pilot.pause()
 
 
@@ -52,3 +63,8 @@ def plain(renderable: object, width: int = 200) -> str:
     console = Console(width=width, file=io.StringIO(), record=True)
     console.print(renderable)
     return console.export_text()
+
+
+def broken_random_url() -> Broken:
+    """scim2-server answering 200 to any unknown URL: the random_url check fails, nothing else."""
+    return Broken(make_app()).answer("GET", r"/v2/scim-tui-missing-.*", 200, {"schemas": []})

@@ -9,7 +9,6 @@ from textual.widgets import Static
 
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
-from scim_tui.demo import make_app
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
@@ -19,8 +18,8 @@ from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.exchange_view import ExchangeView
-from tests.servers import Broken
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import settle
@@ -28,7 +27,6 @@ from tests.tui.conftest import table_of
 
 pytestmark = pytest.mark.anyio
 SECRET = "s3cret-bearer-value"
-MISSING = r"/v2/scim-tui-missing-.*"
 
 
 def shown_text(screen: ResultScreen) -> str:
@@ -47,7 +45,7 @@ async def open_row(pilot, title: str) -> ResultScreen:
 
 
 async def test_the_detail_shows_the_result_and_every_exchange(serve):
-    broken = Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []})
+    broken = broken_random_url()
     server = serve(broken)
     profile = Profile(name="Broken", url=server.url, auth=Auth(kind=AuthKind.BEARER, token=SECRET))
     app = ScimTuiApp(profile)

@@ -34,6 +34,7 @@ from scim_tui.tui.widgets.run_status import outcome_text
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
@@ -41,7 +42,6 @@ from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 
 pytestmark = pytest.mark.anyio
-MISSING = r"/v2/scim-tui-missing-.*"
 
 
 def titles(rows) -> list[tuple[str | None, str | None, Status]]:
@@ -71,20 +71,41 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, client):
         assert app.sub_title == "" and screen.sub_title == "Local"
 
 
-async def test_escape_cancels_keeps_the_results_and_cleans_up(serve):
+def slow_server(serve):
     def slow(response):
         time.sleep(0.01)
         return response
 
-    server = serve(Broken(make_app()).rewrite(None, ".*", slow))
+    return serve(Broken(make_app()).rewrite(None, ".*", slow))
+
+
+def assert_nothing_left(url: str, wait: float = 0.0) -> None:
+    deadline = time.monotonic() + wait
+    with make_client(url) as client:
+        client.discover()
+        while True:
+            left = sum(client.query(model).total_results for model in (User, Group))
+            if not left or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
+    assert left == 0
+
+
+async def start_and_wait_for_resource_checks(pilot) -> RunScreen:
+    screen = run_screen(pilot)
+    await settle(pilot)
+    await pilot.press("r")
+    while screen.state.checks_done() < 20:  # into the resource checks, which create resources
+        await pilot.pause(0.05)
+    assert screen.running
+    return screen
+
+
+async def test_escape_cancels_keeps_the_results_and_cleans_up(serve):
+    server = slow_server(serve)
     app = ScimTuiApp(Profile(name="Slow", url=server.url))
     async with app.run_test(size=SIZE) as pilot:
-        screen = run_screen(pilot)
-        await settle(pilot)
-        await pilot.press("r")
-        while screen.state.checks_done() < 20:  # into the resource checks, which create resources
-            await pilot.pause(0.05)
-        assert screen.running
+        screen = await start_and_wait_for_resource_checks(pilot)
         await pilot.press("escape")
         await settle(pilot)
         assert screen.progress.phase is Phase.CANCELLED
@@ -93,14 +114,22 @@ async def test_escape_cancels_keeps_the_results_and_cleans_up(serve):
         assert 20 <= kept < screen.progress.planned
         assert len(table_of(pilot).keys) > kept
         assert isinstance(app.screen, RunScreen), "escape during a run cancels, it does not leave"
-    with make_client(server.url) as client:
-        client.discover()
-        for model in (User, Group):
-            assert client.query(model).total_results == 0
+    assert_nothing_left(server.url)
+
+
+async def test_quitting_during_a_run_stops_it_and_cleans_up(serve):
+    server = slow_server(serve)
+    app = ScimTuiApp(Profile(name="Slow", url=server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        await start_and_wait_for_resource_checks(pilot)
+        checks = [worker for worker in app.workers if worker.group == "checks"]
+        await pilot.press("q")
+    assert checks and all(worker.is_cancelled for worker in checks)
+    assert_nothing_left(server.url, wait=10)
 
 
 async def test_statuses_and_text_filter_the_results(serve):
-    server = serve(Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []}))
+    server = serve(broken_random_url())
     app = ScimTuiApp(Profile(name="Broken", url=server.url))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
@@ -129,7 +158,7 @@ async def test_statuses_and_text_filter_the_results(serve):
 
 
 async def test_rerun_failed_replaces_rows_in_place_and_marks_them_fixed(serve):
-    broken = Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []})
+    broken = broken_random_url()
     server = serve(broken)
     app = ScimTuiApp(Profile(name="Broken", url=server.url))
     async with app.run_test(size=SIZE) as pilot:
@@ -205,7 +234,7 @@ async def test_q_quits_and_escape_goes_back_to_the_profiles(local):
 
 
 async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marked(serve):
-    broken = Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []})
+    broken = broken_random_url()
     server = serve(broken)
     app = ScimTuiApp(Profile(name="History", url=server.url))
     async with app.run_test(size=SIZE) as pilot:

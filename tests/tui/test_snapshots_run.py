@@ -17,15 +17,13 @@ import wsgiref.handlers
 import pytest
 
 from scim_tui.checker import exchanges
-from scim_tui.demo import make_app
 from scim_tui.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
-from tests.servers import Broken
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 
-MISSING = r"/v2/scim-tui-missing-.*"
 
 
 @pytest.fixture
@@ -39,7 +37,7 @@ def deterministic(monkeypatch):
 
 @pytest.fixture
 def broken_profile(serve, deterministic) -> Profile:
-    server = serve(Broken(make_app()).answer("GET", MISSING, 200, {"schemas": []}))
+    server = serve(broken_random_url())
     return Profile(name="Broken server", url=server.url, headers={"Host": "scim.test"})
 
 
