@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.widgets import DataTable
 
 from scim_tui.tui.run_state import Row
@@ -47,6 +48,8 @@ def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
 
 class ResultsTable(DataTable[Text]):
     """The results of the run, with their group headings."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Open result", id="results.open")]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(cursor_type="row", **kwargs)
