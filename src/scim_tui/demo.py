@@ -6,10 +6,14 @@ server of the test suite.
 
 from __future__ import annotations
 
+import io
+import socket
 import threading
 from collections.abc import Iterable
+from contextlib import suppress
 from socketserver import ThreadingMixIn
 from typing import Any
+from wsgiref.simple_server import ServerHandler
 from wsgiref.simple_server import WSGIRequestHandler
 from wsgiref.simple_server import WSGIServer
 from wsgiref.simple_server import make_server
@@ -26,6 +30,8 @@ from scim2_server.utils import load_default_schemas
 from scim2_server.utils import load_default_service_provider_config
 
 LOOPBACK = "127.0.0.1"
+IDLE_TIMEOUT = 30
+"""Seconds a kept-alive connection waits for its next request."""
 
 
 def make_app(
@@ -55,8 +61,86 @@ class _ThreadingServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def server_activate(self) -> None:
+        super().server_activate()
+        self.connections: set[socket.socket] = set()
+        self.connections_lock = threading.Lock()
 
-class _QuietHandler(WSGIRequestHandler):
+    def close_connections(self) -> None:
+        """End the kept-alive connections, so that nothing is served once the server stops."""
+        with self.connections_lock:
+            for connection in self.connections:
+                with suppress(OSError):
+                    connection.shutdown(socket.SHUT_RDWR)
+
+
+class _ResponseHandler(ServerHandler):
+    """wsgiref's handler, answering in HTTP/1.1: a response without a length closes its connection."""
+
+    http_version = "1.1"
+
+    def cleanup_headers(self) -> None:
+        super().cleanup_headers()
+        bodiless = self.status is not None and self.status[:3] in ("204", "304")
+        if "Content-Length" not in self.headers and not bodiless:
+            self.request_handler.close_connection = True
+        if self.request_handler.close_connection:
+            self.headers["Connection"] = "close"
+
+
+class _KeepAliveHandler(WSGIRequestHandler):
+    """Serves several requests on one connection (HTTP/1.1 keep-alive), quietly.
+
+    wsgiref serves one request per connection: every request of a run would pay for a
+    new connection, on the client and on the server. Each request body is read whole
+    before the application runs, so a body it leaves unread never spills into the next request.
+    """
+
+    protocol_version = "HTTP/1.1"
+    timeout = IDLE_TIMEOUT
+    disable_nagle_algorithm = True  # the status line and the body go out in separate writes
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:  # type: ignore[attr-defined]
+            self.server.connections.add(self.connection)  # type: ignore[attr-defined]
+
+    def finish(self) -> None:
+        with self.server.connections_lock:  # type: ignore[attr-defined]
+            self.server.connections.discard(self.connection)  # type: ignore[attr-defined]
+        super().finish()
+
+    def handle(self) -> None:
+        self.close_connection = True
+        self._serve_one()
+        while not self.close_connection:
+            self._serve_one()
+
+    def _serve_one(self) -> None:
+        try:
+            self.raw_requestline = self.rfile.readline(65537)
+        except OSError:  # idle too long, or the server stopping
+            self.raw_requestline = b""
+        if not self.raw_requestline:
+            self.close_connection = True
+            return
+        if len(self.raw_requestline) > 65536:
+            self.requestline = self.request_version = self.command = ""
+            self.send_error(414)
+            return
+        if not self.parse_request():
+            return
+        handler = _ResponseHandler(self._body(), self.wfile, self.get_stderr(), self.get_environ(), multithread=True)
+        handler.request_handler = self
+        handler.run(self.server.get_app())  # type: ignore[attr-defined]
+
+    def _body(self) -> Any:
+        length = self.headers.get("Content-Length", "")
+        if "Transfer-Encoding" in self.headers or (length and not length.isdigit()):
+            self.close_connection = True  # a body whose end is unknown: this connection serves no more
+            return self.rfile
+        return io.BytesIO(self.rfile.read(int(length)) if length else b"")
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass
 
@@ -87,7 +171,7 @@ class DemoServer:
 
     def start(self) -> str:
         if self._server is None:
-            self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_QuietHandler)
+            self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_KeepAliveHandler)
             self._thread = threading.Thread(
                 target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="scim-tui-demo-server", daemon=True
             )
@@ -98,6 +182,7 @@ class DemoServer:
         if self._server is None:
             return
         self._server.shutdown()
+        self._server.close_connections()
         self._server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -106,7 +191,7 @@ class DemoServer:
 
     def serve_forever(self) -> None:
         """Serve in the calling thread until interrupted (for `scim-tui demo-server`)."""
-        self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_QuietHandler)
+        self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_KeepAliveHandler)
         try:
             self._server.serve_forever()
         finally:
