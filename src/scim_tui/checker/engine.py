@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from collections.abc import Iterator
 from concurrent.futures import Future
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -85,8 +86,7 @@ def iter_checks(
     resource_types = _resource_types(client, failure)
     if on_plan and wanted is None:
         on_plan(len(server_steps) + len(per_type) * max(1, len(resource_types)))
-    for resource_type in resource_types:
-        yield from resource_type_suite(context, resource_type, wanted)
+    yield from _run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types])
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
         yield from _undescribed(failure, wanted)
 
@@ -119,27 +119,48 @@ def _resource_types(client: Any, failure: str | None) -> list[ResourceType]:
     return list(provider.resource_types or ())
 
 
+@dataclass
+class _Suite:
+    """The plan of one resource type: the steps to run, then its summary, or what is skipped."""
+
+    steps: list[Step]
+    summary: Step | None
+    skipped: list[CheckResult]
+
+
 def resource_type_suite(
     context: CheckContext, resource_type: ResourceType, wanted: set[CheckId] | None = None
 ) -> Iterator[CheckResult]:
     """Run the checks of one resource type, then sum them up with resource_type_tests."""
+    return _run_suites(context, [_suite(context, resource_type, wanted)])
+
+
+def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[CheckId] | None) -> _Suite:
     conf = context.conf
     steps = [Step(c, resource_type) for c in all_checkers() if c.scope != "server"]
     summary = next(step for step in steps if step.checker.name == SUMMARY_CHECKER)
     suite = _chosen([step for step in steps if step is not summary], wanted)
-    excluded = conf.resource_types and resource_type.name not in conf.resource_types
-    if excluded:
+    summed = summary if wanted is None or summary.check_id in wanted else None
+    if conf.resource_types and resource_type.name not in conf.resource_types:
         reason = f"Skipped: resource type {resource_type.name} is not in resource_types {conf.resource_types}."
-        for step in [*suite, summary] if wanted is None or summary.check_id in wanted else suite:
-            yield skipped(step, reason)
-        return
+        return _Suite([], None, [skipped(step, reason) for step in [*suite, summed] if step is not None])
+    return _Suite(suite, summed, [])
 
-    results: list[CheckResult] = []
-    for result in _run_steps(context, suite):
-        results.append(result)
-        yield result
-    if wanted is None or summary.check_id in wanted:
-        yield _summarize(context, summary, results)
+
+def _run_suites(context: CheckContext, suites: list[_Suite]) -> Iterator[CheckResult]:
+    """Run the steps of several resource types together (no type waits for another), and
+    yield their results type by type, each followed by its summary."""
+    outcomes = _outcomes(context, [step for suite in suites for step in suite.steps])
+    with closing(outcomes):  # a closed run stops here, once the running checks have cleaned up
+        for suite in suites:
+            yield from suite.skipped
+            results: list[CheckResult] = []
+            for _ in suite.steps:
+                step_results = next(outcomes)
+                results.extend(step_results)
+                yield from step_results
+            if suite.summary is not None:
+                yield _summarize(context, suite.summary, results)
 
 
 def _summarize(context: CheckContext, step: Step, results: list[CheckResult]) -> CheckResult:
@@ -184,10 +205,17 @@ def skipped(step: Step, reason: str) -> CheckResult:
 
 def _run_steps(context: CheckContext, steps: list[Step]) -> Iterator[CheckResult]:
     """Run steps, `jobs` at a time, yielding their results in the order of the steps."""
+    with closing(_outcomes(context, steps)) as outcomes:
+        for results in outcomes:
+            yield from results
+
+
+def _outcomes(context: CheckContext, steps: list[Step]) -> Iterator[list[CheckResult]]:
+    """The results of each step, in the order of the steps, the steps running `jobs` at a time."""
     jobs = max(1, context.conf.jobs)
     if jobs == 1 or len(steps) < 2:
         for step in steps:
-            yield from run_step(context, step)
+            yield run_step(context, step)
         return
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="scim-tui-check") as pool:
         pending: list[Future[list[CheckResult]]] = []
@@ -195,7 +223,7 @@ def _run_steps(context: CheckContext, steps: list[Step]) -> Iterator[CheckResult
             for step in steps:
                 pending.append(pool.submit(run_step, context, step))
             for future in pending:
-                yield from future.result()
+                yield future.result()
         finally:
             for future in pending:
                 future.cancel()
