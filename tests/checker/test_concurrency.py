@@ -1,0 +1,105 @@
+"""Checks running at once (CheckConfig.jobs): the same results, kept apart, and cleaned up when cancelled."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from urllib.parse import urlsplit
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import Exchange
+from tests.checker.test_full_run import holdings
+from tests.checker.test_full_run import pet_app
+from tests.checker.test_full_run import seed
+from tests.servers import Broken
+from tests.servers import make_client
+
+RESOURCE_ENDPOINTS = ("Users", "Groups", "Pets")
+RESOURCE_PATH = re.compile(rf"/v2/({'|'.join(RESOURCE_ENDPOINTS)})/([^/?]+)")
+MISSING = "scim-tui-missing-"
+
+
+def run(url: str, jobs: int) -> list:
+    with make_client(url) as scim:
+        return list(iter_checks(scim, CheckConfig(jobs=jobs)))
+
+
+def test_four_jobs_give_the_same_checks_statuses_and_order_as_one(serve):
+    url = serve(pet_app()).url
+    one, four = run(url, 1), run(url, 4)
+    assert len(one) > 100
+    assert [(r.title, r.resource_type, r.status) for r in four] == [(r.title, r.resource_type, r.status) for r in one]
+
+
+def exchanges_by_check(results: list) -> dict[CheckId, list[Exchange]]:
+    """Each check's exchanges, once each (the results of one check may share them)."""
+    by_check: dict[CheckId, dict[int, Exchange]] = defaultdict(dict)
+    for result in results:
+        for exchange in result.exchanges:
+            by_check[result.check_id][id(exchange)] = exchange
+    return {check: list(exchanges.values()) for check, exchanges in by_check.items()}
+
+
+def created_ids(exchanges: list[Exchange]) -> set[str]:
+    return {
+        json.loads(e.response_body)["id"]
+        for e in exchanges
+        if e.method == "POST" and e.status_code == 201 and e.response_body
+    }
+
+
+def touched_ids(exchanges: list[Exchange]) -> set[str]:
+    return {m.group(2) for e in exchanges if (m := RESOURCE_PATH.fullmatch(urlsplit(e.url).path))}
+
+
+def resource_ids(exchanges: list[Exchange]) -> set[str]:
+    """The ids of the resources these exchanges created or addressed (not the unknown ids of probes)."""
+    return {i for i in created_ids(exchanges) | touched_ids(exchanges) if not i.startswith(MISSING)}
+
+
+def on_its_own(resource_type: str, exchange: Exchange) -> bool:
+    """Whether an exchange is one a check of this resource type makes: on its endpoint, a search,
+    or on a resource of its own (another resource type's, which one of its attributes references)."""
+    path = urlsplit(exchange.url).path
+    own = ("/v2/.search", f"/v2/ResourceTypes/{resource_type}", f"/v2/{resource_type}s")
+    return path.startswith(own) or bool(resource_ids([exchange]))
+
+
+def test_no_check_sees_another_checks_exchanges(serve):
+    results = run(serve(pet_app()).url, 4)
+    owner: dict[str, CheckId] = {}
+    for check, exchanges in exchanges_by_check(results).items():
+        for resource_id in resource_ids(exchanges):
+            assert owner.setdefault(resource_id, check) == check, f"{resource_id} is in the exchanges of {owner[resource_id]} and {check}"
+        if check.resource_type:
+            elsewhere = [f"{e.method} {e.url}" for e in exchanges if not on_its_own(check.resource_type, e)]
+            assert elsewhere == [], f"{check} holds exchanges of other resource types: {elsewhere}"
+    assert len(owner) > 40  # the resources of many checks were told apart
+
+
+def test_cancelling_four_jobs_leaves_nothing_on_the_server(serve):
+    created: list[int] = []
+
+    def count(response):
+        created.append(response[0])
+        return response
+
+    server = serve(Broken(pet_app()).rewrite("POST", rf"/v2/({'|'.join(RESOURCE_ENDPOINTS)})", count))
+    seed(server.url)
+    before = holdings(server.url)
+    created.clear()
+    yielded = []
+    with make_client(server.url) as scim:
+        run = iter_checks(scim, CheckConfig(jobs=4))
+        for result in run:
+            yielded.append(result)
+            if result.title == "object_creation":
+                break
+        run.close()
+    assert holdings(server.url) == before
+    assert all(r.leftovers == [] for r in yielded)
+    created_by_yielded = sum(len(created_ids(exchanges)) for exchanges in exchanges_by_check(yielded).values())
+    assert created.count(201) > created_by_yielded  # checks still running when the run was closed created resources too
