@@ -25,5 +25,9 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet scim2-tester
 	$(BIN)/python bench/engine_bench.py
 
+# Regenerate the README's SVG screenshots from the real app.
+screenshots: $(STAMP)
+	$(BIN)/python scripts/screenshots.py
+
 clean:
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache
