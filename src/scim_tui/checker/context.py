@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from scim2_models import Error
 from scim2_models import ListResponse
@@ -12,6 +14,7 @@ from scim2_models import ResourceType
 from scim2_models import Schema
 from scim2_models import ServiceProviderConfig
 
+from scim_tui.checker.answers import answer_name
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.results import CheckConfig
 
@@ -94,13 +97,15 @@ class ResourceManager:
         from scim_tui.checker.filling import build_resource
 
         payload = build_resource(self.context, model, fill_all=fill_all)
+        mark = len(self.context.exchanges)
         try:
             created = self.context.client.create(payload)
-        except Exception as exc:
-            self._register_refused(model, exc)
+        except Exception:
+            self._register_unread(model, self.context.exchanges[mark:])
             raise
         if not isinstance(created, Resource) or not created.id:
-            raise ValueError(f"Creating a {model.__name__} did not return a resource with an id: {created!r}")
+            self._register_unread(model, self.context.exchanges[mark:])
+            raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
         self.register(created)
         return created
 
@@ -108,19 +113,20 @@ class ResourceManager:
         resource_type = resource.meta.resource_type if resource.meta and resource.meta.resource_type else ""
         self.created.append(CreatedResource(type(resource), str(resource.id), resource_type))
 
-    def _register_refused(self, model: type[Resource[Any]], exc: Exception) -> None:
-        """Register a resource the server created though the client refused its answer (a 200
-        instead of 201, an invalid body), so that it is deleted all the same."""
-        response = getattr(exc, "source", None)
-        if not 200 <= getattr(response, "status_code", 0) < 300:
+    def _register_unread(self, model: type[Resource[Any]], exchanges: list[Exchange]) -> None:
+        """Register a resource the server created though its answer could not be read (a 200
+        instead of 201, an invalid or empty body), so that it is deleted all the same.
+
+        Its id comes from the body, else from the Location header (RFC 7644 §3.3).
+        """
+        post = next((exchange for exchange in reversed(exchanges) if exchange.method == "POST"), None)
+        if post is None or not 200 <= (post.status_code or 0) < 300:
             return
-        try:
-            body = response.json()  # type: ignore[union-attr]
-        except Exception:
-            return
-        if isinstance(body, dict) and body.get("id"):
+        body = _json_object(post.response_body)
+        resource_id = body.get("id") or _id_in_location(post)
+        if resource_id:
             meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
-            self.created.append(CreatedResource(model, str(body["id"]), str(meta.get("resourceType") or "")))
+            self.created.append(CreatedResource(model, str(resource_id), str(meta.get("resourceType") or "")))
 
     def owns(self, resource_id: str | None) -> bool:
         return any(item.id == resource_id for item in self.created)
@@ -159,3 +165,18 @@ class ResourceManager:
             return False
         # A resource the check already deleted answers 404: it is gone all the same.
         return not isinstance(answer, Error) or str(answer.status) == "404"
+
+
+def _json_object(text: str | None) -> dict[str, Any]:
+    try:
+        data = json.loads(text or "")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _id_in_location(post: Exchange) -> str | None:
+    """The id at the end of a POST answer's Location, when it names a resource of the endpoint posted to."""
+    location = next((value for name, value in post.response_headers.items() if name.lower() == "location"), "")
+    parent, _, resource_id = urlsplit(location).path.rstrip("/").rpartition("/")
+    return resource_id if resource_id and parent == urlsplit(post.url).path.rstrip("/") else None

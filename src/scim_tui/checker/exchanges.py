@@ -25,6 +25,8 @@ from urllib.parse import urljoin
 from urllib.parse import urlsplit
 from urllib.parse import urlunsplit
 
+from scim_tui.checker.answers import response_problem
+
 REDACTED = "***"
 
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
@@ -216,7 +218,13 @@ def _cut(text: str | None) -> str | None:
 
 
 def describe_error(exc: BaseException, limit: int = 400) -> str:
-    """One line telling what went wrong, from an exception, its notes and its causes."""
+    """One line telling what went wrong, from an exception, its notes and its causes.
+
+    An answer the client could not read is described by what the server sent (answers.py).
+    """
+    problem = response_problem(exc)
+    if problem:
+        return _shortened(problem, limit)
     parts: list[str] = []
     seen: BaseException | None = exc
     while seen is not None and len(parts) < 4:
@@ -228,7 +236,10 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
         seen = seen.__cause__ or seen.__context__
     if len(parts) > 1 and parts[0] in GENERIC_MESSAGES:
         parts = parts[1:]
-    line = "; ".join(parts) or type(exc).__name__
+    return _shortened("; ".join(parts) or type(exc).__name__, limit)
+
+
+def _shortened(line: str, limit: int) -> str:
     return line if len(line) <= limit else f"{line[: limit - 1]}…"
 
 

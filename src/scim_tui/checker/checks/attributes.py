@@ -14,6 +14,7 @@ from scim2_models import Resource
 from scim2_models import Returned
 from scim2_models import SearchRequest
 
+from scim_tui.checker.answers import answer_name
 from scim_tui.checker.checks.crud import find_in_pages
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
@@ -55,6 +56,8 @@ def examine(
         serialized = found.model_dump()
     elif isinstance(response, Resource):
         serialized = response.model_dump()
+    elif response is None:
+        return CheckResult(Status.ERROR, reason=f"{label}: the answer is {answer_name(response)}.", data=response)
     else:
         return CheckResult(Status.ERROR, reason=f"{label}: unexpected response type {type(response).__name__}.", data=response)
     if included is not None and included not in serialized:

@@ -13,6 +13,7 @@ from scim2_models import ListResponse
 from scim2_models import Resource
 from scim2_models import SearchRequest
 
+from scim_tui.checker.answers import answer_name
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -74,7 +75,7 @@ def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     path = resource_path(context, model, created.id)
     found = context.client.query(model, created.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, Resource) or found.id != created.id:
-        return [CheckResult(Status.ERROR, reason=f"GET {path} answered {type(found).__name__} instead of the {model.__name__} {created.id}.", data=found)]
+        return [CheckResult(Status.ERROR, reason=f"GET {path} answered {answer_name(found)} instead of the {model.__name__} {created.id}.", data=found)]
     return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered the {model.__name__} {created.id}.", data=found)]
 
 

@@ -12,6 +12,7 @@ from scim2_models import PatchOperation
 from scim2_models import Path
 from scim2_models import Resource
 
+from scim_tui.checker.answers import answer_name
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import normalized
@@ -60,7 +61,11 @@ def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: P
     if isinstance(answer, Resource):
         target.current = answer.model_dump()
         return "the PATCH answer"
+    if context.exchanges and context.exchanges[-1].status_code == 200:
+        raise ValueError(f"the answer is {answer_name(answer)}, but a 200 must hold the resource; only a 204 has no body (RFC 7644 §3.5.2)")
     found = context.client.query(target.model, target.id, expected_status_codes=context.expected_status_codes)
+    if not isinstance(found, Resource):
+        raise ValueError(f"the answer is {answer_name(found)} instead of the {target.model.__name__}")
     target.current = found.model_dump()
     return "a GET after the 204 answer"
 

@@ -7,6 +7,7 @@ from typing import Any
 from scim2_models import Mutability
 from scim2_models import Resource
 
+from scim_tui.checker.answers import answer_name
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import paths_of
@@ -36,7 +37,7 @@ def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> lis
     replacement = _replacement(context, model, created)
     answer = context.client.replace(replacement, expected_status_codes=context.expected_status_codes)
     if not isinstance(answer, Resource) or answer.id != created.id:
-        return [CheckResult(Status.ERROR, reason=f"PUT {path} answered {type(answer).__name__} instead of the {model.__name__}.", data=answer)]
+        return [CheckResult(Status.ERROR, reason=f"PUT {path} answered {answer_name(answer)} instead of the {model.__name__}.", data=answer)]
     stale = _unchanged(model, replacement.model_dump(), answer.model_dump())
     if stale:
         return [CheckResult(Status.ERROR, reason=f"PUT {path} answered 200, but {'; '.join(stale)}.", data=answer)]

@@ -1,0 +1,103 @@
+"""What is wrong with a server's answer, said of the body the server sent.
+
+scim2-client refuses an answer it cannot read in its own words, with the JSON decoder's
+or pydantic's details attached ("Expecting value: line 1 column 1 (char 0)", a dump of
+validation errors). A person checking a server wants to read what came back instead:
+an HTML page, text that is not JSON, a list, an object without schemas.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+from scim2_client import ResponsePayloadValidationException
+from scim2_client import SCIMResponseException
+from scim2_client import UnexpectedContentFormatException
+from scim2_client import UnexpectedContentTypeException
+from scim2_client import UnexpectedStatusCodeException
+
+SCIM_ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
+JSON_KINDS = {list: "a JSON array", str: "a JSON string", int: "a JSON number", float: "a JSON number", bool: "a JSON boolean"}
+
+
+def answer_name(answer: Any) -> str:
+    """What a client call gave back, as a reason names it: "an empty body", or its type (ListResponse ...)."""
+    return "an empty body" if answer is None else type(answer).__name__
+
+
+def response_problem(exc: BaseException) -> str | None:
+    """What is wrong with the answer a scim2-client error was raised for; None when the
+    error carries no answer, or its own message says it well enough."""
+    response = getattr(exc, "source", None)
+    status = getattr(response, "status_code", None)
+    if status is None:
+        return None
+    if 300 <= status < 400 and _header(response, "location"):
+        return f"the {status} answer redirects to {_header(response, 'location')}, and redirects are not followed: check the profile's URL"
+    if isinstance(exc, UnexpectedContentTypeException):
+        content_type = _header(response, "content-type") or "missing"
+        return f"its Content-Type is {content_type}, not application/scim+json (RFC 7644 §8.1)"
+    if isinstance(exc, UnexpectedStatusCodeException) and not (200 <= status < 300 or status == 304):
+        return f"the {status} answer carries {body_kind(_text(response))}, not a SCIM Error (RFC 7644 §3.12)"
+    if isinstance(exc, ResponsePayloadValidationException) and isinstance(exc.__cause__, ValidationError):
+        return f"the body is not a valid {exc.__cause__.title}: {_first_problem(exc.__cause__)}"
+    if isinstance(exc, UnexpectedContentFormatException):
+        return _format_problem(exc, _text(response))
+    return _schemaless(_text(response)) if type(exc) is SCIMResponseException else None
+
+
+def body_kind(text: str) -> str:
+    """A body as a person would name it: empty, an HTML page, text that is not JSON, JSON of some kind."""
+    if not text.strip():
+        return "an empty body"
+    if text.lstrip().startswith("<"):
+        return "an HTML page"
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return "text that is not JSON"
+    if isinstance(data, dict):
+        return "a JSON object that is not a SCIM Error" if SCIM_ERROR_SCHEMA not in (data.get("schemas") or []) else "a SCIM Error"
+    return JSON_KINDS.get(type(data), "JSON null")
+
+
+def _format_problem(exc: BaseException, text: str) -> str:
+    decoding = exc.__cause__ or exc.__context__
+    if isinstance(decoding, json.JSONDecodeError):
+        if text.lstrip().startswith("<"):
+            return "the body is an HTML page, not JSON"
+        return f"the body is not valid JSON ({decoding.msg} at line {decoding.lineno}, column {decoding.colno})"
+    return f"the body is {body_kind(text)}, not a JSON object"
+
+
+def _schemaless(text: str) -> str | None:
+    """The wording for a JSON object without schemas (scim2-client calls it an "undefined object")."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(data, dict) and "schemas" not in data:
+        return 'the body is a JSON object without "schemas", so not a SCIM resource (RFC 7643 §3)'
+    return None
+
+
+def _first_problem(error: ValidationError) -> str:
+    problems = error.errors()
+    first = problems[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the object"
+    more = len(problems) - 1
+    return f"{where}: {first['msg']}" + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+
+
+def _header(response: Any, name: str) -> str:
+    headers = getattr(response, "headers", None) or {}
+    return str(headers.get(name) or "")
+
+
+def _text(response: Any) -> str:
+    try:
+        return response.text or ""
+    except Exception:  # an undecodable body
+        return ""
