@@ -65,7 +65,7 @@ class RunReport:
             target=redactor.url(target),
             started_at=started_at,
             duration=duration,
-            results=[_redacted(result, redactor) for result in results],
+            results=[redacted(result, redactor) for result in results],
             profile=profile,
             selection=selection or Selection(),
         )
@@ -167,7 +167,8 @@ def jsonable(data: Any) -> Any:
     return str(data)
 
 
-def _redacted(result: CheckResult, redactor: Redactor) -> CheckResult:
+def redacted(result: CheckResult, redactor: Redactor) -> CheckResult:
+    """A copy of a result with the known secrets taken out of its reason and data (its exchanges already are)."""
     if not redactor.secrets:
         return result
     return replace(result, reason=redactor.text(result.reason), data=_redact_values(jsonable(result.data), redactor))

@@ -21,6 +21,7 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import iter_checks
 from scim_tui.checker.discovery import DISCOVERY_QUERY
+from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import open_client
 from scim_tui.profiles import Profile
@@ -28,6 +29,7 @@ from scim_tui.profiles import Selection
 from scim_tui.profiles import load_profiles
 from scim_tui.profiles import save_profile
 from scim_tui.reports import RunReport
+from scim_tui.reports.model import redacted
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
@@ -111,8 +113,10 @@ class Runner:
             )
             batch: list[CheckResult] = []
             sent = time.monotonic()
+            redactor = Redactor(connection.secrets)
             try:
-                for result in results:
+                for found in results:
+                    result = redacted(found, redactor)  # a server may echo a secret in a body shown on screen
                     batch.append(result)
                     everything.append(result)
                     if time.monotonic() - sent >= self.interval:

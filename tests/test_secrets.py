@@ -1,0 +1,98 @@
+"""A known secret is searched for in every output scim-tui makes, and never found (issue 7).
+
+The server demands the bearer token and echoes it back in an error body, so the token
+travels in the requests and comes back in a response. Two profiles carry it: one as
+``env:NAME``, one written literally.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scim_tui import history
+from scim_tui.demo import make_app
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import save_profile
+from scim_tui.reports import FORMATS
+from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.screens.profiles import ProfilesScreen
+from tests.command import scim_tui
+from tests.servers import Broken
+from tests.servers import scim_error
+from tests.tui.conftest import SIZE
+from tests.tui.conftest import run_checks
+from tests.tui.test_result import open_row
+
+pytestmark = pytest.mark.anyio
+VARIABLE = "SCIM_TUI_SECRET_TOKEN"
+SECRETS = {"env": "scim-tui-env-secret-7d1c9b3e", "literal": "scim-tui-literal-secret-a4e02f91"}
+
+
+def echoing_server(serve, secret: str) -> str:
+    """A server demanding this token, whose 404 for an unknown URL repeats the token it was sent."""
+    echo = scim_error(404, f"No such path; you sent Authorization: Bearer {secret}")
+    return serve(Broken(make_app(bearer_tokens=[secret])).answer("GET", "/v2/scim-tui-missing-.*", 404, echo)).url
+
+
+async def app_outputs(profile: Profile) -> dict[str, str]:
+    """A run in the app: its results with their exchanges, each export, the copied curl command, screenshots."""
+    outputs: dict[str, str] = {}
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        results = screen.state.results()
+        outputs["results"] = json.dumps([[r.title, r.reason, repr(r.data), [e.to_dict() for e in r.exchanges]] for r in results])
+        outputs["run screenshot"] = app.export_screenshot()
+        for index in range(len(FORMATS)):
+            await pilot.press("e", *["down"] * index, "enter")
+            await pilot.pause()
+        detail = await open_row(pilot, "random_url")
+        await pilot.press("y")
+        outputs["clipboard"] = app.clipboard
+        outputs["result screenshot"] = app.export_screenshot()
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilesScreen)
+        app.screen.reload(profile.name)
+        await pilot.pause()
+        outputs["profiles screenshot"] = app.export_screenshot()
+    assert "Bearer ***" in json.dumps(detail.row.result.data), "the echoed token was in the data, redacted"
+    assert "${SCIM_AUTHORIZATION}" in outputs["clipboard"], "the copied command carries the header, as a variable"
+    return {f"{profile.name}: {where}": text for where, text in outputs.items()}
+
+
+def command_outputs(profile: Profile) -> dict[str, str]:
+    """``scim-tui check`` on the profile, in every format: what it prints and writes."""
+    outputs = {}
+    for format in FORMATS:
+        process = scim_tui("check", "--profile", profile.name, "--format", format, "--include-tags", "misc,service-provider-config")
+        assert process.returncode == 0, process.stderr
+        outputs[f"{profile.name}: check --format {format}"] = process.stdout + process.stderr
+    return outputs
+
+
+async def test_no_secret_reaches_any_output(serve, monkeypatch, tmp_path):
+    monkeypatch.setenv(VARIABLE, SECRETS["env"])
+    monkeypatch.chdir(tmp_path)
+    profiles = [
+        Profile(name="From env", url=echoing_server(serve, SECRETS["env"]), auth=Auth(kind=AuthKind.BEARER, token=f"env:{VARIABLE}")),
+        Profile(name="Literal", url=echoing_server(serve, SECRETS["literal"]), auth=Auth(kind=AuthKind.BEARER, token=SECRETS["literal"])),
+    ]
+    outputs: dict[str, str] = {}
+    for profile in profiles:
+        save_profile(profile)
+        outputs |= await app_outputs(profile)
+        outputs |= command_outputs(profile)
+        runs = history.runs(profile.name)
+        assert len(runs) == 1 + len(FORMATS), "the app's run and each command's run are in the history"
+        outputs |= {f"history {path.name}": path.read_text() for path in runs}
+    exports = sorted(tmp_path.glob("scim-tui-*.*"))
+    assert len(exports) == len(FORMATS) * len(profiles)
+    outputs |= {f"export {path.name}": path.read_text() for path in exports}
+
+    leaks = sorted(where for where, text in outputs.items() for secret in SECRETS.values() if secret in text)
+    assert leaks == []
