@@ -27,6 +27,10 @@ from scim2_client.engines.httpx2 import SyncSCIMClient
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
+JOBS_OPTIONS = [1, 2, 4, 8]
+"""The concurrencies compared; the engine's default is chosen from them."""
+LATENCY_MS = 5
+"""The second comparison's server answers this late, like a server across a network."""
 
 
 @dataclass
@@ -35,20 +39,36 @@ class Measure:
     cpu: float
     requests: int
     results: int
+    server_cpu: float | None = None
+    """CPU seconds the server process spent meanwhile (Linux only)."""
 
     @property
     def cpu_per_request_ms(self) -> float:
         return 1000 * self.cpu / max(1, self.requests)
 
 
+@dataclass
+class Server:
+    url: str
+    pid: int
+
+    def cpu(self) -> float | None:
+        """The CPU seconds the server process has used so far, from /proc (None elsewhere than Linux)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
 def server(*args: str):
-    """Start bench/serve.py with these arguments; yield its base URL."""
+    """Start bench/serve.py with these arguments; yield it (its base URL and process id)."""
     process = subprocess.Popen(
         [sys.executable, str(HERE / "serve.py"), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     try:
-        yield process.stdout.readline().strip()
+        yield Server(process.stdout.readline().strip(), process.pid)
     finally:
         process.stdin.close()
         process.wait(timeout=10)
@@ -66,11 +86,15 @@ def counted_client(url: str):
         yield SyncSCIMClient(http), count
 
 
-def measure(run: Callable[[Any], list[Any]], url: str) -> Measure:
-    with counted_client(url) as (client, count):
+def measure(run: Callable[[Any], list[Any]], target: Server) -> Measure:
+    with counted_client(target.url) as (client, count):
+        server_cpu = target.cpu()
         cpu, wall = time.process_time(), time.perf_counter()
         results = run(client)
-        return Measure(time.perf_counter() - wall, time.process_time() - cpu, count[0], len(results))
+        measured = Measure(time.perf_counter() - wall, time.process_time() - cpu, count[0], len(results))
+    after = target.cpu()
+    measured.server_cpu = None if after is None or server_cpu is None else after - server_cpu
+    return measured
 
 
 def scim_tui_run(jobs: int) -> Callable[[Any], list[Any]]:
@@ -95,20 +119,22 @@ def summarize(measures: list[Measure]) -> dict[str, Any]:
         "wall_s": spread([m.wall for m in measures]),
         "requests": spread([float(m.requests) for m in measures]),
         "cpu_per_request_ms": spread([m.cpu_per_request_ms for m in measures]),
+        "client_cpu_s": spread([m.cpu for m in measures]),
+        "server_cpu_s": spread([m.server_cpu or 0.0 for m in measures]),
         "results": measures[-1].results,
     }
 
 
-def compare(repeats: int, jobs_options: list[int]) -> dict[str, Any]:
+def compare(repeats: int, jobs_options: list[int], latency_ms: float = 0) -> dict[str, Any]:
     """Alternate the runs of each tool on one server, `repeats` times."""
     runs: dict[str, list[Measure]] = {"scim2-tester": [], **{f"scim-tui --jobs {j}": [] for j in jobs_options}}
-    with server() as url:
-        measure(scim_tui_run(1), url)  # warm-up: imports and first connections
-        measure(scim2_tester_run, url)
+    with server("--latency-ms", str(latency_ms)) as target:
+        measure(scim_tui_run(1), target)  # warm-up: imports and first connections
+        measure(scim2_tester_run, target)
         for _ in range(repeats):
-            runs["scim2-tester"].append(measure(scim2_tester_run, url))
+            runs["scim2-tester"].append(measure(scim2_tester_run, target))
             for jobs in jobs_options:
-                runs[f"scim-tui --jobs {jobs}"].append(measure(scim_tui_run(jobs), url))
+                runs[f"scim-tui --jobs {jobs}"].append(measure(scim_tui_run(jobs), target))
     figures = {name: summarize(measures) for name, measures in runs.items()}
     reference = figures["scim2-tester"]["wall_s"]["median"]
     for name, figure in figures.items():
@@ -116,9 +142,9 @@ def compare(repeats: int, jobs_options: list[int]) -> dict[str, Any]:
     return figures
 
 
-def scale_child(url: str, jobs: int) -> None:
+def scale_child(url: str, pid: int, jobs: int) -> None:
     """Run once in a fresh process and print wall time, results and peak memory as JSON."""
-    m = measure(scim_tui_run(jobs), url)
+    m = measure(scim_tui_run(jobs), Server(url, pid))
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({**asdict(m), "peak_mib": peak_kib / 1024, "results_per_s": m.results / m.wall}))
 
@@ -128,9 +154,9 @@ def scale(types: int, attributes: int, jobs: int) -> dict[str, Any]:
 
     with tempfile.TemporaryDirectory() as tmp:
         schemas, resource_types = write(Path(tmp), types, attributes)
-        with server("--schemas", str(schemas), "--resource-types", str(resource_types)) as url:
+        with server("--schemas", str(schemas), "--resource-types", str(resource_types)) as target:
             output = subprocess.run(
-                [sys.executable, __file__, "--scale-child", url, "--jobs", str(jobs)],
+                [sys.executable, __file__, "--scale-child", target.url, "--server-pid", str(target.pid), "--jobs", str(jobs)],
                 capture_output=True, text=True, check=True,
             ).stdout
     return {"types": types, "attributes": attributes, "jobs": jobs, **json.loads(output.strip().splitlines()[-1])}
@@ -141,14 +167,16 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=4, help="the concurrency of the scale scenario")
     parser.add_argument("--scale-child", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scale_child:
-        scale_child(args.scale_child, args.jobs)
+        scale_child(args.scale_child, args.server_pid, args.jobs)
         return
 
     sys.path.insert(0, str(HERE))
     figures: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
-    figures["compare"] = compare(args.repeats, [1, 2, 4])
+    figures["compare"] = compare(args.repeats, JOBS_OPTIONS)
+    figures["compare_latency"] = compare(args.repeats, [1, 4], LATENCY_MS)
     figures["growth"] = [scale(4, attributes, args.jobs) for attributes in (25, 50, 100)]
     figures["scale"] = scale(20, 100, args.jobs)
     RESULTS.mkdir(exist_ok=True)
@@ -157,16 +185,27 @@ def main() -> None:
 
 
 def report(figures: dict[str, Any]) -> str:
-    lines = ["| run | wall median (min–max) s | requests | CPU ms/request | ratio to scim2-tester |", "|---|---|---|---|---|"]
-    for name, f in figures["compare"].items():
+    lines = [
+        "| run | wall median (min–max) s | requests | client CPU ms/request | client CPU s | server CPU s | ratio to scim2-tester |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, f in [*figures["compare"].items(), *((f"{k}, {LATENCY_MS} ms latency", v) for k, v in figures["compare_latency"].items())]:
         w = f["wall_s"]
         lines.append(
             f"| {name} | {w['median']:.3f} ({w['min']:.3f}–{w['max']:.3f}) | {f['requests']['median']:.0f} "
-            f"| {f['cpu_per_request_ms']['median']:.2f} | {f['wall_ratio_to_scim2_tester']:.2f} |"
+            f"| {f['cpu_per_request_ms']['median']:.2f} | {f['client_cpu_s']['median']:.2f} | {f['server_cpu_s']['median']:.2f} "
+            f"| {f['wall_ratio_to_scim2_tester']:.2f} |"
         )
-    lines += ["", "| scale | wall s | results | results/s | peak MiB |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result | peak MiB |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for s in [*figures["growth"], figures["scale"]]:
-        lines.append(f"| {s['types']} types × {s['attributes']} attributes | {s['wall']:.2f} | {s['results']} | {s['results_per_s']:.0f} | {s['peak_mib']:.0f} |")
+        lines.append(
+            f"| {s['types']} types × {s['attributes']} attributes | {s['wall']:.2f} | {s['results']} | {s['results_per_s']:.0f} "
+            f"| {s['requests']} | {s['cpu']:.2f} | {s['server_cpu'] or 0:.2f} | {1000 * s['cpu'] / max(1, s['results']):.2f} | {s['peak_mib']:.0f} |"
+        )
     return "\n".join(lines)
 
 

@@ -56,7 +56,7 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--exclude-tags", action="append", default=[], metavar="TAGS", help="skip checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
-    parser.add_argument("--jobs", type=_positive, metavar="N", help="checks run at once (default: the profile's, else 1)")
+    parser.add_argument("--jobs", type=_positive, metavar="N", help="checks run at once (default: the profile's, else 4; 1 for a fragile server)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
