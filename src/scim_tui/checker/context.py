@@ -16,6 +16,7 @@ from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import cleaning_up
 from scim_tui.checker.results import CheckConfig
 
 
@@ -145,7 +146,8 @@ class ResourceManager:
         interrupted: KeyboardInterrupt | None = None
         for item in reversed(self.created):
             try:
-                deleted = self._delete(item)
+                with cleaning_up():
+                    deleted = self._delete(item)
             except KeyboardInterrupt as exc:
                 interrupted, deleted = exc, False
             if not deleted:

@@ -19,6 +19,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.context import Discovery
 from scim_tui.checker.discovery import describe_server
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import RunCancelled
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import install_recorder
 from scim_tui.checker.exchanges import recording
@@ -54,6 +55,7 @@ def iter_checks(
     only: Iterable[CheckId] | None = None,
     secrets: Iterable[str] = (),
     on_plan: Callable[[int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> Iterator[CheckResult]:
     """Run the checks on a server and yield each result as soon as its check ends.
 
@@ -64,13 +66,16 @@ def iter_checks(
     :param secrets: strings to redact wherever they would appear in an exchange.
     :param on_plan: called with the number of checks planned, once before the server
         checks and again once discovery tells the resource types (for a progress bar).
+    :param cancelled: tells, from any thread, that the run is cancelled: the running checks
+        then send no further request but their clean-up, and are reported SKIPPED, so the
+        run ends within one request's timeout. Close the iterator once it says so.
 
     Closing the iterator early (a cancelled run) lets the running check finish and
     clean up what it created.
     """
     conf = conf or CheckConfig()
     wanted = set(only) if only is not None else None
-    install_recorder(client, secrets)
+    install_recorder(client, secrets, cancelled)
     context = CheckContext(client, conf, Discovery())
 
     server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
@@ -81,8 +86,11 @@ def iter_checks(
 
     if wanted is not None and all(check.resource_type is None for check in wanted):
         return
-    with recording():
-        failure = describe_server(context)
+    try:
+        with recording():
+            failure = describe_server(context)
+    except RunCancelled:
+        return
     resource_types = _resource_types(client, failure)
     if on_plan and wanted is None:
         on_plan(len(server_steps) + len(per_type) * max(1, len(resource_types)))
@@ -245,6 +253,8 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
             results = _call(check_context, step)
         except SCIMTesterError:
             raise
+        except RunCancelled:
+            results = [CheckResult(Status.SKIPPED, reason="Skipped: the run was cancelled while this check ran.")]
         except Exception as exc:
             reason = failure_reason(exc, exchanges)
             if context.conf.raise_exceptions:

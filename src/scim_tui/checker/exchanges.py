@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from collections.abc import Mapping
@@ -108,6 +109,24 @@ class Redactor:
 
 
 _current: ContextVar[list[Exchange] | None] = ContextVar("scim_tui_exchanges", default=None)
+_cleaning: ContextVar[bool] = ContextVar("scim_tui_cleaning", default=False)
+
+
+class RunCancelled(BaseException):
+    """Raised instead of sending a request once the run is cancelled.
+
+    Not an Exception, so that no check's error handling reports it as the server's fault.
+    """
+
+
+@contextmanager
+def cleaning_up() -> Iterator[None]:
+    """Requests made in this block go out even once the run is cancelled: they delete what it created."""
+    token = _cleaning.set(True)
+    try:
+        yield
+    finally:
+        _cleaning.reset(token)
 
 
 @contextmanager
@@ -124,12 +143,15 @@ def recording() -> Iterator[list[Exchange]]:
 class _RecordingRequest:
     """Stands in for a client's ``request`` method and records each call."""
 
-    def __init__(self, client: Any, original: Any, redactor: Redactor):
+    def __init__(self, client: Any, original: Any, redactor: Redactor, cancelled: Callable[[], bool] | None = None):
         self.client = client
         self.original = original
         self.redactor = redactor
+        self.cancelled = cancelled
 
     def __call__(self, method: str, url: str, **kwargs: Any) -> Any:
+        if self.cancelled is not None and self.cancelled() and not _cleaning.get():
+            raise RunCancelled(f"{method} {url} not sent: the run was cancelled")
         exchanges = _current.get()
         if exchanges is None:
             return self.original(method, url, **kwargs)
@@ -243,13 +265,15 @@ def _shortened(line: str, limit: int) -> str:
     return line if len(line) <= limit else f"{line[: limit - 1]}…"
 
 
-def install_recorder(client: Any, secrets: Iterable[str] = ()) -> None:
-    """Wrap the client's request method so the exchanges of each check are recorded.
+def install_recorder(client: Any, secrets: Iterable[str] = (), cancelled: Callable[[], bool] | None = None) -> None:
+    """Wrap the client's request method so the exchanges of each check are recorded, and
+    no request but a clean-up one is sent once ``cancelled()`` says so.
 
-    Installing twice keeps one wrapper and adds the new secrets to it.
+    Installing twice keeps one wrapper, adds the new secrets to it and takes the new ``cancelled``.
     """
     current = client.__dict__.get("request")
     if isinstance(current, _RecordingRequest):
         current.redactor = Redactor([*current.redactor.secrets, *secrets])
+        current.cancelled = cancelled
         return
-    client.request = _RecordingRequest(client, client.request, Redactor(secrets))
+    client.request = _RecordingRequest(client, client.request, Redactor(secrets), cancelled)

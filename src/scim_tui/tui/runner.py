@@ -110,6 +110,7 @@ class Runner:
                 only=request.only,
                 secrets=connection.secrets,
                 on_plan=lambda planned: self.post(RunPlanned(run_id, planned)),
+                cancelled=self.cancelled,
             )
             batch: list[CheckResult] = []
             sent = time.monotonic()
