@@ -24,6 +24,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet scim2-tester
 	$(BIN)/python bench/engine_bench.py
+	$(BIN)/python bench/app_bench.py
 
 # Regenerate the README's SVG screenshots from the real app.
 screenshots: $(STAMP)
