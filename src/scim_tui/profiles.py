@@ -130,6 +130,8 @@ class ProfileList:
     broken: list[BrokenProfile] = field(default_factory=list)
     files: dict[str, Path] = field(default_factory=dict)
     """The file of each profile, by name."""
+    problem: str | None = None
+    """Why the profiles directory could not be read, when it could not (one line naming the fix)."""
 
     def owner_of(self, path: Path) -> str | None:
         return next((name for name, file in self.files.items() if file == path), None)
@@ -159,9 +161,14 @@ def load_profiles() -> ProfileList:
     """Every profile file of profiles_dir(); those that do not load are listed as broken."""
     found = ProfileList()
     directory = profiles_dir()
-    if not directory.is_dir():
+    try:
+        paths = sorted(path for path in directory.iterdir() if path.name.endswith(PROFILE_SUFFIX))
+    except FileNotFoundError:
         return found
-    for path in sorted(directory.glob(f"*{PROFILE_SUFFIX}")):
+    except OSError as exc:
+        found.problem = _unreadable(directory, exc)
+        return found
+    for path in paths:
         loaded = _load_file(path)
         if isinstance(loaded, BrokenProfile):
             found.broken.append(loaded)
@@ -199,6 +206,8 @@ def save_profile(profile: Profile, previous_name: str | None = None) -> Path:
     _check_savable(profile)
     directory = profiles_dir()
     found = load_profiles()
+    if found.problem and directory.is_dir():  # readable no more, perhaps still writable: never write blind
+        raise ProfileError(found.problem)
     target = found.files.get(profile.name) or directory / f"{slug(profile.name)}{PROFILE_SUFFIX}"
     _check_target(profile, previous_name, target, found)
     content = tomli_w.dumps(profile.model_dump(mode="json", exclude_none=True, exclude_defaults=True)).encode()
@@ -325,6 +334,15 @@ def _key_line(text: str, location: tuple[int | str, ...]) -> int | None:
 
 def _where(broken: BrokenProfile) -> str:
     return f"line {broken.line}: " if broken.line else ""
+
+
+def _unreadable(directory: Path, exc: OSError) -> str:
+    in_the_way = next((path for path in [directory, *directory.parents] if path.exists() and not path.is_dir()), None)
+    if in_the_way is not None:
+        problem = f"{in_the_way} is a file, not a directory: move it away"
+    else:
+        problem = f"{directory} cannot be read ({_os_reason(exc)}): give yourself access to it"
+    return f"Cannot read the profiles: {problem}, or set {CONFIG_DIR_VARIABLE} to another directory. The demo profile still works."
 
 
 def _os_reason(exc: OSError) -> str:

@@ -22,6 +22,7 @@ from scim_tui.profiles import config_dir
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.filter_input import FilterInput
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import outcome_text
@@ -42,7 +43,10 @@ MARGIN = 2.0
 """What ending a cancelled run may take beyond the request timeout (a busy machine)."""
 KEY_LATENCY = 1.0
 """A key press is handled in well under this, however long a request hangs."""
-INTERNALS = ("Traceback", 'File "', "Error:", "Exception")
+INTERNALS = ("Traceback", 'File "', "Exception", "NoneType")
+"""What the screen must never show: a traceback or the names of Python internals."""
+MARKUP = "broken [/] [bold]on purpose[/bold] [link=https://example.com]here"
+"""Server text that Rich would read as markup: shown as sent, it never breaks the screen."""
 
 
 async def wait_until(pilot, condition, timeout: float = 10) -> None:
@@ -133,7 +137,85 @@ async def test_cancelling_a_check_whose_every_request_hangs_ends_within_the_time
     assert_nothing_left(server.url)
 
 
-def assert_nothing_left(url: str) -> None:
+async def test_quitting_while_a_request_hangs_leaves_nothing_on_the_server(serve):
+    hanging = Hanging()
+    server = serve(Broken(make_app()).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", hanging))
+    try:
+        app = ScimTuiApp(Profile(name="Hanging", url=server.url, timeout=TIMEOUT))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("r")
+            await wait_until(pilot, lambda: hanging.arrived >= 1, timeout=60)
+            await pilot.press("q")
+        assert app.return_code == 0
+        assert_nothing_left(server.url, wait=TIMEOUT + MARGIN)
+    finally:
+        hanging.released.set()
+
+
+def assert_nothing_left(url: str, wait: float = 0.0) -> None:
+    """No User or Group on the server, once the run's clean-up had ``wait`` seconds to finish."""
+    deadline = time.monotonic() + wait
     with make_client(url) as client:
         client.discover()
-        assert [client.query(model).total_results for model in (User, Group)] == [0, 0]
+        while (left := [client.query(model).total_results for model in (User, Group)]) != [0, 0] and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert left == [0, 0]
+
+
+def closed_port_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}/v2"
+
+
+def faulty_profile(fault: str, serve) -> Profile:
+    if fault == "server error":
+        return Profile(name="Failing", url=serve(Broken(make_app()).answer(None, "/v2/.*", 500, scim_error(500, MARKUP))).url)
+    if fault == "HTML error page":
+        page = b"<html><body><h1>502 Bad Gateway [/]</h1></body></html>"
+        return Profile(name="Proxy", url=serve(Broken(make_app()).answer(None, "/v2/.*", 502, page, [("Content-Type", "text/html")])).url)
+    if fault == "missing env var":
+        return Profile(name="Env", url=closed_port_url(), auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TUI_UNSET_SECRET"))
+    return Profile(name="Nowhere", url=closed_port_url(), timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("fault", ["server error", "HTML error page", "missing env var", "unreachable"])
+async def test_no_fault_shows_a_traceback(serve, monkeypatch, fault):
+    monkeypatch.delenv("SCIM_TUI_UNSET_SECRET", raising=False)
+    app = ScimTuiApp(faulty_profile(fault, serve))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        texts = [screen_text(app)]
+        failed = [row.result.title for row in screen.state.rows.values() if row.result.status.failed]
+        if failed:
+            detail = await open_row(pilot, failed[0])
+            texts.append(screen_text(app))
+            assert isinstance(app.screen, ResultScreen) and detail.row.result.reason
+    for text in texts:
+        assert not [word for word in INTERNALS if word in text], text
+    if fault == "server error":
+        assert MARKUP in texts[-1].replace("\n", ""), texts[-1]
+    if fault == "missing env var":
+        assert screen.progress.phase is Phase.FAILED and "SCIM_TUI_UNSET_SECRET" in texts[0]
+
+
+async def test_a_config_directory_that_is_a_file_is_told_and_the_demo_still_runs():
+    in_the_way = config_dir()
+    in_the_way.parent.mkdir(parents=True, exist_ok=True)
+    in_the_way.write_text("not a directory\n")
+    app = ScimTuiApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilesScreen)
+        text = " ".join(screen_text(app).split())
+        assert f"{in_the_way} is a file, not a directory: move it away" in text.replace("│ ", "").replace(" │", ""), text
+        assert not [word for word in INTERNALS if word in text]
+        await pilot.press("enter")  # the demo profile, first in the list
+        await pilot.pause()
+        screen = run_screen(pilot)
+        screen.query_one(CheckTree).set_checked({"discovery"})
+        await run_checks(pilot)
+        assert screen.progress.phase is Phase.FINISHED
+        assert screen.state.rows and all(row.result.status is Status.SUCCESS for row in screen.state.rows.values() if "discovery" in row.result.tags)
+    assert in_the_way.read_text() == "not a directory\n", "the file in the way is left as it is"

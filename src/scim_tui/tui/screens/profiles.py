@@ -175,6 +175,8 @@ class ProfilesScreen(Screen[None]):
         matches = (index for index, entry in enumerate(self.entries) if isinstance(entry, Profile) and entry.name == select)
         options.highlighted = next(matches, 0)
         self.show_details()
+        if listing.problem:
+            self.say(listing.problem)
 
     def selected(self) -> Entry | None:
         index = self.query_one("#profile-list", OptionList).highlighted

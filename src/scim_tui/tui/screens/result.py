@@ -40,14 +40,15 @@ def summary_of(row: Row) -> Table:
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(ratio=1)
     grid.add_row("Status", Text.assemble(status_text(result.status), "  ", mark_text(row.mark)))
-    grid.add_row("Check", result.title or "")
-    grid.add_row("Resource type", result.resource_type or "(server)")
-    grid.add_row("Tags", ", ".join(sorted(result.tags)) or "(none)")
+    # Text, not str: a server's words (a reason, a resource type's name) are never read as markup.
+    grid.add_row("Check", Text(result.title or ""))
+    grid.add_row("Resource type", Text(result.resource_type or "(server)"))
+    grid.add_row("Tags", Text(", ".join(sorted(result.tags)) or "(none)"))
     grid.add_row("RFC 7644", f"section {result.section}" if result.section else "(not given)")
-    grid.add_row("Reason", result.reason or "(none)")
-    grid.add_row("Description", result.description or "(none)")
+    grid.add_row("Reason", Text(result.reason or "(none)"))
+    grid.add_row("Description", Text(result.description or "(none)"))
     if result.leftovers:
-        grid.add_row("Left on server", ", ".join(result.leftovers))
+        grid.add_row("Left on server", Text(", ".join(result.leftovers)))
     return grid
 
 
@@ -112,7 +113,7 @@ class ResultScreen(Screen[None]):
 
     def action_rerun(self) -> None:
         self.runner.rerun(frozenset({self.row.result.check_id}))
-        self.notify(f"Running {self.row.result.check_id} again…")
+        self.notify(f"Running {self.row.result.check_id} again…", markup=False)
 
     def action_copy_curl(self) -> None:
         exchanges = self.row.result.exchanges

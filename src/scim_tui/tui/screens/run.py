@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
+from rich.text import Text
 from textual import on
 from textual import work
 from textual.app import ComposeResult
@@ -136,7 +137,7 @@ class RunScreen(Screen[None]):
         options.clear_options()
         options.add_options([(name, name, not chosen or name in chosen) for name in message.names])
         note.display = bool(message.error) or not message.names
-        note.update(f"Could not read the resource types: {message.error}" if message.error else "The server publishes no resource type.")
+        note.update(Text(f"Could not read the resource types: {message.error}" if message.error else "The server publishes no resource type."))
 
     def selection(self) -> Selection:
         """The tags and resource types ticked on screen, as a profile stores them."""
@@ -180,7 +181,7 @@ class RunScreen(Screen[None]):
         try:
             remember_selection(self.profile, selection)
         except ProfileError as exc:
-            self.notify(str(exc), title="The selection was not saved", severity="warning")
+            self.notify(str(exc), title="The selection was not saved", severity="warning", markup=False)
 
     def _start(self, request: RunRequest) -> None:
         self.run_id = request.run_id
@@ -235,9 +236,9 @@ class RunScreen(Screen[None]):
         if self._ticker:
             self._ticker.pause()
         if message.error:
-            self.notify(message.error, title="The run stopped", severity="error")
+            self.notify(message.error, title="The run stopped", severity="error", markup=False)
         if message.warning:
-            self.notify(message.warning, severity="warning")
+            self.notify(message.warning, severity="warning", markup=False)
         self._refresh_results(changed)
         self.refresh_bindings()
 
@@ -246,7 +247,7 @@ class RunScreen(Screen[None]):
         """An error no handler expected: one line on screen, never a traceback."""
         if event.state is WorkerState.ERROR:
             error = describe_error(event.worker.error) if event.worker.error else "unknown error"
-            self.notify(error, title=f"The {event.worker.group} worker failed", severity="error")
+            self.notify(error, title=f"The {event.worker.group} worker failed", severity="error", markup=False)
             if event.worker.group == "checks":
                 self.post_message(RunFinished(self.run_id, error=error))
 
@@ -322,9 +323,9 @@ class RunScreen(Screen[None]):
         try:
             path = export_report(report, format, Path.cwd())
         except OSError as exc:
-            self.notify(f"Cannot export the run: {describe_error(exc)}", severity="error")
+            self.notify(f"Cannot export the run: {describe_error(exc)}", severity="error", markup=False)
             return
-        self.notify(f"Exported the run to {path}", title="Report written")
+        self.notify(f"Exported the run to {path}", title="Report written", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
