@@ -219,3 +219,23 @@ async def test_a_config_directory_that_is_a_file_is_told_and_the_demo_still_runs
         assert screen.progress.phase is Phase.FINISHED
         assert screen.state.rows and all(row.result.status is Status.SUCCESS for row in screen.state.rows.values() if "discovery" in row.result.tags)
     assert in_the_way.read_text() == "not a directory\n", "the file in the way is left as it is"
+
+
+async def test_the_summary_names_what_could_not_be_deleted(serve):
+    broken = Broken(make_app()).answer("DELETE", r"/v2/Users/[^/]+", 500, scim_error(500, "deletion refused"))
+    server = serve(broken)
+    app = ScimTuiApp(Profile(name="Sticky", url=server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        screen.query_one(CheckTree).set_checked({"crud:create"})
+        await run_checks(pilot)
+        left = [item for row in screen.state.rows.values() for item in row.result.leftovers]
+        assert left and all(item.startswith("User/") for item in left)
+        line = outcome_text(screen.progress).plain
+        assert line.endswith(f"left on the server (delete them by hand): {', '.join(dict.fromkeys(left))}")
+    broken.repaired = True
+    with make_client(server.url) as client:
+        client.discover()
+        for user in client.query(User).resources or []:
+            client.delete(User, user.id)

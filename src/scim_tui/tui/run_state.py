@@ -143,12 +143,11 @@ class RunState:
             return next((i for i, group in enumerate(groups) if group != SERVER_GROUP), len(groups))
         return len(groups)
 
-    def mark_checks(self, marks: dict[CheckId, Mark]) -> set[str]:
-        """Mark every row of these checks (changes since the previous run); returns their keys."""
-        marked = {row.key for row in self.rows.values() if row.result.check_id in marks}
-        for key in marked:
-            self.rows[key].mark = marks[self.rows[key].result.check_id]
-        return marked
+    def mark_checks(self, marks: dict[CheckId, Mark]) -> None:
+        """Mark every row of these checks (changes since the previous run)."""
+        for row in self.rows.values():
+            if row.result.check_id in marks:
+                row.mark = marks[row.result.check_id]
 
     def visible(self, view: Filter) -> list[Row]:
         return [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
@@ -168,3 +167,7 @@ class RunState:
 
     def results(self) -> list[CheckResult]:
         return [self.rows[key].result for key in self.order]
+
+    def leftovers(self) -> list[str]:
+        """Resources the shown results created and could not delete, each named once."""
+        return list(dict.fromkeys(item for result in self.results() for item in result.leftovers))

@@ -17,7 +17,6 @@ from textual.containers import Horizontal
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable
 from textual.widgets import Footer
 from textual.widgets import Header
 from textual.widgets import Input
@@ -219,7 +218,7 @@ class RunScreen(Screen[None]):
         if message.run_id != self.run_id:
             return
         updated = self.state.add(message.results)
-        self._refresh_results(updated)
+        self._refresh_results()
         self._show_progress()
         await self._refresh_detail(updated)
 
@@ -229,7 +228,8 @@ class RunScreen(Screen[None]):
             return
         self.state.finish()
         self.report = message.report or self.report
-        changed = self.state.mark_checks(changes_by_check(message.changes)) if message.changes else set()
+        if message.changes:
+            self.state.mark_checks(changes_by_check(message.changes))
         self.progress.phase = Phase.FAILED if message.error else Phase.CANCELLED if message.cancelled else Phase.FINISHED
         self.progress.error = message.error
         self._tick()
@@ -239,7 +239,7 @@ class RunScreen(Screen[None]):
             self.notify(message.error, title="The run stopped", severity="error", markup=False)
         if message.warning:
             self.notify(message.warning, severity="warning", markup=False)
-        self._refresh_results(changed)
+        self._refresh_results()
         self.refresh_bindings()
 
     @on(Worker.StateChanged)
@@ -260,13 +260,14 @@ class RunScreen(Screen[None]):
         self.progress.done = self.state.checks_done()
         self.progress.counts = self.state.counts()
         self.progress.marks = self.state.marks()
+        self.progress.leftovers = self.state.leftovers()
         self.progress.shown = self.view.statuses
         self.query_one(RunStatus).show(self.progress)
 
     # Looking at the results
 
-    def _refresh_results(self, updated: set[str] | frozenset[str] = frozenset()) -> None:
-        self.query_one(ResultsTable).show(self.state.visible(self.view), updated)
+    def _refresh_results(self) -> None:
+        self.query_one(ResultsTable).show(self.state.visible(self.view))
 
     def action_toggle_status(self, number: int) -> None:
         self.view.statuses ^= {Status(number)}
@@ -302,11 +303,10 @@ class RunScreen(Screen[None]):
     def close_filter(self) -> None:
         self.query_one(ResultsTable).focus()
 
-    @on(DataTable.RowSelected, "#results")
-    def open_result(self) -> None:
-        key = self.query_one(ResultsTable).selected_key
-        if key is not None:
-            self.app.push_screen(ResultScreen(self.state.rows[key], target_url(self.profile), self))
+    @on(ResultsTable.Opened, "#results")
+    def open_result(self, message: ResultsTable.Opened) -> None:
+        if (row := self.state.rows.get(message.key)) is not None:
+            self.app.push_screen(ResultScreen(row, target_url(self.profile), self))
 
     async def _refresh_detail(self, updated: set[str]) -> None:
         detail = self.app.screen

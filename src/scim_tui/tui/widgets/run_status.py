@@ -41,6 +41,8 @@ class Progress:
     shown: set[Status] = field(default_factory=lambda: set(Status))
     elapsed: float = 0.0
     error: str | None = None
+    leftovers: list[str] = field(default_factory=list)
+    """Resources the run created and could not delete."""
 
 
 def outcome_text(progress: Progress) -> Text:
@@ -56,7 +58,10 @@ def outcome_text(progress: Progress) -> Text:
         Phase.FINISHED: f"Finished {progress.done} checks",
         Phase.CANCELLED: f"Run cancelled after {progress.done} checks",
     }[phase]
-    return Text(f"{label} · {seconds}", style="bold yellow" if phase is Phase.CANCELLED else "")
+    text = Text(f"{label} · {seconds}", style="bold yellow" if phase is Phase.CANCELLED else "")
+    if progress.leftovers:
+        text.append(f" · left on the server (delete them by hand): {', '.join(progress.leftovers)}", style="bold red")
+    return text
 
 
 def counts_text(progress: Progress) -> Text:
