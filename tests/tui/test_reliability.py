@@ -6,10 +6,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from textual.widgets import Input
 
 from scim2_models import Group
 from scim2_models import User
@@ -117,40 +115,43 @@ class Hanging:
         return answer
 
 
-async def test_cancelling_a_check_whose_every_request_hangs_ends_within_the_timeout_and_cleans_up(serve):
+@pytest.fixture
+def hanging_patch(serve):
+    """A server whose PATCH requests hang (until the test ends), and the profile of a run against it."""
+    hanging = Hanging()
+    server = serve(Broken(make_app()).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", hanging))
+    yield hanging, Profile(name="Hanging", url=server.url, timeout=TIMEOUT)
+    hanging.released.set()
+
+
+async def run_until_patches_hang(pilot, hanging: Hanging, count: int) -> None:
+    await settle(pilot)
+    await pilot.press("r")
+    await wait_until(pilot, lambda: hanging.arrived >= count, timeout=60)
+
+
+async def test_cancelling_a_check_whose_every_request_hangs_ends_within_the_timeout_and_cleans_up(hanging_patch):
     """A PATCH check sends one request per attribute: once cancelled, it sends no more but its clean-up."""
-    hanging = Hanging()
-    server = serve(Broken(make_app()).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", hanging))
-    try:
-        app = ScimTuiApp(Profile(name="Hanging", url=server.url, timeout=TIMEOUT))
-        async with app.run_test(size=SIZE) as pilot:
-            screen = run_screen(pilot)
-            await settle(pilot)
-            await pilot.press("r")
-            await wait_until(pilot, lambda: hanging.arrived >= 2, timeout=60)  # into a PATCH check's attributes
-            arrived = hanging.arrived
-            await assert_cancelled_in_time(pilot, screen)
-            assert hanging.arrived <= arrived + 4, "the running checks sent no further PATCH once cancelled"
-            assert any(row.result.status is Status.SKIPPED and "cancelled" in row.result.reason for row in screen.state.rows.values())
-    finally:
-        hanging.released.set()
-    assert_nothing_left(server.url)
+    hanging, profile = hanging_patch
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_until_patches_hang(pilot, hanging, 2)  # into a PATCH check's attributes
+        arrived = hanging.arrived
+        screen = run_screen(pilot)
+        await assert_cancelled_in_time(pilot, screen)
+        assert hanging.arrived <= arrived + 4, "the running checks sent no further PATCH once cancelled"
+        assert any(row.result.status is Status.SKIPPED and "cancelled" in row.result.reason for row in screen.state.rows.values())
+    assert_nothing_left(profile.url)
 
 
-async def test_quitting_while_a_request_hangs_leaves_nothing_on_the_server(serve):
-    hanging = Hanging()
-    server = serve(Broken(make_app()).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", hanging))
-    try:
-        app = ScimTuiApp(Profile(name="Hanging", url=server.url, timeout=TIMEOUT))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("r")
-            await wait_until(pilot, lambda: hanging.arrived >= 1, timeout=60)
-            await pilot.press("q")
-        assert app.return_code == 0
-        assert_nothing_left(server.url, wait=TIMEOUT + MARGIN)
-    finally:
-        hanging.released.set()
+async def test_quitting_while_a_request_hangs_leaves_nothing_on_the_server(hanging_patch):
+    hanging, profile = hanging_patch
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=SIZE) as pilot:
+        await run_until_patches_hang(pilot, hanging, 1)
+        await pilot.press("q")
+    assert app.return_code == 0
+    assert_nothing_left(profile.url, wait=TIMEOUT + MARGIN)
 
 
 def assert_nothing_left(url: str, wait: float = 0.0) -> None:
