@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Annotated
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import httpx2
 import pytest
@@ -64,29 +67,73 @@ def test_required_attributes_are_replaced_but_not_added_or_removed(serve):
     assert "userName" not in by_path(run(server.url, "check_remove_attribute"))
 
 
-def test_a_204_answer_is_verified_by_reading_the_resource(serve):
-    """scim2-server answers PATCH with 204 and no body: each result reads the resource back."""
+def test_each_patch_asks_for_its_path_and_is_verified_from_the_200_answer(serve):
+    """With attributes=<path> the server MUST answer 200 (RFC 7644 §3.5.2): no GET follows,
+    and the answer holds the patched attribute, base, sub-attribute or extension alike."""
     server = serve(make_app())
-    result = by_path(run(server.url, "check_add_attribute"))["displayName"]
+    results = by_path(run(server.url, "check_add_attribute"))
+    for path in ("displayName", "name.givenName", f"{ENTERPRISE}:employeeNumber", f"{ENTERPRISE}:manager.value"):
+        result = results[path]
+        assert result.status is Status.SUCCESS and "the PATCH answer" in result.reason, result.reason
+        [patch] = result.exchanges
+        assert (patch.method, patch.status_code) == ("PATCH", 200)
+        assert parse_qs(urlsplit(patch.url).query) == {"attributes": [path]}
+        assert "userName" not in json.loads(patch.response_body)  # only what was asked for comes back
+
+
+def test_a_204_answer_is_verified_by_reading_the_resource(serve):
+    """A server that ignores attributes on PATCH answers 204 and no body: each result reads the resource back."""
+    server = serve(Broken(make_app()).reroute("PATCH", USER, QUERY_STRING=""))
+    results = by_path(run(server.url, "check_add_attribute"))
+    result = results["displayName"]
     assert result.status is Status.SUCCESS
     assert [(e.method, e.status_code) for e in result.exchanges] == [("PATCH", 204), ("GET", 200)]
     assert "a GET after the 204 answer" in result.reason
+    assert all(r.status is Status.SUCCESS for r in results.values())
 
 
-def test_a_200_answer_is_verified_from_its_body(serve):
-    """Asked for attributes, scim2-server answers PATCH with 200 and the resource."""
+@pytest.mark.parametrize("checker", PATCH_CHECKERS)
+def test_a_200_answer_holding_the_whole_resource_is_verified_from_its_body(serve, checker):
+    """A server that answers 200 with every attribute, whatever was asked for."""
     server = serve(Broken(make_app()).reroute("PATCH", USER, QUERY_STRING="excludedAttributes=password"))
-    results = run(server.url, "check_replace_attribute")
+    results = run(server.url, checker)
     result = by_path(results)["displayName"]
-    assert result.status is Status.SUCCESS
     assert [(e.method, e.status_code) for e in result.exchanges] == [("PATCH", 200)]
-    assert "the PATCH answer" in result.reason
-    assert all(r.status is Status.SUCCESS for r in results)
+    assert "userName" in json.loads(result.exchanges[0].response_body)
+    assert all(r.status is Status.SUCCESS for r in results), [r.reason for r in results if r.status is not Status.SUCCESS]
+
+
+@pytest.mark.parametrize("checker", PATCH_CHECKERS)
+def test_answers_of_200_and_204_mixed_still_succeed(serve, checker):
+    """Every other PATCH answered 204: what the 200s showed and the GETs read make one view of the resource."""
+    app = make_app()
+    turns = itertools.cycle([app, Broken(app).reroute("PATCH", USER, QUERY_STRING="")])
+
+    def alternating(environ, start_response):
+        return (next(turns) if environ["REQUEST_METHOD"] == "PATCH" else app)(environ, start_response)
+
+    server = serve(alternating)
+    results = run(server.url, checker)
+    assert all(r.status is Status.SUCCESS for r in results), [r.reason for r in results if r.status is not Status.SUCCESS]
+    assert any("the PATCH answer" in r.reason for r in results) and any("a GET after the 204 answer" in r.reason for r in results)
+
+
+@pytest.mark.parametrize("honours_attributes", [True, False])
+def test_remove_gives_a_value_first_to_what_an_earlier_removal_took(serve, honours_attributes):
+    """Removing name takes name.givenName with it: the check knows, from the answers, and adds it back before removing it."""
+    app = make_app() if honours_attributes else Broken(make_app()).reroute("PATCH", USER, QUERY_STRING="")
+    results = by_path(run(serve(app).url, "check_remove_attribute"))
+
+    def operations(path):
+        return [json.loads(e.request_body)["Operations"][0]["op"] for e in results[path].exchanges if e.method == "PATCH"]
+
+    assert operations("name") == operations("displayName") == ["remove"]
+    assert operations("name.givenName") == operations(f"{ENTERPRISE}:manager.value") == ["add", "remove"]
+    assert all(r.status is Status.SUCCESS for r in results.values())
 
 
 def test_a_200_turned_into_a_204_without_body_still_succeeds(serve):
-    broken = Broken(make_app()).reroute("PATCH", USER, QUERY_STRING="excludedAttributes=password")
-    silenced = Broken(broken).rewrite("PATCH", USER, lambda answer: (204, [h for h in answer[1] if h[0].lower() != "content-type"], b""))
+    silenced = Broken(make_app()).rewrite("PATCH", USER, lambda answer: (204, [h for h in answer[1] if h[0].lower() != "content-type"], b""))
     server = serve(silenced)
     results = run(server.url, "check_add_attribute")
     assert results and all(r.status is Status.SUCCESS for r in results)

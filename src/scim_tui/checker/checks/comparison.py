@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from copy import deepcopy
 from inspect import isclass
 from typing import Any
 
@@ -54,6 +55,33 @@ def nested(path: Path[Any], value: Any) -> dict[str, Any]:
     for key in reversed(_keys(path)):
         node = {key: node}
     return node
+
+
+def set_value_at(data: dict[str, Any], path: Path[Any], value: Any) -> None:
+    """Put a copy of `value` at a path in a resource's JSON (None takes the attribute out),
+    attribute names compared without case; only the dicts along the path are touched."""
+    *parents, last = _keys(path)
+    node = data
+    for key in parents:
+        child = _get(node, key)
+        if not isinstance(child, dict):
+            if value is None:
+                return
+            child = {}
+            node[_spelled(node, key)] = child
+        node = child
+    name = _spelled(node, last)
+    if value is None:
+        node.pop(name, None)
+    else:
+        node[name] = deepcopy(value)
+
+
+def _spelled(node: dict[str, Any], key: str) -> str:
+    """The key naming `key` in a JSON object, as the object spells it, or `key` when it has none."""
+    if key in node:
+        return key
+    return next((name for name in node if name.lower() == key.lower()), key)
 
 
 def _keys(path: Path[Any]) -> list[str]:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from scim2_models import Mutability
 from scim2_models import PatchOp
@@ -17,9 +19,11 @@ from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import normalized
 from scim_tui.checker.checks.comparison import paths_of
+from scim_tui.checker.checks.comparison import set_value_at
 from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
+from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_reason
@@ -39,6 +43,7 @@ class Target:
 
     model: type[Resource[Any]]
     id: str
+    url: str
     current: dict[str, Any]
 
 
@@ -49,25 +54,33 @@ def _patch_unsupported(context: CheckContext) -> CheckResult | None:
     return None
 
 
-def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> str:
-    """Send one PATCH operation and update what is known of the resource.
+def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> tuple[dict[str, Any], str]:
+    """Send one PATCH operation asking for `path` back, and update what is known of the resource.
 
-    Returns how the result was obtained: from the PATCH answer, or read back after a 204.
+    With the "attributes" parameter the server MUST answer 200 with the resource (RFC 7644
+    §3.5.2), here only the attribute patched, so no GET is needed to see the effect. A server
+    that answers 204 all the same is read back with a GET. Returns the answer examined, as
+    JSON, and where it came from.
     """
-    fields = {"op": op, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
-    operation = PatchOperation(**fields)
-    patch_op = PatchOp[target.model](operations=[operation])  # type: ignore[index]
-    answer = context.client.modify(target.model, target.id, patch_op, expected_status_codes=PATCH_ANSWERS)
+    operation = {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
+    # The body a PatchOp model would give, built as JSON: the server, not the client, judges it.
+    patch_op = {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]}
+    url = f"{target.url}?{urlencode({'attributes': str(path)}, safe=':')}"
+    answer = context.client.modify(
+        target.model, target.id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=url
+    )
     if isinstance(answer, Resource):
-        target.current = answer.model_dump()
-        return "the PATCH answer"
+        seen = answer.model_dump()
+        set_value_at(target.current, path, value_at(seen, path))
+        return seen, "the PATCH answer"
     if context.exchanges and context.exchanges[-1].status_code == 200:
         raise ValueError(f"the answer is {answer_name(answer)}, but a 200 must hold the resource; only a 204 has no body (RFC 7644 §3.5.2)")
     found = context.client.query(target.model, target.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, Resource):
         raise ValueError(f"the answer is {answer_name(found)} instead of the {target.model.__name__}")
-    target.current = found.model_dump()
-    return "a GET after the 204 answer"
+    seen = found.model_dump()
+    target.current = deepcopy(seen)  # later answers update it; the result keeps what was seen
+    return seen, "a GET after the 204 answer"
 
 
 def _run(
@@ -85,7 +98,7 @@ def _run(
     if not paths:
         return [CheckResult(Status.SKIPPED, reason=f"No attribute of {model.__name__} can be {verb}.")]
     created = context.resource_manager.create_and_register(model, fill_all=fill_all)
-    target = Target(model, str(created.id), created.model_dump())
+    target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
     results = []
     for path, attribute in paths:
         mark = len(context.exchanges)
@@ -100,11 +113,10 @@ def _run(
 def _written(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], attribute: Attribute) -> CheckResult:
     """PATCH add or replace a new value at `path`, then check the resource holds it."""
     value = attribute_value(context, attribute, avoid=value_at(target.current, path))
-    source = _patch(context, target, op, path, value)
-    data = target.current
+    data, source = _patch(context, target, op, path, value)
     if attribute.hidden:
         return CheckResult(Status.SUCCESS, reason=f"{path}: {op.value} accepted; the attribute is never returned, so the value cannot be read back.", data=data)
-    expected, actual = normalized(target.model, path, value), value_at(target.current, path)
+    expected, actual = normalized(target.model, path, value), value_at(data, path)
     if not matches(expected, actual):
         return CheckResult(Status.ERROR, reason=f"{path}: after {op.value}, {source} holds {shown(actual)} instead of {shown(expected)}.", data=data)
     return CheckResult(Status.SUCCESS, reason=f"{path}: the value given by {op.value} is in {source}.", data=data)
@@ -122,11 +134,10 @@ def _remove_one(context: CheckContext, target: Target, path: Path[Any], attribut
     """PATCH remove `path` (given a value first when it has none), then check the resource no longer holds it."""
     if not attribute.hidden and unassigned(value_at(target.current, path)):
         _patch(context, target, PatchOperation.Op.add, path, attribute_value(context, attribute))
-    source = _patch(context, target, PatchOperation.Op.remove, path)
-    data = target.current
+    data, source = _patch(context, target, PatchOperation.Op.remove, path)
     if attribute.hidden:
         return CheckResult(Status.SUCCESS, reason=f"{path}: remove accepted; the attribute is never returned, so its absence cannot be read back.", data=data)
-    left = value_at(target.current, path)
+    left = value_at(data, path)
     if not unassigned(left):
         return CheckResult(Status.ERROR, reason=f"{path}: after remove, {source} still holds {shown(left)}.", data=data)
     return CheckResult(Status.SUCCESS, reason=f"{path}: the attribute is gone from {source}.", data=data)
@@ -151,10 +162,11 @@ def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> li
     Creates a resource with its required attributes only, then adds a value to
     every writable, optional attribute path in turn: base attributes, the
     sub-attributes of complex attributes, and extension attributes addressed by
-    their schema URN. One result per path: SUCCESS when the server answers 200
-    holding the value, or 204 and a GET shows it; ERROR when the request fails
-    or the value is missing. SKIPPED when nothing can be added, or when the
-    ServiceProviderConfig says PATCH is not supported.
+    their schema URN. Each PATCH asks for its path back (attributes=<path>).
+    One result per path: SUCCESS when the 200 answer holds the value (or a GET
+    does, after a 204); ERROR when the request fails or the value is missing.
+    SKIPPED when nothing can be added, or when the ServiceProviderConfig says
+    PATCH is not supported.
     """
     return _run(context, model, "added", _addable, False, _add_one)
 
@@ -166,10 +178,11 @@ def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) ->
     Creates a resource with every writable attribute filled, then removes every
     optional, mutable attribute path in turn (base attributes, sub-attributes,
     extension attributes by URN), giving it a value first when an earlier removal
-    took it away. One result per path: SUCCESS when the answer (or a GET after a
-    204) no longer holds the attribute; ERROR when the request fails or the
-    attribute is still there. SKIPPED when nothing can be removed, or when the
-    ServiceProviderConfig says PATCH is not supported.
+    took it away. Each PATCH asks for its path back (attributes=<path>). One
+    result per path: SUCCESS when the answer (or a GET after a 204) no longer
+    holds the attribute; ERROR when the request fails or the attribute is still
+    there. SKIPPED when nothing can be removed, or when the ServiceProviderConfig
+    says PATCH is not supported.
     """
     return _run(context, model, "removed", _removable, True, _remove_one)
 
@@ -180,9 +193,10 @@ def check_replace_attribute(context: CheckContext, model: type[Resource[Any]]) -
 
     Creates a resource with every writable attribute filled, then replaces the
     value of every mutable attribute path in turn (base attributes,
-    sub-attributes, extension attributes by URN). One result per path: SUCCESS
-    when the answer (or a GET after a 204) holds the new value; ERROR when the
-    request fails or the old value stays. SKIPPED when nothing can be replaced,
-    or when the ServiceProviderConfig says PATCH is not supported.
+    sub-attributes, extension attributes by URN), asking for the path back
+    (attributes=<path>). One result per path: SUCCESS when the answer (or a GET
+    after a 204) holds the new value; ERROR when the request fails or the old
+    value stays. SKIPPED when nothing can be replaced, or when the
+    ServiceProviderConfig says PATCH is not supported.
     """
     return _run(context, model, "replaced", _replaceable, True, _replace_one)
