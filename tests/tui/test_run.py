@@ -142,7 +142,7 @@ async def test_statuses_and_text_filter_the_results(serve):
         assert all(row.result.status is not Status.SUCCESS for row in shown)
         assert {row.key for row in failed} <= {row.key for row in shown}
         assert set(table_of(pilot).keys) >= {row.key for row in failed}
-        assert "SUCCESS" not in {table_of(pilot).get_row(key)[0].plain for key in table_of(pilot).keys}
+        assert "SUCCESS" not in {table_of(pilot).row_cells(key)[0].plain for key in table_of(pilot).keys}
         await pilot.press("1")
         assert len(screen.state.visible(screen.view)) == everything
 
@@ -177,7 +177,7 @@ async def test_rerun_failed_replaces_rows_in_place_and_marks_them_fixed(serve):
         for key in failed:
             row = screen.state.rows[key]
             assert row.mark is Mark.FIXED and not row.result.status.failed
-            assert table.get_row(key)[2].plain == "✔ fixed"
+            assert table.row_cells(key)[2].plain == "✔ fixed"
         assert not screen.state.failed_checks()
         assert "fixed 1" in counts_text(screen.progress).plain.replace("✔ ", "")
 
@@ -250,7 +250,7 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
         broken.repaired = False
         await run_checks(pilot)
         assert {row.key for row in screen.state.rows.values() if row.mark is Mark.NEW_FAILURE} == failing
-        assert {table_of(pilot).get_row(key)[2].plain for key in failing} == {"✘ new"}
+        assert {table_of(pilot).row_cells(key)[2].plain for key in failing} == {"✘ new"}
     assert len(history.runs("History")) == 3
     assert history.latest("History").profile == "History"
 

@@ -82,6 +82,8 @@ class RunState:
         self._rerun: frozenset[CheckId] | None = None
         self._checks: set[CheckId] = set()
         """The checks that have rows."""
+        self._groups: set[str] = set()
+        """The groups that have (or had, in this run) rows."""
 
     def start(self, rerun: frozenset[CheckId] | None = None) -> None:
         """Begin a run: a full run forgets every row, a rerun keeps them to replace its checks' rows."""
@@ -89,6 +91,7 @@ class RunState:
             self.rows.clear()
             self.order.clear()
             self._checks.clear()
+            self._groups.clear()
         self._seen.clear()
         self._rerun = rerun
 
@@ -125,13 +128,15 @@ class RunState:
         self.rows[row.key] = row
         position = self._position(row)
         self._checks.add(row.result.check_id)
+        self._groups.add(row.group)
         self.order.insert(position, row.key)
 
     def _position(self, row: Row) -> int:
         check_id = row.result.check_id
         if self.order:
             last = self.rows[self.order[-1]]
-            if last.result.check_id == check_id or (row.group == last.group and check_id not in self._checks):
+            new_group = row.group not in self._groups and row.group != SERVER_GROUP
+            if last.result.check_id == check_id or (check_id not in self._checks and (row.group == last.group or new_group)):
                 return len(self.order)  # the usual case while a run streams in: O(1)
         same_check = [i for i, key in enumerate(self.order) if self.rows[key].result.check_id == check_id]
         if same_check:

@@ -1,29 +1,41 @@
-"""The results pane: one row per result, grouped by resource type, kept in step with RunState.
+"""The results pane: one line per result, grouped by resource type, drawn from RunState's filtered rows.
 
-Rows are keyed (see run_state.row_key), so a batch appends rows or updates cells in
-place; only a change of order (a filter, a rerun that adds rows) rebuilds the table.
+A Line API widget: it holds the displayed entries as a list and draws only the lines on
+screen. A batch, a rerun or a filter replaces the list in one pass, whatever its length;
+nothing is built per row (a DataTable's refresh grows with its rows: 0.5 s for 10,000).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
 
+from rich.cells import cell_len
+from rich.cells import set_cell_size
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.widgets import DataTable
-from textual.widgets.data_table import RowKey
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
+from scim_tui.checker import Status
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
 
 GROUP_PREFIX = "group:"
-COLUMNS = (("status", "Status"), ("check", "Check"), ("change", "Change"), ("reason", "Reason"))
-FIXED_WIDTHS = {"status": 10, "check": 36, "change": 9}
-"""The reason takes the rest of the width, so it never needs a horizontal scroll."""
-MIN_REASON_WIDTH = 30
+HEADINGS = (Text("Status"), Text("Check"), Text("Change"), Text("Reason"))
+STATUS_WIDTH = max(len(status.name) for status in Status)
+GAP = 2
+MARGIN = 1
+"""Blank cells before the first column."""
+MIN_REASON_WIDTH = 20
+HEADER_LINES = 1
 
 Entry = tuple[str, Row | str]
 """A displayed line: a result row, or the name of a group heading."""
@@ -48,77 +60,195 @@ def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
     return status_text(result.status), Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
 
 
-class ResultsTable(DataTable[Text]):
-    """The results of the run, with their group headings."""
+def fit(text: str, width: int) -> str:
+    """The text in exactly `width` cells: padded, or cut with an ellipsis."""
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    return set_cell_size(text, width - 1) + "…" if width > 0 else ""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Open result", id="results.open")]
+
+@dataclass(frozen=True)
+class Columns:
+    """The widths the content asks for; the reason takes what the pane has left."""
+
+    check: int = len("Check")
+    change: int = len("Change")
+
+    @classmethod
+    def of(cls, entries: Sequence[Entry]) -> Columns:
+        names = {item if isinstance(item, str) else item.result.title or "" for _, item in entries}
+        marks = {item.mark for _, item in entries if not isinstance(item, str) and item.mark is not None}
+        return cls(
+            check=max((cell_len(name) for name in names), default=0) or cls.check,
+            change=max([cls.change, *(cell_len(mark_text(mark, short=True).plain) for mark in marks)]),
+        )
+
+    def widths(self, total: int) -> tuple[int, int, int, int]:
+        fixed = MARGIN + STATUS_WIDTH + self.change + 3 * GAP
+        check = max(len("Check"), min(self.check, total - fixed - MIN_REASON_WIDTH))
+        return STATUS_WIDTH, check, self.change, max(0, total - fixed - check)
+
+
+class ResultsTable(ScrollView, can_focus=True):
+    """The results of the run, with their group headings, under a fixed header line."""
+
+    COMPONENT_CLASSES = {"results-table--header", "results-table--cursor"}
+    BINDINGS = [
+        Binding("enter", "open", "Open result", id="results.open"),
+        Binding("up", "cursor_up", "Up", show=False),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+    ]
+
+    class Opened(Message):
+        """Enter (or a click on the cursor's line) on a result."""
+
+        def __init__(self, table: ResultsTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> ResultsTable:
+            return self.table
+
+    class CursorMoved(Message):
+        """The cursor is on another line; key is None on a group heading."""
+
+        def __init__(self, table: ResultsTable, key: str | None) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> ResultsTable:
+            return self.table
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(cursor_type="row", **kwargs)
-        self.keys: list[str] = []
+        super().__init__(**kwargs)
         self.entries: list[Entry] = []
-        self.reason_width = MIN_REASON_WIDTH
-        self._add_columns()
+        self._index: dict[str, int] = {}
+        self.columns = Columns()
+        self.cursor_row = 0
 
-    def _add_columns(self) -> None:
-        for key, label in COLUMNS:
-            self.add_column(label, key=key, width=FIXED_WIDTHS.get(key, self.reason_width))
+    # What is shown
 
-    def on_resize(self, event: events.Resize) -> None:
-        padding = 2 * self.cell_padding * len(COLUMNS)
-        width = max(MIN_REASON_WIDTH, event.size.width - sum(FIXED_WIDTHS.values()) - padding - 2)
-        if width != self.reason_width:
-            self.reason_width = width
-            self._rebuild(self.entries, columns=True)
+    def show(self, rows: Iterable[Row]) -> None:
+        """Display these rows (RunState's filtered order); the cursor stays on its line if it still shows."""
+        current = self._key_at(self.cursor_row)
+        self.entries = layout(rows)
+        self._index = {key: index for index, (key, _) in enumerate(self.entries)}
+        self.columns = Columns.of(self.entries)
+        self.virtual_size = Size(0, len(self.entries) + HEADER_LINES)
+        row = self._index[current] if current in self._index else self.cursor_row
+        self._place_cursor(row, current, scroll=row != self.cursor_row)
 
-    def show(self, rows: list[Row], updated: Iterable[str] = ()) -> None:
-        """Display these rows: append what is new, update what changed, rebuild if the order changed."""
-        entries = layout(rows)
-        self.entries = entries
-        shown = len(self.keys)
-        if [key for key, _ in entries[:shown]] != self.keys:
-            self._rebuild(entries)
-            return
-        for key, item in entries[shown:]:
-            self.add_row(*cells(item), key=key)
-            self.keys.append(key)
-        by_key = dict(entries[:shown])
-        for key in updated:
-            if key in by_key:
-                for (column, _), value in zip(COLUMNS, cells(by_key[key]), strict=True):
-                    self.update_cell(key, column, value)
+    @property
+    def keys(self) -> list[str]:
+        return list(self._index)
 
-    def _rebuild(self, entries: list[Entry], columns: bool = False) -> None:
-        selected = self.selected_key
-        self.clear(columns=columns)
-        if columns:
-            self._add_columns()
-        self.keys = []
-        for key, item in entries:
-            self.add_row(*cells(item), key=key)
-            self.keys.append(key)
-        if selected in self.keys:
-            self.move_cursor(row=self.keys.index(selected), animate=False)
+    @property
+    def row_count(self) -> int:
+        return len(self.entries)
 
-    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
-        """Skip DataTable's measure of every cell of every new row, which stalls the UI for a second
-        at 10,000 rows: every column here has a fixed width and every row one line."""
-        new_rows = list(new_rows)
-        irregular = self._labelled_row_exists or any(self.rows[key].auto_height for key in new_rows if key in self.rows)
-        if irregular or any(column.auto_width for column in self.columns.values()):
-            super()._update_dimensions(new_rows)
-            return
-        width = sum(column.get_render_width(self) for column in self.columns.values())
-        self.virtual_size = Size(width, self._total_row_height + (self.header_height if self.show_header else 0))
+    def row_cells(self, key: str) -> tuple[Text, Text, Text, Text]:
+        """The status, check, change and reason shown on the line of this key."""
+        return cells(self.entries[self._index[key]][1])
+
+    def _key_at(self, row: int) -> str | None:
+        return self.entries[row][0] if 0 <= row < len(self.entries) else None
+
+    # The cursor
 
     @property
     def selected_key(self) -> str | None:
         """The key of the result under the cursor (None on a group heading or an empty table)."""
-        if not self.keys or not 0 <= self.cursor_row < len(self.keys):
-            return None
-        key = self.keys[self.cursor_row]
-        return None if key.startswith(GROUP_PREFIX) else key
+        key = self._key_at(self.cursor_row)
+        return None if key is None or key.startswith(GROUP_PREFIX) else key
 
     def select_key(self, key: str) -> None:
-        if key in self.keys:
-            self.move_cursor(row=self.keys.index(key), animate=False)
+        if key in self._index:
+            self.move_cursor(self._index[key])
+
+    def move_cursor(self, row: int) -> None:
+        """Put the cursor on this line (clamped to the lines there are) and scroll it into view."""
+        self._place_cursor(row, self._key_at(self.cursor_row), scroll=True)
+
+    def _place_cursor(self, row: int, before: str | None, scroll: bool) -> None:
+        self.cursor_row = max(0, min(row, len(self.entries) - 1))
+        if scroll:
+            self._scroll_to_cursor()
+        self.refresh()
+        if self._key_at(self.cursor_row) != before:
+            self.post_message(self.CursorMoved(self, self.selected_key))
+
+    @property
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - HEADER_LINES)
+
+    def _scroll_to_cursor(self) -> None:
+        top = round(self.scroll_y)
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
+        elif self.cursor_row >= top + self._page:
+            self.scroll_to(y=self.cursor_row - self._page + 1, animate=False, immediate=True)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(self.cursor_row - 1)
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(self.cursor_row + 1)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(self.cursor_row - self._page)
+
+    def action_page_down(self) -> None:
+        self.move_cursor(self.cursor_row + self._page)
+
+    def action_first(self) -> None:
+        self.move_cursor(0)
+
+    def action_last(self) -> None:
+        self.move_cursor(len(self.entries) - 1)
+
+    def action_open(self) -> None:
+        if (key := self.selected_key) is not None:
+            self.post_message(self.Opened(self, key))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on a line; a click on the cursor's line opens it."""
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < HEADER_LINES:
+            return
+        row = round(self.scroll_y) + offset.y - HEADER_LINES
+        if row >= len(self.entries):
+            return
+        if row == self.cursor_row:
+            self.action_open()
+        else:
+            self.move_cursor(row)
+
+    # Drawing
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        if y < HEADER_LINES:
+            return self._strip(HEADINGS, width, self.get_component_rich_style("results-table--header"))
+        row = round(self.scroll_y) + y - HEADER_LINES
+        if row >= len(self.entries):
+            return Strip.blank(width, self.rich_style)
+        if row == self.cursor_row:
+            return self._strip(cells(self.entries[row][1]), width, self.get_component_rich_style("results-table--cursor"), over=True)
+        return self._strip(cells(self.entries[row][1]), width, self.rich_style)
+
+    def _strip(self, texts: Sequence[Text], width: int, base: Style, over: bool = False) -> Strip:
+        """One line of cells; `over` lets the base style win over the cells' own (the cursor line)."""
+        gap = Segment(" " * GAP, base)
+        segments = [Segment(" " * MARGIN, base)]
+        for text, cell_width in zip(texts, self.columns.widths(width), strict=True):
+            own = Style.parse(text.style) if isinstance(text.style, str) else text.style
+            segments += [Segment(fit(text.plain, cell_width), own + base if over else base + own), gap]
+        return Strip(segments).crop_extend(0, width, base)

@@ -1,0 +1,210 @@
+"""The results pane: only the lines on screen are drawn, whatever the number of results; the cursor,
+its keys and clicks, its messages, and the widths of the columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.app import ComposeResult
+from textual.message import Message
+
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+from scim_tui.tui import app as tui_app
+from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.messages import ResultsBatch
+from scim_tui.tui.run_state import Filter
+from scim_tui.tui.run_state import Mark
+from scim_tui.tui.run_state import RunState
+from scim_tui.tui.widgets import results_table
+from scim_tui.tui.widgets.results_table import MIN_REASON_WIDTH
+from scim_tui.tui.widgets.results_table import ResultsTable
+from tests.tui.conftest import SIZE
+from tests.tui.conftest import run_screen
+from tests.tui.conftest import settle
+from tests.tui.conftest import table_of
+
+pytestmark = pytest.mark.anyio
+
+
+def many_results(count: int) -> list[CheckResult]:
+    """Results of 3 groups; every 10th one an ERROR, the others SUCCESS."""
+    return [
+        CheckResult(Status.ERROR if i % 10 == 0 else Status.SUCCESS, title=f"check_{i // 3}", reason=f"reason {i}", resource_type=(None, "User", "Group")[3 * i // count])
+        for i in range(count)
+    ]
+
+
+async def test_ten_thousand_results_draw_only_the_lines_on_screen(local, monkeypatch):
+    """Streaming, filtering and unfiltering 10,000 results prepares only the lines that show."""
+    drawn: list[object] = []
+
+    def counted(item):
+        drawn.append(item)
+        return cells(item)
+
+    cells = results_table.cells
+    monkeypatch.setattr(results_table, "cells", counted)
+    results = many_results(10_000)
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        table = table_of(pilot)
+        height = table.scrollable_content_region.height
+        screen.run_id = 7
+        drawn.clear()
+        for start in range(0, len(results), 1000):
+            screen.post_message(ResultsBatch(7, results[start : start + 1000]))
+            await pilot.pause()
+        assert table.row_count == 10_000 + 3
+        assert len(drawn) <= 10 * 2 * height, f"{len(drawn)} lines prepared for 10 updates of {height} lines"
+
+        drawn.clear()
+        await pilot.press("1")  # hide SUCCESS
+        await pilot.pause()
+        assert table.row_count == 1_000 + 3
+        assert len(drawn) <= 2 * height, f"{len(drawn)} lines prepared for a filter of {height} lines"
+        assert {line.split()[0] for line in lines(table)[1:]} == {"━━", "ERROR"}
+
+        drawn.clear()
+        await pilot.press("1")
+        await pilot.pause()
+        assert table.row_count == 10_000 + 3
+        assert len(drawn) <= 2 * height, f"{len(drawn)} lines prepared for a filter of {height} lines"
+
+        table.focus()
+        await pilot.pause()
+        drawn.clear()
+        await pilot.press("end")
+        await pilot.pause()
+        assert len(drawn) <= 2 * height
+        assert table.selected_key == screen.state.order[-1]
+        assert "reason 9999" in lines(table)[-1]
+
+
+def lines(table: ResultsTable) -> list[str]:
+    """The text of the table's lines on screen, the header first."""
+    return [table.render_line(y).text for y in range(table.scrollable_content_region.height)]
+
+
+class Host(App[None]):
+    """The results pane alone, with the app's styles, fed by a RunState."""
+
+    CSS_PATH = Path(tui_app.__file__).with_name("app.tcss")
+
+    def __init__(self, results: list[CheckResult]) -> None:
+        super().__init__()
+        self.state = RunState()
+        self.state.start()
+        self.state.add(results)
+        self.messages: list[Message] = []
+
+    def compose(self) -> ComposeResult:
+        yield ResultsTable(id="results")
+
+    def on_mount(self) -> None:
+        table = self.query_one(ResultsTable)
+        table.show(self.state.visible(Filter()))
+        table.focus()
+
+    def on_results_table_opened(self, message: ResultsTable.Opened) -> None:
+        self.messages.append(message)
+
+    def on_results_table_cursor_moved(self, message: ResultsTable.CursorMoved) -> None:
+        self.messages.append(message)
+
+
+def keys_of(messages: list[Message], kind: type[Message]) -> list[str | None]:
+    return [message.key for message in messages if isinstance(message, kind)]
+
+
+async def test_keys_move_the_cursor_and_keep_it_on_screen():
+    app = Host(many_results(300))
+    async with app.run_test(size=(80, 20)) as pilot:
+        table = app.query_one(ResultsTable)
+        page = table.scrollable_content_region.height - 1
+        await pilot.press("down", "down")
+        assert table.cursor_row == 2 and table.selected_key == app.state.order[1]
+        await pilot.press("pagedown")
+        assert table.cursor_row == 2 + page
+        await pilot.press("end")
+        assert table.cursor_row == table.row_count - 1
+        assert "reason 299" in lines(table)[-1]
+        assert lines(table)[0].split() == ["Status", "Check", "Change", "Reason"], "the header stays on top"
+        await pilot.press("pageup")
+        assert table.cursor_row == table.row_count - 1 - page
+        assert round(table.scroll_y) <= table.cursor_row < round(table.scroll_y) + page
+        await pilot.press("home", "up")
+        assert table.cursor_row == 0 and table.scroll_y == 0 and table.selected_key is None
+        await pilot.pause()
+        moved = keys_of(app.messages, ResultsTable.CursorMoved)
+        assert moved[:3] == [None, app.state.order[0], app.state.order[1]]
+        assert moved[-1] is None, "back on the group heading"
+
+
+async def test_enter_and_a_second_click_open_a_result_a_heading_opens_nothing():
+    app = Host(many_results(30))
+    async with app.run_test(size=(80, 20)) as pilot:
+        table = app.query_one(ResultsTable)
+        await pilot.press("enter")  # the Server heading
+        await pilot.click(ResultsTable, offset=(5, 3))  # line 3: the second result
+        await pilot.pause()
+        assert table.cursor_row == 2 and not keys_of(app.messages, ResultsTable.Opened)
+        await pilot.click(ResultsTable, offset=(5, 3))
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert keys_of(app.messages, ResultsTable.Opened) == [app.state.order[1], app.state.order[2]]
+        await pilot.click(ResultsTable, offset=(5, 0))  # the header
+        assert table.cursor_row == 3
+
+
+async def test_new_rows_and_filters_keep_the_cursor_on_its_result():
+    results = many_results(300)
+    app = Host(results[:150])
+    async with app.run_test(size=(80, 20)) as pilot:
+        table = app.query_one(ResultsTable)
+        table.select_key(app.state.order[12])
+        app.state.add(results[150:])
+        table.show(app.state.visible(Filter()))
+        assert table.selected_key == app.state.order[12]
+        table.show(app.state.visible(Filter(statuses={Status.ERROR})))
+        assert table.selected_key != app.state.order[12] and table.cursor_row == 13, "its line is hidden: the cursor stays in place"
+        table.show([])
+        assert table.row_count == 0 and table.selected_key is None
+        await pilot.press("down", "end", "enter")
+        assert not keys_of(app.messages, ResultsTable.Opened)
+
+
+async def test_the_check_column_fits_the_longest_name_and_the_reason_takes_the_rest():
+    long_reason = "the server answered " * 20
+    results = [
+        CheckResult(Status.SUCCESS, title="short", reason="fine"),
+        CheckResult(Status.DEVIATION, title="a_rather_longer_check_name", reason=long_reason),
+    ]
+    app = Host(results)
+    async with app.run_test(size=(100, 10)) as pilot:
+        table = app.query_one(ResultsTable)
+        width = table.scrollable_content_region.width
+        header, _, first, second = lines(table)[:4]
+        assert header.index("Change") - header.index("Check") == len("a_rather_longer_check_name") + 2
+        assert header.index("Reason") - header.index("Change") == len("Change") + 2, "no mark: the change column is its heading"
+        assert len(second) == width and second.endswith("…") and second[header.index("Reason") :].startswith("the server answered")
+        assert first.rstrip().endswith("fine")
+
+        rows = app.state.visible(Filter())
+        rows[0].mark = Mark.STILL_FAILING
+        table.show(rows)
+        await pilot.pause()
+        header = lines(table)[0]
+        assert header.index("Reason") - header.index("Change") == len("✘ failing") + 2
+        assert "✘ failing" in lines(table)[2]
+
+        await pilot.resize_terminal(60, 10)
+        await pilot.pause()
+        header, _, _, second = lines(table)[:4]
+        assert len(header) - header.index("Reason") >= MIN_REASON_WIDTH, "a narrow pane cuts the check names first"
+        assert "…" in second.split()[1]
+
