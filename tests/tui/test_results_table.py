@@ -208,3 +208,11 @@ async def test_the_check_column_fits_the_longest_name_and_the_reason_takes_the_r
         assert len(header) - header.index("Reason") >= MIN_REASON_WIDTH, "a narrow pane cuts the check names first"
         assert "…" in second.split()[1]
 
+
+
+async def test_short_names_leave_the_headings_whole():
+    app = Host([CheckResult(Status.SUCCESS, title="ab", reason="fine", resource_type="User")])
+    async with app.run_test(size=(80, 10)):
+        header, heading, line = lines(app.query_one(ResultsTable))[:3]
+        assert header.split() == ["Status", "Check", "Change", "Reason"]
+        assert heading.split() == ["━━", "User"] and line.split() == ["SUCCESS", "ab", "fine"]

@@ -79,7 +79,7 @@ class Columns:
         names = {item if isinstance(item, str) else item.result.title or "" for _, item in entries}
         marks = {item.mark for _, item in entries if not isinstance(item, str) and item.mark is not None}
         return cls(
-            check=max((cell_len(name) for name in names), default=0) or cls.check,
+            check=max([cls.check, *(cell_len(name) for name in names)]),
             change=max([cls.change, *(cell_len(mark_text(mark, short=True).plain) for mark in marks)]),
         )
 
