@@ -73,7 +73,7 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, client):
 
 def slow_server(serve):
     def slow(response):
-        time.sleep(0.01)
+        time.sleep(0.03)  # a run longer than the 2 s pilot.press may wait for the app to be idle
         return response
 
     return serve(Broken(make_app()).rewrite(None, ".*", slow))
