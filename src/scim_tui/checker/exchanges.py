@@ -10,6 +10,8 @@ at capture, so nothing downstream ever holds them.
 from __future__ import annotations
 
 import json
+import re
+import sys
 import time
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -38,7 +40,7 @@ MAX_BODY_CHARS = 256 * 1024
 """Bodies longer than this are cut in the exchange (the check itself saw all of it)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Exchange:
     """One HTTP request and its response (or the error that stopped it)."""
 
@@ -72,9 +74,12 @@ class Exchange:
         return cls(**{key: data.get(key) for key in cls.__dataclass_fields__ if key in data})
 
 
+_SENSITIVE_WORD = re.compile("|".join(re.escape(word) for word in SENSITIVE_WORDS))
+
+
 def is_sensitive(name: str) -> bool:
     lowered = name.lower()
-    return lowered in SENSITIVE_HEADERS or any(word in lowered for word in SENSITIVE_WORDS)
+    return lowered in SENSITIVE_HEADERS or _SENSITIVE_WORD.search(lowered) is not None
 
 
 class Redactor:
@@ -92,13 +97,17 @@ class Redactor:
         return value
 
     def headers(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+        """The headers, redacted; names and values interned, as thousands of exchanges repeat them."""
         redacted: dict[str, str] = {}
         for name, value in headers:
-            clean = REDACTED if is_sensitive(name) else (self.text(value) or "")
+            name = sys.intern(name)
+            clean = REDACTED if is_sensitive(name) else sys.intern(self.text(value) or "")
             redacted[name] = f"{redacted[name]}, {clean}" if name in redacted else clean
         return redacted
 
     def url(self, url: str) -> str:
+        if "?" not in url and "@" not in url:
+            return self.text(url) or ""
         parts = urlsplit(url)
         query = [(k, REDACTED if is_sensitive(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
         netloc = parts.netloc

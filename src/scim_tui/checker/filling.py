@@ -20,6 +20,7 @@ from datetime import UTC
 from datetime import datetime
 from datetime import timedelta
 from enum import Enum
+from functools import cached_property
 from inspect import isclass
 from typing import TYPE_CHECKING
 from typing import Any
@@ -59,7 +60,7 @@ class Attribute:
     def name(self) -> str:
         return self.owner._scim_name(self.field)
 
-    @property
+    @cached_property
     def root_type(self) -> Any:
         return self.owner.get_field_root_type(self.field)
 
@@ -67,7 +68,7 @@ class Attribute:
     def multi_valued(self) -> bool:
         return self.owner.get_field_multiplicity(self.field)
 
-    @property
+    @cached_property
     def mutability(self) -> Mutability:
         return self.owner.get_field_annotation(self.field, Mutability)
 

@@ -6,6 +6,7 @@ import inspect
 from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from typing import Literal
 
@@ -25,8 +26,9 @@ class Checker:
     section: str
     scope: Scope
 
-    @property
+    @cached_property
     def description(self) -> str:
+        """The docstring, made once: every result of the checker holds this one string."""
         return inspect.cleandoc(self.func.__doc__ or "")
 
     @property
