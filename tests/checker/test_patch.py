@@ -119,17 +119,20 @@ def test_answers_of_200_and_204_mixed_still_succeed(serve, checker):
 
 
 @pytest.mark.parametrize("honours_attributes", [True, False])
-def test_remove_gives_a_value_first_to_what_an_earlier_removal_took(serve, honours_attributes):
-    """Removing name takes name.givenName with it: the check knows, from the answers, and adds it back before removing it."""
+def test_remove_takes_sub_attributes_first_and_gives_a_value_to_what_is_gone(serve, honours_attributes):
+    """name.* are removed before name, which they leave empty: the check knows it, from the
+    answers, and gives name a value again before removing it. Results keep the order of the paths."""
     app = make_app() if honours_attributes else Broken(make_app()).reroute("PATCH", USER, QUERY_STRING="")
-    results = by_path(run(serve(app).url, "check_remove_attribute"))
+    results = run(serve(app).url, "check_remove_attribute")
+    paths = list(by_path(results))
+    assert paths.index("name") < paths.index("name.givenName") and paths.index(ENTERPRISE) < paths.index(f"{ENTERPRISE}:manager.value")
 
     def operations(path):
-        return [json.loads(e.request_body)["Operations"][0]["op"] for e in results[path].exchanges if e.method == "PATCH"]
+        return [json.loads(e.request_body)["Operations"][0]["op"] for e in by_path(results)[path].exchanges if e.method == "PATCH"]
 
-    assert operations("name") == operations("displayName") == ["remove"]
-    assert operations("name.givenName") == operations(f"{ENTERPRISE}:manager.value") == ["add", "remove"]
-    assert all(r.status is Status.SUCCESS for r in results.values())
+    assert operations("name.givenName") == operations(f"{ENTERPRISE}:manager.value") == operations("displayName") == ["remove"]
+    assert operations("name") == operations(ENTERPRISE) == ["add", "remove"]
+    assert all(r.status is Status.SUCCESS for r in results)
 
 
 def test_a_200_turned_into_a_204_without_body_still_succeeds(serve):

@@ -90,7 +90,12 @@ def _run(
     wanted: Callable[[Attribute], bool],
     fill_all: bool,
     check_one: Callable[[CheckContext, Target, Path[Any], Attribute], CheckResult],
+    children_first: bool = False,
 ) -> list[CheckResult]:
+    """Check each wanted path of a resource in turn; results come in the order of the paths.
+
+    With `children_first`, sub-attributes are patched before the attribute holding them.
+    """
     skipped = _patch_unsupported(context)
     if skipped:
         return [skipped]
@@ -100,14 +105,14 @@ def _run(
     created = context.resource_manager.create_and_register(model, fill_all=fill_all)
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
     results = []
-    for path, attribute in paths:
+    for path, attribute in reversed(paths) if children_first else paths:
         mark = len(context.exchanges)
         try:
             result = check_one(context, target, path, attribute)
         except Exception as exc:
             result = CheckResult(Status.ERROR, reason=f"{path}: {failure_reason(exc, context.exchanges[mark:])}")
         results.extend(results_of(context, mark, [result]))
-    return results
+    return results[::-1] if children_first else results
 
 
 def _written(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], attribute: Attribute) -> CheckResult:
@@ -177,14 +182,15 @@ def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) ->
 
     Creates a resource with every writable attribute filled, then removes every
     optional, mutable attribute path in turn (base attributes, sub-attributes,
-    extension attributes by URN), giving it a value first when an earlier removal
-    took it away. Each PATCH asks for its path back (attributes=<path>). One
+    extension attributes by URN; sub-attributes before the attribute holding
+    them), giving it a value first when an earlier removal took it away. Each PATCH asks for its path back (attributes=<path>). One
     result per path: SUCCESS when the answer (or a GET after a 204) no longer
     holds the attribute; ERROR when the request fails or the attribute is still
     there. SKIPPED when nothing can be removed, or when the ServiceProviderConfig
     says PATCH is not supported.
     """
-    return _run(context, model, "removed", _removable, True, _remove_one)
+    # Children first: removing `name` first would leave each name.* path to be given a value again.
+    return _run(context, model, "removed", _removable, True, _remove_one, children_first=True)
 
 
 @checker("crud", "crud:update", section="3.5.2.3")
