@@ -16,7 +16,6 @@ from typing import TextIO
 from urllib.parse import urlsplit
 
 from scim_tui import history
-from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
@@ -140,12 +139,7 @@ def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
     """Run the selected checks on a target; UsageError when it cannot be reached."""
     profile = target.profile
     _check_reachable(profile)
-    conf = CheckConfig(
-        include_tags=set(selection.include_tags) or None,
-        exclude_tags=set(selection.exclude_tags) or None,
-        resource_types=selection.resource_types or None,
-        jobs=jobs or profile.jobs or CheckConfig.jobs,
-    )
+    conf = selection.check_config(jobs or profile.jobs)
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
     started_at, started = datetime.now(UTC), time.perf_counter()
     results: list[CheckResult] = []

@@ -22,6 +22,8 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
 
+from scim_tui.checker import CheckConfig
+
 DEMO_NAME = "Demo"
 ENV_PREFIX = "env:"
 """A secret written as ``env:NAME`` is read from the environment variable NAME when a run starts."""
@@ -76,6 +78,17 @@ class Selection(BaseModel):
     include_tags: list[str] = Field(default_factory=list)
     exclude_tags: list[str] = Field(default_factory=list)
     resource_types: list[str] = Field(default_factory=list)
+
+    def check_config(self, jobs: int | None = None) -> CheckConfig:
+        """The engine configuration of this selection (an empty list means everything)."""
+        conf = CheckConfig(
+            include_tags=set(self.include_tags) or None,
+            exclude_tags=set(self.exclude_tags) or None,
+            resource_types=list(self.resource_types) or None,
+        )
+        if jobs:
+            conf.jobs = jobs
+        return conf
 
 
 class Profile(BaseModel):

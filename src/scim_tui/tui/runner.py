@@ -57,18 +57,6 @@ class RunRequest:
         return self.only is None
 
 
-def check_config(profile: Profile, selection: Selection) -> CheckConfig:
-    """The engine configuration of a profile's selection (empty lists mean "everything")."""
-    conf = CheckConfig(
-        include_tags=set(selection.include_tags) or None,
-        exclude_tags=set(selection.exclude_tags) or None,
-        resource_types=list(selection.resource_types) or None,
-    )
-    if profile.jobs:
-        conf.jobs = profile.jobs
-    return conf
-
-
 def remember_selection(profile: Profile, selection: Selection) -> None:
     """Store a selection in the profile's file, if it has one; raises ProfileError.
 

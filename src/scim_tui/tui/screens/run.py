@@ -45,7 +45,6 @@ from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import RunState
 from scim_tui.tui.runner import RunRequest
 from scim_tui.tui.runner import Runner
-from scim_tui.tui.runner import check_config
 from scim_tui.tui.runner import find_resource_types
 from scim_tui.tui.runner import remember_selection
 from scim_tui.tui.commands import PaletteCommand
@@ -165,12 +164,12 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(RunRequest(self.run_id + 1, self.profile, check_config(self.profile, selection), selection))
+        self._start(RunRequest(self.run_id + 1, self.profile, selection.check_config(self.profile.jobs), selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
         everything = Selection()
-        self._start(RunRequest(self.run_id + 1, self.profile, check_config(self.profile, everything), everything, only=checks))
+        self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs), everything, only=checks))
 
     def action_rerun_failed(self) -> None:
         self.rerun(self.state.failed_checks())
