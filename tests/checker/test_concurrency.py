@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 from collections import defaultdict
 from urllib.parse import urlsplit
 
@@ -103,3 +105,25 @@ def test_cancelling_four_jobs_leaves_nothing_on_the_server(serve):
     assert all(r.leftovers == [] for r in yielded)
     created_by_yielded = sum(len(created_ids(exchanges)) for exchanges in exchanges_by_check(yielded).values())
     assert created.count(201) > created_by_yielded  # checks still running when the run was closed created resources too
+
+
+def test_closing_a_run_stops_the_checks_still_running_at_their_next_request(serve):
+    """A Ctrl-C or a cancel must not wait for four long PATCH checks to send all their requests."""
+    patching = threading.Event()
+
+    def slow(response):
+        patching.set()
+        time.sleep(0.2)
+        return response
+
+    server = serve(Broken(pet_app()).rewrite("PATCH", r"/v2/.*", slow))
+    before = holdings(server.url)
+    with make_client(server.url) as scim:
+        run = iter_checks(scim, CheckConfig(jobs=4, include_tags={"crud:update"}, resource_types=["User"]))
+        next(result for result in run if result.resource_type == "User")
+        assert patching.wait(10)
+        started = time.perf_counter()
+        run.close()
+        closing_time = time.perf_counter() - started
+    assert closing_time < 2.0  # each running PATCH check would otherwise send some 30 more PATCHes
+    assert holdings(server.url) == before

@@ -12,6 +12,8 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
 
 TOKEN = "s3cr3t-token-value"
 
@@ -72,3 +74,23 @@ def test_redactor_hides_credentials_in_urls():
     redactor = Redactor(["hunter22"])
     assert redactor.url("https://user:pw@host/v2/Users?access_token=abc&count=2") == "https://***@host/v2/Users?access_token=***&count=2"
     assert redactor.text('{"password": "hunter22"}') == '{"password": "***"}'
+
+
+def test_terminal_control_characters_from_a_server_never_reach_a_result(serve):
+    """An escape sequence in an answer could clear the user's screen or retitle the window."""
+    hostile = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "500", "detail": "boom\x1b[2J\x1b]0;pwned\x07"}
+    server = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 500, hostile))
+    with make_client(server.url) as scim:
+        [result] = list(iter_checks(scim, only={CheckId("service_provider_config_endpoint")}))
+    assert result.status is Status.ERROR
+    shown = [result.reason, result.exchanges[0].response_body, *result.exchanges[0].response_headers.values()]
+    assert "boom" in result.reason
+    assert not any(char in text for text in shown for char in "\x1b\x07")
+    assert "␛[2J" in result.reason
+
+
+def test_raw_control_characters_in_a_body_are_made_visible(serve):
+    server = serve(Broken(make_app()).answer("GET", "/v2/scim-tui-missing-.*", 404, b"<html>\x1b[31mred\x1b[0m</html>", headers=[("Content-Type", "text/html")]))
+    with make_client(server.url) as scim:
+        [result] = list(iter_checks(scim, only={CheckId("random_url")}))
+    assert result.exchanges[0].response_body == "<html>␛[31mred␛[0m</html>"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,16 +49,19 @@ class CheckContext:
         conf: CheckConfig | None = None,
         discovery: Discovery | None = None,
         exchanges: list[Exchange] | None = None,
+        stopping: threading.Event | None = None,
     ):
         self.client = client
         self.conf = conf or CheckConfig()
         self.discovery = discovery or Discovery()
         self.exchanges: list[Exchange] = exchanges if exchanges is not None else []
+        self.stopping = stopping or threading.Event()
+        """Set when the run ends early: the checks still running send nothing but clean-up."""
         self.resource_manager = ResourceManager(self)
 
     def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
         """A context for another check of the same run."""
-        return CheckContext(self.client, self.conf, self.discovery, exchanges)
+        return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping)
 
     @property
     def expected_status_codes(self) -> list[int]:

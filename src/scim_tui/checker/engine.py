@@ -22,6 +22,7 @@ from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import RunCancelled
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import install_recorder
+from scim_tui.checker.exchanges import printable
 from scim_tui.checker.exchanges import recording
 from scim_tui.checker.registry import Checker
 from scim_tui.checker.registry import all_checkers
@@ -70,13 +71,13 @@ def iter_checks(
         then send no further request but their clean-up, and are reported SKIPPED, so the
         run ends within one request's timeout. Close the iterator once it says so.
 
-    Closing the iterator early (a cancelled run) lets the running check finish and
-    clean up what it created.
+    Closing the iterator early (a cancelled run, a Ctrl-C) stops the checks still running
+    at their next request; each deletes what it created.
     """
     conf = conf or CheckConfig()
     wanted = set(only) if only is not None else None
-    install_recorder(client, secrets, cancelled)
     context = CheckContext(client, conf, Discovery())
+    install_recorder(client, secrets, lambda: context.stopping.is_set() or bool(cancelled and cancelled()))
 
     server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
     per_type = [c for c in all_checkers() if c.scope != "server"]
@@ -233,6 +234,10 @@ def _outcomes(context: CheckContext, steps: list[Step]) -> Iterator[list[CheckRe
             for future in pending:
                 yield future.result()
         finally:
+            # Closed early (a cancel, a Ctrl-C): the checks still running stop sending
+            # requests and clean up, so the pool is shut down within one request's time.
+            if not all(future.done() for future in pending):
+                context.stopping.set()
             for future in pending:
                 future.cancel()
 
@@ -294,6 +299,7 @@ def _finish(
 ) -> list[CheckResult]:
     for result in results:
         _label(step, result)
+        result.reason = printable(result.reason) if result.reason else result.reason
         if not result.exchanges:
             result.exchanges = list(exchanges)
         result.leftovers = list(leftovers)
@@ -314,7 +320,7 @@ def _label(step: Step, result: CheckResult) -> None:
     result.tags = set(checker.tags)
     result.section = checker.section
     if step.resource_type is not None:
-        result.resource_type = step.resource_type.name
+        result.resource_type = printable(str(step.resource_type.name))
 
 
 def exception_data(exc: BaseException) -> Any:

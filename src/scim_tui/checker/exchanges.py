@@ -90,11 +90,12 @@ class Redactor:
         self.secrets = sorted({s for s in secrets if s and len(s) >= 4}, key=len, reverse=True)
 
     def text(self, value: str | None) -> str | None:
+        """The text with known secrets replaced and terminal control characters made visible."""
         if value is None:
             return None
         for secret in self.secrets:
             value = value.replace(secret, REDACTED)
-        return value
+        return printable(value)
 
     def headers(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:
         """The headers, redacted; names and values interned, as thousands of exchanges repeat them."""
@@ -115,6 +116,18 @@ class Redactor:
             netloc = f"{REDACTED}@{netloc.rsplit('@', 1)[1]}"
         clean = urlunsplit((parts.scheme, netloc, parts.path, urlencode(query, safe=":/@*"), parts.fragment))
         return self.text(clean) or ""
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Text a server sent, safe to show in a terminal: control characters (an escape sequence
+    could move the cursor, clear the screen or retitle the window) become visible symbols."""
+    if not _CONTROL.search(text):
+        return text
+    text = text.replace("\r\n", "\n")
+    return _CONTROL.sub(lambda m: chr(0x2400 + ord(m[0])) if ord(m[0]) < 0x20 else "\N{REPLACEMENT CHARACTER}", text)
 
 
 _current: ContextVar[list[Exchange] | None] = ContextVar("scim_tui_exchanges", default=None)
