@@ -11,6 +11,8 @@ from tests.command import scim_tui
 from tests.servers import Broken
 
 AWKWARD_BODY = "accepted \x01 ```` and | pipes"
+AWKWARD_SHOWN = AWKWARD_BODY.replace("\x01", "\u2401")
+"""The body as every report shows it: the engine makes control characters visible at capture."""
 """A body with a control character XML cannot hold and a fence Markdown must not close on."""
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.reports.conftest import AWKWARD_BODY
+from tests.reports.conftest import AWKWARD_SHOWN
 
 
 def test_the_summary_table_counts_every_status(report_of):
@@ -21,7 +21,7 @@ def test_a_failure_is_ready_to_paste_with_its_request_and_response(report_of):
     assert section.lstrip().startswith("**Reason:** PUT /ServiceProviderConfig answered 200 instead of 405")
     request, response = re.findall(r"^(`{3,})http\n(.*?)\n\1$", section, re.MULTILINE | re.DOTALL)[:2]
     assert request[1].startswith("PUT /v2/ServiceProviderConfig HTTP/1.1")
-    assert response[1].startswith("HTTP/1.1 200") and AWKWARD_BODY in response[1]
+    assert response[1].startswith("HTTP/1.1 200") and AWKWARD_SHOWN in response[1]
     assert len(response[0]) > 4, "the fence is longer than the body's run of backticks"
 
 
