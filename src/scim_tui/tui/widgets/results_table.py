@@ -89,6 +89,19 @@ class Columns:
         return STATUS_WIDTH, check, self.change, max(0, total - fixed - check)
 
 
+class _LineMessage(Message):
+    """A message about one line of a results table: the key of its result (None for a heading)."""
+
+    def __init__(self, table: ResultsTable, key: str | None) -> None:
+        super().__init__()
+        self.table = table
+        self.key = key
+
+    @property
+    def control(self) -> ResultsTable:
+        return self.table
+
+
 class ResultsTable(ScrollView, can_focus=True):
     """The results of the run, with their group headings, under a fixed header line."""
 
@@ -103,29 +116,11 @@ class ResultsTable(ScrollView, can_focus=True):
         Binding("end", "last", "Last", show=False),
     ]
 
-    class Opened(Message):
+    class Opened(_LineMessage):
         """Enter (or a click on the cursor's line) on a result."""
 
-        def __init__(self, table: ResultsTable, key: str) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> ResultsTable:
-            return self.table
-
-    class CursorMoved(Message):
+    class CursorMoved(_LineMessage):
         """The cursor is on another line; key is None on a group heading."""
-
-        def __init__(self, table: ResultsTable, key: str | None) -> None:
-            super().__init__()
-            self.table = table
-            self.key = key
-
-        @property
-        def control(self) -> ResultsTable:
-            return self.table
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
