@@ -296,8 +296,10 @@ async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands
         assert {"New", "Edit", "Duplicate"} <= {command.name for command in profiles}
 
 
-async def test_thousands_of_results_are_shown_in_batches_quickly(local):
-    """5,000 results in batches of 250 (what ~0.1 s of a fast engine gives), then a filter."""
+async def test_thousands_of_results_are_shown_in_batches_and_filtered(local):
+    """5,000 results in batches of 250 (what ~0.1 s of a fast engine gives), then a filter.
+
+    How fast is measured by bench/app_bench.py, not here."""
     groups = [None] * 1000 + ["User"] * 2000 + ["Group"] * 2000
     results = [CheckResult(Status(1 + i % 7), title=f"check_{i // 2}", reason=f"reason {i}", resource_type=group) for i, group in enumerate(groups)]
     app = ScimTuiApp(local)
@@ -305,15 +307,10 @@ async def test_thousands_of_results_are_shown_in_batches_quickly(local):
         screen = run_screen(pilot)
         await settle(pilot)
         screen.run_id = 99
-        started = time.perf_counter()
         for start in range(0, len(results), 250):
             screen.post_message(ResultsBatch(99, results[start : start + 250]))
         await pilot.pause()
-        shown = time.perf_counter() - started
         assert len(table_of(pilot).keys) == 5000 + 3
-        started = time.perf_counter()
         await pilot.press("1")
         await pilot.pause()
-        filtered = time.perf_counter() - started
         assert len(table_of(pilot).keys) == 5000 - len(range(0, 5000, 7)) + 3
-    assert shown < 8 and filtered < 4, f"{shown:.1f} s to show, {filtered:.1f} s to filter"

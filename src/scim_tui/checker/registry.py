@@ -66,11 +66,6 @@ def all_checkers() -> list[Checker]:
     return list(_CHECKERS.values())
 
 
-def get_checker(name: str) -> Checker:
-    all_checkers()
-    return _CHECKERS[name]
-
-
 def get_all_available_tags() -> list[str]:
     """Every distinct tag of every registered checker, sorted (SPEC.md §4.1)."""
     return sorted({tag for item in all_checkers() for tag in item.tags})
