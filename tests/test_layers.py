@@ -7,7 +7,18 @@ import sys
 
 import pytest
 
-PLAIN_MODULES = ["scim_tui.checker", "scim_tui.profiles", "scim_tui.connect", "scim_tui.demo"]
+PLAIN_MODULES = [
+    "scim_tui.checker",
+    "scim_tui.profiles",
+    "scim_tui.connect",
+    "scim_tui.transport",
+    "scim_tui.oauth",
+    "scim_tui.demo",
+    "scim_tui.reports",
+    "scim_tui.history",
+    "scim_tui.headless",
+    "scim_tui.cli",
+]
 
 
 @pytest.mark.parametrize("module", PLAIN_MODULES)
