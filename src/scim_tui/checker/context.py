@@ -9,7 +9,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scim2_models import Error
-from scim2_models import ListResponse
 from scim2_models import Resource
 from scim2_models import ResourceType
 from scim2_models import Schema
@@ -75,9 +74,6 @@ class CheckContext:
         except Exception:
             return None
 
-    def list_resources(self, model: type[Resource[Any]]) -> ListResponse[Any]:
-        return self.client.query(model, expected_status_codes=self.expected_status_codes)
-
 
 @dataclass
 class CreatedResource:
@@ -132,9 +128,6 @@ class ResourceManager:
         if resource_id:
             meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
             self.created.append(CreatedResource(model, str(resource_id), str(meta.get("resourceType") or "")))
-
-    def owns(self, resource_id: str | None) -> bool:
-        return any(item.id == resource_id for item in self.created)
 
     def forget(self, resource_id: str) -> None:
         """Stop tracking a resource the check deleted itself."""
