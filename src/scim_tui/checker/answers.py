@@ -27,6 +27,15 @@ def answer_name(answer: Any) -> str:
     return "an empty body" if answer is None else type(answer).__name__
 
 
+def body_of(response: Any) -> Any:
+    """The JSON body of a raw response, or its text when it is not JSON (None when empty)."""
+    text = _text(response)
+    try:
+        return json.loads(text) if text else None
+    except (ValueError, RecursionError):
+        return text
+
+
 def response_problem(exc: BaseException) -> str | None:
     """What is wrong with the answer a scim2-client error was raised for; None when the
     error carries no answer, or its own message says it well enough."""

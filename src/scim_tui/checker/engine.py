@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from scim2_models import ResourceType
 from scim2_models import ScimProvider
 
+from scim_tui.checker.answers import body_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.context import Discovery
 from scim_tui.checker.discovery import describe_server
@@ -328,8 +329,4 @@ def exception_data(exc: BaseException) -> Any:
     source: Any = getattr(exc, "source", None)
     if source is None or not hasattr(source, "status_code"):
         return source
-    try:
-        return source.json()
-    except Exception:
-        return getattr(source, "text", None)
-
+    return body_of(source)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
 from scim2_models import Error
 
+from scim_tui.checker.answers import body_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -70,12 +70,3 @@ def scim_error_problem(payload: Any) -> str | None:
     except ValueError as exc:
         return f"its SCIM Error is invalid ({' '.join(str(exc).split())[:200]})"
     return None
-
-
-def body_of(response: Any) -> Any:
-    """The JSON body of a raw response, or its text when it is not JSON."""
-    text = getattr(response, "text", "") or ""
-    try:
-        return json.loads(text) if text else None
-    except ValueError:
-        return text

@@ -8,13 +8,13 @@ from scim2_models import Mutability
 from scim2_models import Resource
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import paths_of
 from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
-from scim_tui.checker.checks.probes import body_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
