@@ -251,7 +251,7 @@ class RunScreen(Screen[None]):
                 self.post_message(RunFinished(self.run_id, error=error))
 
     def _tick(self) -> None:
-        if self.running or self.progress.phase is not Phase.IDLE:
+        if self.progress.phase is not Phase.IDLE:
             self.progress.elapsed = self.clock() - self.started
             self._show_progress()
 

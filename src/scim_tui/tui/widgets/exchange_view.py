@@ -101,4 +101,3 @@ class ExchangeView(Collapsible):
             title=escape(exchange_title(number, exchange, base_url)),
             collapsed=collapsed,
         )
-        self.exchange = exchange

@@ -24,8 +24,8 @@ MARK_STYLES: dict[Mark, str] = {
 }
 
 
-def status_text(status: Status, label: str | None = None) -> Text:
-    return Text(label or status.name, style=STATUS_STYLES[status])
+def status_text(status: Status) -> Text:
+    return Text(status.name, style=STATUS_STYLES[status])
 
 
 SHORT_MARKS: dict[Mark, str] = {Mark.FIXED: "fixed", Mark.STILL_FAILING: "failing", Mark.NEW_FAILURE: "new"}
