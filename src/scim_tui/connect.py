@@ -103,9 +103,7 @@ def test_connection(profile: Profile) -> ConnectionTest:
         with open_client(profile) as connection:
             started = time.perf_counter()
             response = connection.client.client.get("/ServiceProviderConfig")
-    except ConnectError as exc:
-        return ConnectionTest(False, None, time.perf_counter() - started, str(exc))
-    except (httpx2.RequestError, TokenError) as exc:
+    except (ConnectError, httpx2.RequestError, TokenError) as exc:
         return ConnectionTest(False, None, time.perf_counter() - started, str(exc))
     elapsed = time.perf_counter() - started
     return ConnectionTest(response.status_code == 200, response.status_code, elapsed, _answer(response, elapsed))

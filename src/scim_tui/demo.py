@@ -165,10 +165,6 @@ class DemoServer:
             raise RuntimeError("The demo server is not running")
         return f"http://{self.host}:{self._server.server_port}/v2"
 
-    @property
-    def running(self) -> bool:
-        return self._server is not None
-
     def start(self) -> str:
         if self._server is None:
             self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_KeepAliveHandler)
@@ -188,15 +184,6 @@ class DemoServer:
             self._thread.join(timeout=5)
         self._server = None
         self._thread = None
-
-    def serve_forever(self) -> None:
-        """Serve in the calling thread until interrupted (for `scim-tui demo-server`)."""
-        self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_KeepAliveHandler)
-        try:
-            self._server.serve_forever()
-        finally:
-            self._server.server_close()
-            self._server = None
 
     def __enter__(self) -> DemoServer:
         self.start()

@@ -43,7 +43,6 @@ class Change(StrEnum):
 class RunChanges:
     """How a run differs from the previous run of the same profile, check by check."""
 
-    previous_started_at: datetime
     new_failures: list[CheckId] = field(default_factory=list)
     fixed: list[CheckId] = field(default_factory=list)
 
@@ -87,7 +86,10 @@ def record(report: RunReport) -> Path:
 
 def runs(profile_name: str) -> list[Path]:
     """The run files of a profile, oldest first."""
-    folder = profile_dir(profile_name)
+    return _run_files(profile_dir(profile_name))
+
+
+def _run_files(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(path for path in folder.iterdir() if RUN_FILE.match(path.name))
@@ -124,7 +126,6 @@ def compare(previous: RunReport, current: RunReport) -> RunChanges:
     ran_now = {r.check_id for r in current.results if r.status is not Status.SKIPPED}
     order = list(dict.fromkeys(r.check_id for r in [*current.results, *previous.results]))
     return RunChanges(
-        previous_started_at=previous.started_at,
         new_failures=[c for c in order if c in failed_now and c not in failed_before],
         fixed=[c for c in order if c in failed_before and c not in failed_now and c in ran_now],
     )
@@ -136,7 +137,7 @@ def _failed(report: RunReport) -> set[CheckId]:
 
 def _prune(folder: Path) -> None:
     """Delete the oldest runs beyond KEPT_RUNS; files that are not readable reports are kept."""
-    paths = sorted(path for path in folder.iterdir() if RUN_FILE.match(path.name))
+    paths = _run_files(folder)
     for path in paths[: max(0, len(paths) - KEPT_RUNS)]:
         if load(path) is not None:
             path.unlink(missing_ok=True)
