@@ -21,6 +21,7 @@ from textual.worker import Worker
 from textual.worker import WorkerState
 
 from scim_tui import history
+from scim_tui.checker.exchanges import REDACTED
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import ConnectionTest
 from scim_tui.connect import test_connection
@@ -37,14 +38,13 @@ from scim_tui.tui.screens.profile_form import AUTH_LABELS
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 
 Entry = Profile | BrokenProfile
-MASK = "***"
 
 
 def masked(value: str | None) -> str:
     """A secret as it may be shown: an env: reference as written, anything else hidden."""
     if not value:
         return "(none)"
-    return value if value.startswith(ENV_PREFIX) else MASK
+    return value if value.startswith(ENV_PREFIX) else REDACTED
 
 
 def auth_summary(profile: Profile) -> str:
