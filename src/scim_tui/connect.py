@@ -98,12 +98,19 @@ def open_client(profile: Profile) -> Iterator[Connection]:
 
 def test_connection(profile: Profile) -> ConnectionTest:
     """GET /ServiceProviderConfig with the profile: the status and time, or why it failed."""
-    started = time.perf_counter()
     try:
         with open_client(profile) as connection:
-            started = time.perf_counter()
-            response = connection.client.client.get("/ServiceProviderConfig")
-    except (ConnectError, httpx2.RequestError, TokenError) as exc:
+            return probe(connection)
+    except ConnectError as exc:
+        return ConnectionTest(False, None, 0.0, str(exc))
+
+
+def probe(connection: Connection) -> ConnectionTest:
+    """GET /ServiceProviderConfig on an open connection: the status and time, or why it failed."""
+    started = time.perf_counter()
+    try:
+        response = connection.client.client.get("/ServiceProviderConfig")
+    except (httpx2.RequestError, TokenError) as exc:
         return ConnectionTest(False, None, time.perf_counter() - started, str(exc))
     elapsed = time.perf_counter() - started
     return ConnectionTest(response.status_code == 200, response.status_code, elapsed, _answer(response, elapsed))

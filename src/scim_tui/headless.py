@@ -25,8 +25,8 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import is_sensitive
 from scim_tui.checker.registry import tag_matches
 from scim_tui.connect import open_client
-from scim_tui.connect import resolve_secret
-from scim_tui.connect import test_connection
+from scim_tui.connect import Connection
+from scim_tui.connect import probe
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
@@ -138,12 +138,12 @@ def _check_resource_types(report: RunReport) -> None:
 def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
     """Run the selected checks on a target; UsageError when it cannot be reached."""
     profile = target.profile
-    _check_reachable(profile)
     conf = selection.check_config(jobs or profile.jobs)
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
-    started_at, started = datetime.now(UTC), time.perf_counter()
     results: list[CheckResult] = []
     with open_client(profile) as connection:
+        _check_reachable(profile, connection)
+        started_at, started = datetime.now(UTC), time.perf_counter()
         secrets = [*connection.secrets, *target.secrets]
         checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan)
         try:
@@ -166,11 +166,9 @@ def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
     )
 
 
-def _check_reachable(profile: Profile) -> None:
+def _check_reachable(profile: Profile, connection: Connection) -> None:
     """UsageError when nothing answers or the credentials are refused; any other answer is for the checks to judge."""
-    for secret in profile.auth.secret_values():
-        resolve_secret(secret)  # a missing variable is told as such, not as an unreachable server
-    outcome = test_connection(profile)
+    outcome = probe(connection)
     where = Redactor().url(profile.url) if profile.url else "the demo server"
     if outcome.status_code is None:
         raise UsageError(f"Cannot reach {where}: {outcome.message}")
