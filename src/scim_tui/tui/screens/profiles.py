@@ -148,6 +148,7 @@ class ProfilesScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[Entry] = []
+        self.last_runs: dict[str, RunReport | None] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -169,6 +170,7 @@ class ProfilesScreen(Screen[None]):
         """Read the profiles from disk again, keeping (or moving) the highlight by name."""
         listing = load_profiles()
         self.entries = [Profile.demo_profile(), *listing.profiles, *listing.broken]
+        self.last_runs = {}
         options = self.query_one("#profile-list", OptionList)
         options.clear_options()
         options.add_options([Option(entry_prompt(entry)) for entry in self.entries])
@@ -207,7 +209,13 @@ class ProfilesScreen(Screen[None]):
         if isinstance(entry, BrokenProfile):
             details.update(broken_details(entry))
         elif entry is not None:
-            details.update(profile_details(entry, history.latest(entry.name)))
+            details.update(profile_details(entry, self.last_run(entry.name)))
+
+    def last_run(self, name: str) -> RunReport | None:
+        """The latest run of a profile, read from disk once per reload, not on every cursor move."""
+        if name not in self.last_runs:
+            self.last_runs[name] = history.latest(name)
+        return self.last_runs[name]
 
     def action_open(self) -> None:
         if profile := self.selected_profile("open"):
