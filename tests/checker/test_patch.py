@@ -184,7 +184,7 @@ def test_patch_unsupported_in_the_service_provider_config_is_skipped(serve, chec
     server = serve(make_app(config=config.model_copy(update={"patch": Patch(supported=False)})))
     [result] = run(server.url, checker)
     assert result.status is Status.SKIPPED
-    assert "ServiceProviderConfig says PATCH is not supported" in result.reason
+    assert "ServiceProviderConfig does not claim patch support" in result.reason
     assert not any(e.method == "PATCH" for e in result.exchanges)
 
 

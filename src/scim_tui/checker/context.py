@@ -89,15 +89,18 @@ class ResourceManager:
         self.context = context
         self.created: list[CreatedResource] = []
 
-    def create_and_register(self, model: type[Resource[Any]], fill_all: bool = True) -> Resource[Any]:
-        """Create a resource with every writable attribute filled (or the required ones only).
+    def create_and_register(
+        self, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None
+    ) -> Resource[Any]:
+        """Create a resource with every writable attribute filled (or the required ones only),
+        and `values` (JSON, by SCIM attribute name) in place of the generated ones.
 
         The resource is registered for deletion when the check ends, and returned as
         the server answered, with its id.
         """
         from scim_tui.checker.filling import build_resource
 
-        payload = build_resource(self.context, model, fill_all=fill_all)
+        payload = build_resource(self.context, model, fill_all=fill_all, values=values)
         mark = len(self.context.exchanges)
         try:
             created = self.context.client.create(payload)

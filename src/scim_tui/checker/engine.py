@@ -320,6 +320,7 @@ def _label(step: Step, result: CheckResult) -> None:
     result.description = checker.description
     result.tags = set(checker.tags)
     result.section = checker.section
+    result.rfc = checker.rfc
     if step.resource_type is not None:
         result.resource_type = printable(str(step.resource_type.name))
 

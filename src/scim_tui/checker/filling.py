@@ -116,9 +116,27 @@ def attributes_of(model: type[BaseModel]) -> list[Attribute]:
     return [Attribute(model, name) for name in model.model_fields if name not in NOT_ATTRIBUTES]
 
 
-def build_resource(context: CheckContext, model: type[Resource[Any]], fill_all: bool = True) -> Resource[Any]:
-    """A resource of `model`, ready to POST: every writable attribute filled, or the required ones only."""
-    payload = object_value(context, model, fill_all)
+def name_attribute(model: type[Resource[Any]]) -> Attribute | None:
+    """The attribute that names a resource: the first required, writable, single-valued string
+    of its schema (userName for a User, displayName for a Group), or None when it has none."""
+    return next(
+        (
+            attribute
+            for attribute in attributes_of(model)
+            if attribute.required and attribute.writable and not attribute.multi_valued and attribute.root_type is str
+        ),
+        None,
+    )
+
+
+def build_resource(
+    context: CheckContext, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None
+) -> Resource[Any]:
+    """A resource of `model`, ready to POST: every writable attribute filled, or the required ones only.
+
+    `values` (JSON, by SCIM attribute name) replace the generated ones.
+    """
+    payload = {**object_value(context, model, fill_all), **(values or {})}
     return model.model_validate(payload, scim_ctx=Context.RESOURCE_CREATION_REQUEST)
 
 

@@ -25,6 +25,7 @@ class Checker:
     tags: frozenset[str]
     section: str
     scope: Scope
+    rfc: int = 7644
 
     @cached_property
     def description(self) -> str:
@@ -41,8 +42,8 @@ _CHECKERS: dict[str, Checker] = {}
 """Filled once, when the check modules are imported; never changed by a run."""
 
 
-def checker(*tags: str, section: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare a checker with its tags and the RFC 7644 section it verifies.
+def checker(*tags: str, section: str, rfc: int = 7644) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare a checker with its tags and the section of an RFC (7644 unless said) it verifies.
 
     The scope comes from the name of the second parameter: none, ``resource_type``
     or ``model``.
@@ -53,7 +54,7 @@ def checker(*tags: str, section: str) -> Callable[[Callable[..., Any]], Callable
         scope: Scope = "server" if not params else params[0]  # type: ignore[assignment]
         if scope not in ("server", "resource_type", "model"):
             raise TypeError(f"{func.__name__}: unknown checker parameter {scope!r}")
-        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope)
+        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc)
         return func
 
     return register

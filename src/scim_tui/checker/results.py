@@ -74,7 +74,9 @@ class CheckResult:
     resource_type: str | None = None
     exchanges: list[Exchange] = field(default_factory=list)
     section: str | None = None
-    """The RFC 7644 section the check verifies, such as "3.3"."""
+    """The section of the RFC the check verifies, such as "3.3"."""
+    rfc: int = 7644
+    """The RFC that section is in: 7644 (the protocol) or 7643 (the schema)."""
     leftovers: list[str] = field(default_factory=list)
     """Ids of resources this check created and could not delete."""
 

@@ -48,7 +48,7 @@ def _counts_table(report: RunReport) -> list[str]:
 def _result_section(result: CheckResult) -> list[str]:
     lines = [f"### {result.status.name} · `{result.check_id}`", "", f"**Reason:** {_inline(result.reason)}"]
     if result.section:
-        lines += ["", f"RFC 7644 §{result.section}"]
+        lines += ["", f"RFC {result.rfc} §{result.section}"]
     exchange = failing_exchange(result)
     if exchange is None:
         return lines

@@ -132,6 +132,7 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
         "reason": result.reason,
         "description": result.description,
         "section": result.section,
+        "rfc": result.rfc,
         "tags": sorted(result.tags),
         "leftovers": list(result.leftovers),
         "data": jsonable(result.data),
@@ -150,6 +151,7 @@ def result_from_dict(data: Mapping[str, Any]) -> CheckResult:
         resource_type=data.get("resource_type"),
         exchanges=[Exchange.from_dict(item) for item in data.get("exchanges") or ()],
         section=data.get("section"),
+        rfc=data.get("rfc", 7644),
         leftovers=list(data.get("leftovers") or ()),
     )
 

@@ -27,6 +27,7 @@ from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_reason
+from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.registry import checker
@@ -45,13 +46,6 @@ class Target:
     id: str
     url: str
     current: dict[str, Any]
-
-
-def _patch_unsupported(context: CheckContext) -> CheckResult | None:
-    config = context.client.provider.config or context.discovery.service_provider_config
-    if config is not None and config.patch is not None and not config.patch.supported:
-        return CheckResult(Status.SKIPPED, reason="Skipped: the ServiceProviderConfig says PATCH is not supported.")
-    return None
 
 
 def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> tuple[dict[str, Any], str]:
@@ -96,7 +90,7 @@ def _run(
 
     With `children_first`, sub-attributes are patched before the attribute holding them.
     """
-    skipped = _patch_unsupported(context)
+    skipped = unclaimed(context, "patch")
     if skipped:
         return [skipped]
     paths = [(path, attribute) for path in paths_of(model) if (attribute := attribute_at(model, path)) and wanted(attribute)]
@@ -170,8 +164,8 @@ def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> li
     their schema URN. Each PATCH asks for its path back (attributes=<path>).
     One result per path: SUCCESS when the 200 answer holds the value (or a GET
     does, after a 204); ERROR when the request fails or the value is missing.
-    SKIPPED when nothing can be added, or when the ServiceProviderConfig says
-    PATCH is not supported.
+    SKIPPED when nothing can be added, or when the ServiceProviderConfig does not
+    claim PATCH support.
     """
     return _run(context, model, "added", _addable, False, _add_one)
 
@@ -187,7 +181,7 @@ def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) ->
     result per path: SUCCESS when the answer (or a GET after a 204) no longer
     holds the attribute; ERROR when the request fails or the attribute is still
     there. SKIPPED when nothing can be removed, or when the ServiceProviderConfig
-    says PATCH is not supported.
+    does not claim PATCH support.
     """
     # Children first: removing `name` first would leave each name.* path to be given a value again.
     return _run(context, model, "removed", _removable, True, _remove_one, children_first=True)
@@ -203,6 +197,6 @@ def check_replace_attribute(context: CheckContext, model: type[Resource[Any]]) -
     (attributes=<path>). One result per path: SUCCESS when the answer (or a GET
     after a 204) holds the new value; ERROR when the request fails or the old
     value stays. SKIPPED when nothing can be replaced, or when the
-    ServiceProviderConfig says PATCH is not supported.
+    ServiceProviderConfig does not claim PATCH support.
     """
     return _run(context, model, "replaced", _replaceable, True, _replace_one)

@@ -44,7 +44,7 @@ def summary_of(row: Row) -> Table:
     grid.add_row("Check", Text(result.title or ""))
     grid.add_row("Resource type", Text(result.resource_type or "(server)"))
     grid.add_row("Tags", Text(", ".join(sorted(result.tags)) or "(none)"))
-    grid.add_row("RFC 7644", f"section {result.section}" if result.section else "(not given)")
+    grid.add_row(f"RFC {result.rfc}", f"section {result.section}" if result.section else "(not given)")
     grid.add_row("Reason", Text(result.reason or "(none)"))
     grid.add_row("Description", Text(result.description or "(none)"))
     if result.leftovers:
