@@ -16,13 +16,13 @@ from contextlib import ExitStack
 from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
-from http import HTTPStatus
 from pathlib import Path
 
 import httpx2
 from scim2_client.engines.httpx2 import SyncSCIMClient
 
 from scim_tui import demo
+from scim_tui.checker.exchanges import status_line
 from scim_tui.oauth import ClientCredentials
 from scim_tui.oauth import TokenError
 from scim_tui.profiles import ENV_PREFIX
@@ -193,7 +193,7 @@ def _first_token(auth: ClientCredentials) -> None:
 
 
 def _answer(response: httpx2.Response, elapsed: float) -> str:
-    status = f"{response.status_code} {_phrase(response.status_code)} in {elapsed * 1000:.0f} ms"
+    status = f"{status_line(response.status_code)} in {elapsed * 1000:.0f} ms"
     if response.status_code == 200:
         return status
     if response.status_code in (401, 403):
@@ -203,13 +203,6 @@ def _answer(response: httpx2.Response, elapsed: float) -> str:
     if response.status_code == 404:
         return f"{status}: check the URL, it should be the base of the SCIM endpoints (e.g. https://example.com/scim/v2)."
     return f"{status}: the server did not answer the discovery request."
-
-
-def _phrase(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return ""
 
 
 def _reason(exc: BaseException) -> str:

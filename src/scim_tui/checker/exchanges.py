@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl
 from urllib.parse import urlencode
@@ -75,6 +76,16 @@ class Exchange:
 
 
 _SENSITIVE_WORD = re.compile("|".join(re.escape(word) for word in SENSITIVE_WORDS))
+
+
+def status_line(code: int | None) -> str:
+    """An HTTP status as a person reads it: "404 Not Found", "599" when unknown, "no response"."""
+    if code is None:
+        return "no response"
+    try:
+        return f"{code} {HTTPStatus(code).phrase}"
+    except ValueError:
+        return str(code)
 
 
 def is_sensitive(name: str) -> bool:

@@ -35,6 +35,10 @@ class Status(IntEnum):
         return self in (Status.ERROR, Status.CRITICAL)
 
 
+STATUS_WIDTH = max(len(status.name) for status in Status)
+"""Characters the longest status name takes, to align statuses in a column."""
+
+
 @dataclass
 class CheckConfig:
     """The configuration of one run (SPEC.md §2.1)."""

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.checker.results import STATUS_WIDTH
 from scim_tui.reports.model import RunReport
-
-STATUS_WIDTH = max(len(status.name) for status in Status)
 STATUS_COLORS = {
     Status.SUCCESS: "32",
     Status.COMPLIANT: "32",

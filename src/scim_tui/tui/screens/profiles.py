@@ -36,6 +36,7 @@ from scim_tui.reports.model import RunReport
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import AUTH_LABELS
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
+from scim_tui.tui.widgets.facts import facts_table
 
 Entry = Profile | BrokenProfile
 
@@ -87,7 +88,7 @@ def profile_details(profile: Profile, last_run: RunReport | None) -> Table:
     ]
     if profile.demo:
         rows.append(("", "Built in: it cannot be edited or deleted. Press c to make an editable copy."))
-    return detail_table(rows)
+    return facts_table(rows)
 
 
 def broken_details(broken: BrokenProfile) -> Table:
@@ -97,16 +98,7 @@ def broken_details(broken: BrokenProfile) -> Table:
         ("Broken", f"{where}{broken.message}"),
         ("", "Fix the file in an editor; the app never overwrites it."),
     ]
-    return detail_table(rows)
-
-
-def detail_table(rows: list[tuple[str, str]]) -> Table:
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
-    for label, value in rows:
-        table.add_row(label, Text(value))
-    return table
+    return facts_table(rows)
 
 
 def entry_prompt(entry: Entry) -> Text:

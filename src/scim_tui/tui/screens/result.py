@@ -21,6 +21,7 @@ from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.exchange_view import ExchangeView
 from scim_tui.tui.widgets.exchange_view import data_view
+from scim_tui.tui.widgets.facts import facts_table
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
 
@@ -36,20 +37,18 @@ class Rerunner(Protocol):
 
 def summary_of(row: Row) -> Table:
     result = row.result
-    grid = Table.grid(padding=(0, 2))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column(ratio=1)
-    grid.add_row("Status", Text.assemble(status_text(result.status), "  ", mark_text(row.mark)))
-    # Text, not str: a server's words (a reason, a resource type's name) are never read as markup.
-    grid.add_row("Check", Text(result.title or ""))
-    grid.add_row("Resource type", Text(result.resource_type or "(server)"))
-    grid.add_row("Tags", Text(", ".join(sorted(result.tags)) or "(none)"))
-    grid.add_row(f"RFC {result.rfc}", f"section {result.section}" if result.section else "(not given)")
-    grid.add_row("Reason", Text(result.reason or "(none)"))
-    grid.add_row("Description", Text(result.description or "(none)"))
+    facts: list[tuple[str, str | Text]] = [
+        ("Status", Text.assemble(status_text(result.status), "  ", mark_text(row.mark))),
+        ("Check", result.title or ""),
+        ("Resource type", result.resource_type or "(server)"),
+        ("Tags", ", ".join(sorted(result.tags)) or "(none)"),
+        (f"RFC {result.rfc}", f"section {result.section}" if result.section else "(not given)"),
+        ("Reason", result.reason or "(none)"),
+        ("Description", result.description or "(none)"),
+    ]
     if result.leftovers:
-        grid.add_row("Left on server", Text(", ".join(result.leftovers)))
-    return grid
+        facts.append(("Left on server", ", ".join(result.leftovers)))
+    return facts_table(facts)
 
 
 class ResultScreen(Screen[None]):

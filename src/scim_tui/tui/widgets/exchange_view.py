@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from http import HTTPStatus
 from typing import Any
 
 from rich.console import Group
@@ -15,6 +14,7 @@ from textual.widgets import Collapsible
 from textual.widgets import Static
 
 from scim_tui.checker import Exchange
+from scim_tui.checker.exchanges import status_line
 from scim_tui.reports.model import jsonable
 
 
@@ -24,15 +24,6 @@ def relative_url(url: str, base_url: str) -> str:
     if base and url.startswith(base):
         return url[len(base) :] or "/"
     return url
-
-
-def status_line(code: int | None) -> str:
-    if code is None:
-        return "no response"
-    try:
-        return f"{code} {HTTPStatus(code).phrase}"
-    except ValueError:
-        return str(code)
 
 
 def body_view(body: str | None) -> RenderableType:

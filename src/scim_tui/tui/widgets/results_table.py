@@ -23,14 +23,13 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from scim_tui.checker import Status
+from scim_tui.checker.results import STATUS_WIDTH
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
 
 GROUP_PREFIX = "group:"
 HEADINGS = (Text("Status"), Text("Check"), Text("Change"), Text("Reason"))
-STATUS_WIDTH = max(len(status.name) for status in Status)
 GAP = 2
 MARGIN = 1
 """Blank cells before the first column."""
