@@ -7,6 +7,7 @@ redirect to another origin, and a TLS server with a self-signed certificate.
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import socket
 import ssl
@@ -162,6 +163,36 @@ def test_a_response_larger_than_the_limit_is_an_error(headers):
         outcome = run(server.url)
     assert_fault(outcome, f"the response of 127.0.0.1:{server.port} is larger than 256 KiB (the profile's max_response_bytes)")
     assert outcome.seconds < 10
+
+
+def gzip_bomb(connection: socket.socket) -> None:
+    """A 20 KiB gzip body that expands to 20 MiB, sent though the request asked for identity."""
+    read_request(connection)
+    body = gzip.compress(b" " * (20 << 20), compresslevel=9)
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nContent-Encoding: gzip\r\nContent-Length: {len(body)}\r\n\r\n"
+    connection.sendall(head.encode() + body)
+
+
+def test_a_gzip_bomb_is_stopped_at_the_limit_once_decoded():
+    with RawServer(gzip_bomb) as server:
+        outcome = run(server.url)
+    assert_fault(outcome, f"the response of 127.0.0.1:{server.port} is larger than 256 KiB (the profile's max_response_bytes)")
+
+
+def gzipped(response: tuple[int, list[tuple[str, str]], bytes]) -> tuple[int, list[tuple[str, str]], bytes]:
+    status, headers, body = response
+    if not body:  # a 204 has no body to compress
+        return response
+    return status, [*headers, ("Content-Encoding", "gzip")], gzip.compress(body)
+
+
+def test_a_server_that_compresses_anyway_is_read_and_asked_for_identity(serve):
+    server = serve(Broken(make_app()).rewrite(None, ".*", gzipped))
+    outcome = run(server.url, timeout=SOUND_TIMEOUT)
+    assert not [r for r in outcome.results if r.status.failed], [r for r in outcome.results if r.status.failed][:3]
+    exchange = outcome.results[0].exchanges[0]
+    assert {k.lower(): v for k, v in exchange.request_headers.items()}["accept-encoding"] == "identity"
+    assert exchange.response_body and exchange.response_body.startswith("{")
 
 
 def resetting(connection: socket.socket) -> None:

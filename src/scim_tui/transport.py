@@ -5,6 +5,9 @@
   one byte at a time would never trip them; here every socket read and write gets what is
   left of the request's time.
 - Size: a response body larger than the limit is read no further, and the request fails.
+  The limit counts the body as decoded: requests ask for no compression, and a gzip or
+  deflate body sent anyway is decoded here, under the limit (a small "gzip bomb" cannot
+  expand to gigabytes in memory).
 - Reasons: transport errors are raised again, same type, with a sentence a person
   understands (what happened and what to do), the original kept as the cause.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 import socket
 import ssl
 import time
+import zlib
 from collections.abc import Iterable
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,14 +103,20 @@ class GuardedTransport(httpx2.HTTPTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         deadline = time.monotonic() + self.timeout
+        request.headers["Accept-Encoding"] = "identity"
         with self.guard(request, deadline):
             response = super().handle_request(request)
-        declared = response.headers.get("Content-Length", "")
+        headers = response.headers
+        declared = headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > self.max_response_bytes:
             response.close()
             raise self.too_large(request)
-        body = _GuardedBody(response.stream, self, request, deadline)
-        return httpx2.Response(response.status_code, headers=response.headers, stream=body, extensions=response.extensions)
+        decoder = _decoder(headers.get("Content-Encoding", ""))
+        if decoder is not None:
+            # Decoded here, so that httpx gets (and measures) the plain body.
+            headers = httpx2.Headers([(k, v) for k, v in headers.multi_items() if k.lower() not in ("content-encoding", "content-length")])
+        body = _GuardedBody(response.stream, self, request, deadline, decoder)
+        return httpx2.Response(response.status_code, headers=headers, stream=body, extensions=response.extensions)
 
     @contextmanager
     def guard(self, request: httpx2.Request, deadline: float) -> Iterator[None]:
@@ -130,27 +140,49 @@ class GuardedTransport(httpx2.HTTPTransport):
         )
 
 
-class _GuardedBody(httpx2.SyncByteStream):
-    """A response body read under the request's deadline, and no further than the size limit."""
+def _decoder(encoding: str) -> Any:
+    """A zlib decoder for a gzip or deflate body; None for any other encoding (left to httpx)."""
+    encoding = encoding.strip().lower()
+    if encoding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if encoding == "deflate":
+        return zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib-wrapped, as RFC 9110 means it
+    return None
 
-    def __init__(self, inner: Any, transport: GuardedTransport, request: httpx2.Request, deadline: float):
+
+class _GuardedBody(httpx2.SyncByteStream):
+    """A response body read under the request's deadline, and no further than the size limit
+    (counted after decoding, when the transport decodes it)."""
+
+    def __init__(self, inner: Any, transport: GuardedTransport, request: httpx2.Request, deadline: float, decoder: Any = None):
         self._inner = inner
         self._transport = transport
         self._request = request
         self._deadline = deadline
+        self._decoder = decoder
 
     def __iter__(self) -> Iterator[bytes]:
         chunks = iter(self._inner)
+        limit = self._transport.max_response_bytes
         received = 0
         while True:
             with self._transport.guard(self._request, self._deadline):
                 chunk = next(chunks, None)
             if chunk is None:
                 return
+            if self._decoder is not None:
+                # One byte more than the room left is enough to know the body is too large.
+                chunk = self._decode(chunk, limit - received + 1)
             received += len(chunk)
-            if received > self._transport.max_response_bytes:
+            if received > limit:
                 raise self._transport.too_large(self._request)
             yield chunk
+
+    def _decode(self, chunk: bytes, room: int) -> bytes:
+        try:
+            return self._decoder.decompress(chunk, room)
+        except zlib.error as exc:
+            raise httpx2.DecodingError(f"the response of {origin(self._request.url)} is not valid compressed data ({exc})", request=self._request) from exc
 
     def close(self) -> None:
         self._inner.close()
