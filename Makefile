@@ -17,6 +17,7 @@ demo: $(STAMP)
 	$(BIN)/scim-tui --demo
 
 test: $(STAMP)
+	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 # The benchmark is not part of `make test`. scim2-tester, the peer it compares against,

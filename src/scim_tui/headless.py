@@ -24,8 +24,8 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import is_sensitive
 from scim_tui.checker.registry import tag_matches
-from scim_tui.connect import open_client
 from scim_tui.connect import Connection
+from scim_tui.connect import open_client
 from scim_tui.connect import probe
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth

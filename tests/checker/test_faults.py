@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from datetime import UTC
 from datetime import datetime
-from collections.abc import Callable
 from typing import Any
 
 import httpx2

@@ -8,9 +8,9 @@ import threading
 import time
 
 import pytest
-
 from scim2_models import Group
 from scim2_models import User
+
 from scim_tui.checker import Status
 from scim_tui.demo import make_app
 from scim_tui.profiles import Auth

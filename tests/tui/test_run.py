@@ -7,10 +7,10 @@ import time
 import tomllib
 
 import pytest
-from textual.widgets import Static
-
 from scim2_models import Group
 from scim2_models import User
+from textual.widgets import Static
+
 from scim_tui import history
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status

@@ -25,7 +25,6 @@ from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 
 
-
 @pytest.fixture
 def deterministic(monkeypatch):
     ids = random.Random(1)

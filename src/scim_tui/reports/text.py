@@ -6,6 +6,7 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.results import STATUS_WIDTH
 from scim_tui.reports.model import RunReport
+
 STATUS_COLORS = {
     Status.SUCCESS: "32",
     Status.COMPLIANT: "32",

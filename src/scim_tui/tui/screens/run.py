@@ -36,6 +36,8 @@ from scim_tui.profiles import Profile
 from scim_tui.profiles import ProfileError
 from scim_tui.profiles import Selection
 from scim_tui.reports import RunReport
+from scim_tui.tui.commands import PaletteCommand
+from scim_tui.tui.export import export_report
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
@@ -43,12 +45,10 @@ from scim_tui.tui.messages import RunPlanned
 from scim_tui.tui.run_state import Filter
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import RunState
-from scim_tui.tui.runner import RunRequest
 from scim_tui.tui.runner import Runner
+from scim_tui.tui.runner import RunRequest
 from scim_tui.tui.runner import find_resource_types
 from scim_tui.tui.runner import remember_selection
-from scim_tui.tui.commands import PaletteCommand
-from scim_tui.tui.export import export_report
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
