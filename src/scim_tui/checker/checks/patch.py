@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from copy import deepcopy
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
@@ -48,33 +49,54 @@ class Target:
     current: dict[str, Any]
 
 
-def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> tuple[dict[str, Any], str]:
-    """Send one PATCH operation asking for `path` back, and update what is known of the resource.
+PATCH_ANSWER = "the PATCH answer"
+READ_BACK = "a GET after the 204 answer"
+
+
+def send_patch(context: CheckContext, target: Target, operations: list[dict[str, Any]], attributes: list[str]) -> tuple[dict[str, Any], str]:
+    """Send PATCH operations (JSON) asking for `attributes` back; return the resource seen, as
+    JSON, and where it came from (PATCH_ANSWER or READ_BACK).
 
     With the "attributes" parameter the server MUST answer 200 with the resource (RFC 7644
-    §3.5.2), here only the attribute patched, so no GET is needed to see the effect. A server
-    that answers 204 all the same is read back with a GET. Returns the answer examined, as
-    JSON, and where it came from.
+    §3.5.2), here only the attributes asked for, so no GET is needed to see the effect. A
+    server that answers 204 all the same is read back with a GET.
     """
-    operation = {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
     # The body a PatchOp model would give, built as JSON: the server, not the client, judges it.
-    patch_op = {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]}
-    url = f"{target.url}?{urlencode({'attributes': str(path)}, safe=':')}"
+    patch_op = {"schemas": [str(PatchOp.__schema__)], "Operations": operations}
+    url = f"{target.url}?{urlencode({'attributes': ','.join(attributes)}, safe=':,')}"
     answer = context.client.modify(
         target.model, target.id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=url
     )
     if isinstance(answer, Resource):
-        seen = answer.model_dump()
-        set_value_at(target.current, path, value_at(seen, path))
-        return seen, "the PATCH answer"
+        return answer.model_dump(), PATCH_ANSWER
     if context.exchanges and context.exchanges[-1].status_code == 200:
         raise ValueError(f"the answer is {answer_name(answer)}, but a 200 must hold the resource; only a 204 has no body (RFC 7644 §3.5.2)")
     found = context.client.query(target.model, target.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, Resource):
         raise ValueError(f"the answer is {answer_name(found)} instead of the {target.model.__name__}")
-    seen = found.model_dump()
-    target.current = deepcopy(seen)  # later answers update it; the result keeps what was seen
-    return seen, "a GET after the 204 answer"
+    return found.model_dump(), READ_BACK
+
+
+def checked(context: CheckContext, label: str, check: Callable[[], CheckResult]) -> CheckResult:
+    """The result of one step of a check, with the exchanges it made; what the step raises
+    becomes an ERROR whose reason starts with `label`."""
+    mark = len(context.exchanges)
+    try:
+        result = check()
+    except Exception as exc:
+        result = CheckResult(Status.ERROR, reason=f"{label}: {failure_reason(exc, context.exchanges[mark:])}")
+    return results_of(context, mark, [result])[0]
+
+
+def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> tuple[dict[str, Any], str]:
+    """Send one PATCH operation asking for `path` back, and update what is known of the resource."""
+    operation = {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
+    seen, source = send_patch(context, target, [operation], [str(path)])
+    if source == PATCH_ANSWER:
+        set_value_at(target.current, path, value_at(seen, path))
+    else:
+        target.current = deepcopy(seen)  # later answers update it; the result keeps what was seen
+    return seen, source
 
 
 def _run(
@@ -100,12 +122,7 @@ def _run(
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
     results = []
     for path, attribute in reversed(paths) if children_first else paths:
-        mark = len(context.exchanges)
-        try:
-            result = check_one(context, target, path, attribute)
-        except Exception as exc:
-            result = CheckResult(Status.ERROR, reason=f"{path}: {failure_reason(exc, context.exchanges[mark:])}")
-        results.extend(results_of(context, mark, [result]))
+        results.append(checked(context, str(path), partial(check_one, context, target, path, attribute)))
     return results[::-1] if children_first else results
 
 
