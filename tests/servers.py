@@ -6,6 +6,7 @@ one rule: it answers some requests itself, or rewrites the answers of scim2-serv
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import socket
@@ -60,6 +61,7 @@ class Broken:
     def __init__(self, app: Any):
         self.app = app
         self.rules: list[tuple[str | None, str, Callable[[Callable[[], Response]], Response]]] = []
+        self.request_rules: list[tuple[str | None, str, Callable[[Any], Any]]] = []
         self.repaired = False
 
     def answer(self, method: str | None, path: str, status: int, body: bytes | dict | None = b"", headers: Iterable[tuple[str, str]] = SCIM_JSON) -> Broken:
@@ -89,7 +91,23 @@ class Broken:
 
         return self.rewrite(method, path, apply)
 
+    def rewrite_request_json(self, method: str | None, path: str, change: Callable[[Any], Any]) -> Broken:
+        """Rewrite the JSON body of matching requests before anything reads it (as a server
+        that ignores part of what it is sent); the answer rules still apply."""
+        self.request_rules.append((method, path, change))
+        return self
+
+    def _rewritten_request(self, environ: dict[str, Any]) -> dict[str, Any]:
+        for method, path, change in self.request_rules:
+            if _matches(environ, method, path):
+                body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+                content = json.dumps(change(json.loads(body))).encode()
+                environ = {**environ, "wsgi.input": io.BytesIO(content), "CONTENT_LENGTH": str(len(content))}
+        return environ
+
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        if not self.repaired:
+            environ = self._rewritten_request(environ)
         rule = None if self.repaired else next((r for r in self.rules if _matches(environ, r[0], r[1])), None)
         if rule is None:
             return self.app(environ, start_response)

@@ -1,1 +1,289 @@
-"""(being written)"""
+"""Checks of bulk requests (RFC 7644 §3.7): operations applied one by one, failOnErrors, maxOperations."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from scim2_models import Context
+from scim2_models import Resource
+
+from scim_tui.checker.answers import body_of
+from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import unknown_id
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.features import claims
+from scim_tui.checker.features import service_provider_config
+from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import build_resource
+from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+BULK_PATH = "/Bulk"
+BULK_REQUEST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:BulkRequest"
+SCIM_JSON = {"Content-Type": "application/scim+json"}
+MAX_PROBE_OPERATIONS = 10_000
+"""The most operations the maxOperations check sends: a server allowing more is not probed."""
+
+
+@dataclass
+class Outcome:
+    """The result of one operation, as a BulkResponse reports it."""
+
+    method: str
+    status: int | None
+    location: str
+    detail: str
+
+    @classmethod
+    def read(cls, item: Any) -> Outcome:
+        item = item if isinstance(item, dict) else {}
+        response = item.get("response") if isinstance(item.get("response"), dict) else {}
+        return cls(
+            method=str(item.get("method") or "").upper(),
+            status=_status(item.get("status")),
+            location=str(item.get("location") or ""),
+            detail=str(response.get("detail") or ""),
+        )
+
+    @property
+    def failed(self) -> bool:
+        return self.status is None or self.status >= 400
+
+    @property
+    def resource_id(self) -> str | None:
+        return urlsplit(self.location).path.rstrip("/").rpartition("/")[2] or None
+
+
+@dataclass
+class Answer:
+    """A POST /Bulk and what came back: the operations' outcomes when the answer is a BulkResponse."""
+
+    status: int
+    outcomes: list[Outcome] | None
+    data: Any
+
+
+def _status(value: Any) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
+
+
+def _body(operations: list[dict[str, Any]], fail_on_errors: int | None = None) -> bytes:
+    request: dict[str, Any] = {"schemas": [BULK_REQUEST_SCHEMA], "Operations": operations}
+    if fail_on_errors is not None:
+        request["failOnErrors"] = fail_on_errors
+    return json.dumps(request).encode()
+
+
+def _post(context: CheckContext, body: bytes) -> Answer:
+    response = context.client.request("POST", BULK_PATH, content=body, headers=SCIM_JSON)
+    data = body_of(response)
+    items = data.get("Operations") if isinstance(data, dict) else None
+    outcomes = [Outcome.read(item) for item in items] if response.status_code == 200 and isinstance(items, list) else None
+    return Answer(response.status_code, outcomes, data)
+
+
+def _not_a_bulk_response(answer: Answer, request: str) -> CheckResult:
+    return CheckResult(
+        Status.ERROR,
+        reason=f"{request} answered {answer.status} instead of 200 with a BulkResponse listing the operations (RFC 7644 §3.7.3).",
+        data=answer.data,
+    )
+
+
+def _deletion_probe(endpoint: str) -> dict[str, Any]:
+    """An operation that fails with 404 and would do no harm if the server wrongly ran it."""
+    return {"method": "DELETE", "path": f"{endpoint}/{unknown_id()}"}
+
+
+@checker("bulk", "bulk:operations", section="3.7")
+def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """A bulk request creates, replaces by bulkId reference, and deletes a resource (RFC 7644 §3.7).
+
+    Sends POST /Bulk with three operations: a POST creating a resource (with a bulkId),
+    a PUT of that resource addressed as "<endpoint>/bulkId:<bulkId>" (§3.7.2), and a
+    DELETE addressed the same way; then GETs the resource, which must be gone. One
+    result per operation: SUCCESS when it reports the status a single request would
+    have answered (201, 200, 204; §3.7.3) and a location naming the created resource
+    (REQUIRED but for a failed POST, §3.7); ERROR otherwise, and when the answer is
+    not a BulkResponse or the resource outlives its DELETE. SKIPPED when the
+    ServiceProviderConfig does not claim bulk. A resource the bulk created is
+    deleted afterwards whatever the server answered.
+    """
+    skipped = unclaimed(context, "bulk")
+    if skipped:
+        return [skipped]
+    mark = len(context.exchanges)
+    endpoint = resource_path(context, model)
+    data = build_resource(context, model, fill_all=False).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+    replacement = _renamed(model, data)
+    bulk_id = f"scim-tui-{uuid.uuid4().hex[:12]}"
+    reference = f"{endpoint}/bulkId:{bulk_id}"
+    operations = [
+        {"method": "POST", "path": endpoint, "bulkId": bulk_id, "data": data},
+        {"method": "PUT", "path": reference, "data": replacement},
+        {"method": "DELETE", "path": reference},
+    ]
+    answer = _post(context, _body(operations))
+    created = _register_created(context, model, endpoint, answer, [data, replacement])
+    if answer.outcomes is None:
+        return results_of(context, mark, [_not_a_bulk_response(answer, "POST /Bulk")])
+    post, put, delete = (_reported(answer.outcomes, method) for method in ("POST", "PUT", "DELETE"))
+    results = [
+        _judged(f"POST {endpoint} (bulkId {bulk_id})", post, 201, endpoint, None, answer.data),
+        _judged(f"PUT {reference}", put, 200, endpoint, created, answer.data),
+        _judged(f"DELETE {reference}", delete, 204, endpoint, created, answer.data),
+    ]
+    if created and results[2].status is Status.SUCCESS:
+        results[2] = _confirm_deletion(context, resource_path(context, model, created), created, results[2])
+    return results_of(context, mark, results)
+
+
+def _renamed(model: type[Resource[Any]], data: dict[str, Any]) -> dict[str, Any]:
+    """The resource with a new name, for the replacement (the same resource when it has no name)."""
+    name = name_attribute(model)
+    if name is None or not isinstance(data.get(name.name), str):
+        return data
+    return {**data, name.name: f"{data[name.name]}-replaced"}
+
+
+def _reported(outcomes: list[Outcome], method: str) -> Outcome | None:
+    return next((outcome for outcome in outcomes if outcome.method == method), None)
+
+
+def _judged(operation: str, outcome: Outcome | None, expected: int, endpoint: str, resource_id: str | None, data: Any) -> CheckResult:
+    """SUCCESS when an operation reports the expected status and a location naming a resource
+    of `endpoint` (the one of `resource_id`, when known)."""
+    if outcome is None:
+        return CheckResult(Status.ERROR, reason=f"The BulkResponse holds no result for the operation {operation} (RFC 7644 §3.7.3).", data=data)
+    said = f"Bulk operation {operation} answered {outcome.status}"
+    if outcome.status != expected:
+        detail = f" ({outcome.detail})" if outcome.detail else ""
+        return CheckResult(Status.ERROR, reason=f"{said}{detail} instead of {expected}, the status of the same single request (RFC 7644 §3.7.3).", data=data)
+    if not outcome.location:
+        return CheckResult(Status.ERROR, reason=f"{said} without a location, which every operation but a failed POST MUST have (RFC 7644 §3.7).", data=data)
+    if not _names(outcome.location, endpoint, resource_id):
+        wanted = f"{endpoint}/{resource_id}" if resource_id else f"a resource of {endpoint}"
+        return CheckResult(Status.ERROR, reason=f"{said} with the location {outcome.location}, which does not name {wanted}.", data=data)
+    return CheckResult(Status.SUCCESS, reason=f"{said} with the location {outcome.location}.", data=data)
+
+
+def _names(location: str, endpoint: str, resource_id: str | None) -> bool:
+    """Whether a location is the URL of a resource of `endpoint` (of `resource_id`, when given)."""
+    parent, _, last = urlsplit(location).path.rstrip("/").rpartition("/")
+    if not parent.endswith(endpoint) or not last or last.startswith("bulkId:"):
+        return False
+    return resource_id is None or last == resource_id
+
+
+def _confirm_deletion(context: CheckContext, path: str, resource_id: str, result: CheckResult) -> CheckResult:
+    """The DELETE's result, once a GET showed the resource is gone (ERROR when it is not)."""
+    response = context.client.request("GET", path)
+    if response.status_code != 404:
+        reason = f"{result.reason} Yet GET {path} then answered {response.status_code} instead of 404: the resource was not deleted."
+        return CheckResult(Status.ERROR, reason=reason, data=body_of(response))
+    context.resource_manager.forget(resource_id)
+    return CheckResult(Status.SUCCESS, reason=f"{result.reason} GET {path} then answered 404.", data=result.data)
+
+
+def _register_created(
+    context: CheckContext, model: type[Resource[Any]], endpoint: str, answer: Answer, sent: list[dict[str, Any]]
+) -> str | None:
+    """Register for deletion what the bulk's POST created, and return its id.
+
+    The id comes from the POST's location; when the answer tells none, the resource is
+    looked for by the names it was sent with, so that it is deleted all the same.
+    """
+    post = _reported(answer.outcomes or [], "POST")
+    if post is not None and not post.failed and post.resource_id:
+        ids = [post.resource_id]
+    elif post is not None and post.failed:
+        ids = []
+    else:
+        ids = _found_by_name(context, model, endpoint, sent)
+    for resource_id in ids:
+        context.resource_manager.register(model.model_construct(id=resource_id))
+    return ids[0] if len(ids) == 1 else None
+
+
+def _found_by_name(context: CheckContext, model: type[Resource[Any]], endpoint: str, sent: list[dict[str, Any]]) -> list[str]:
+    """The ids of the resources of `endpoint` named as one of the `sent` resources (needs filter)."""
+    name = name_attribute(model)
+    if name is None or not claims(context, "filter"):
+        return []
+    names = sorted({str(data[name.name]) for data in sent if data.get(name.name)})
+    query = " or ".join(f'{name.name} eq "{value}"' for value in names)
+    found = body_of(context.client.request("GET", endpoint, params={"filter": query}))
+    resources = found.get("Resources") if isinstance(found, dict) else None
+    return [str(item["id"]) for item in resources or [] if isinstance(item, dict) and item.get("id")]
+
+
+@checker("bulk", "bulk:fail-on-errors", section="3.7.3")
+def bulk_fail_on_errors(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """A bulk request stops once it meets failOnErrors errors (RFC 7644 §3.7.3).
+
+    Sends POST /Bulk with failOnErrors 1 and two DELETEs of ids that do not exist
+    (harmless if run). §3.7 defines failOnErrors as "the number of errors that the
+    service provider will accept before the operation is terminated". SUCCESS when the
+    BulkResponse reports the first DELETE failed and nothing of the second; ERROR when
+    the second was performed too, when the first did not fail, or when the answer is
+    not a BulkResponse. SKIPPED when the ServiceProviderConfig does not claim bulk.
+    """
+    skipped = unclaimed(context, "bulk")
+    if skipped:
+        return [skipped]
+    endpoint = resource_path(context, model)
+    request = "POST /Bulk with failOnErrors 1"
+    answer = _post(context, _body([_deletion_probe(endpoint), _deletion_probe(endpoint)], fail_on_errors=1))
+    if answer.outcomes is None:
+        return [_not_a_bulk_response(answer, request)]
+    if not answer.outcomes or not answer.outcomes[0].failed:
+        first = f"answered {answer.outcomes[0].status}" if answer.outcomes else "has no result"
+        reason = f"In {request}, the DELETE of an unknown {model.__name__} id {first} instead of 404, so failOnErrors could not be seen at work."
+        return [CheckResult(Status.ERROR, reason=reason, data=answer.data)]
+    if len(answer.outcomes) > 1:
+        reason = f"{request} went on after the first error: the BulkResponse reports {len(answer.outcomes)} operations performed instead of 1."
+        return [CheckResult(Status.ERROR, reason=reason, data=answer.data)]
+    reason = f"{request} stopped after the first failed operation ({answer.outcomes[0].status}): the second was not performed."
+    return [CheckResult(Status.SUCCESS, reason=reason, data=answer.data)]
+
+
+@checker("bulk", "bulk:max-operations", section="3.7.4")
+def bulk_max_operations(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """A bulk request with more operations than maxOperations answers 413 (RFC 7644 §3.7.4).
+
+    Sends POST /Bulk with maxOperations + 1 DELETEs of an id that does not exist
+    (harmless if run), under maxPayloadSize. "If either limit is exceeded, the service
+    provider MUST return HTTP response code 413": SUCCESS on 413, ERROR otherwise.
+    SKIPPED when the ServiceProviderConfig does not claim bulk, states no maxOperations,
+    allows more than 10,000 operations, or when so many operations would exceed maxPayloadSize.
+    """
+    skipped = unclaimed(context, "bulk")
+    if skipped:
+        return [skipped]
+    bulk = service_provider_config(context).bulk
+    limit = bulk.max_operations if bulk else None
+    if limit is None:
+        return [CheckResult(Status.SKIPPED, reason="Skipped: the ServiceProviderConfig states no bulk.maxOperations.")]
+    count = limit + 1
+    if count > MAX_PROBE_OPERATIONS:
+        return [CheckResult(Status.SKIPPED, reason=f"Skipped: bulk.maxOperations is {limit}; requests of more than {MAX_PROBE_OPERATIONS} operations are not sent.")]
+    body = _body([_deletion_probe(resource_path(context, model))] * count)
+    if bulk and bulk.max_payload_size is not None and len(body) > bulk.max_payload_size:
+        reason = f"Skipped: {count} operations take {len(body)} bytes, more than bulk.maxPayloadSize ({bulk.max_payload_size}), so maxOperations cannot be exceeded alone."
+        return [CheckResult(Status.SKIPPED, reason=reason)]
+    answer = _post(context, body)
+    request = f"POST /Bulk with {count} operations (maxOperations is {limit})"
+    if answer.status != 413:
+        reason = f"{request} answered {answer.status} instead of 413 Payload Too Large, which RFC 7644 §3.7.4 requires (MUST)."
+        return [CheckResult(Status.ERROR, reason=reason, data=answer.data)]
+    return [CheckResult(Status.SUCCESS, reason=f"{request} answered 413 Payload Too Large.", data=answer.data)]
