@@ -90,10 +90,11 @@ class ResourceManager:
         self.created: list[CreatedResource] = []
 
     def create_and_register(
-        self, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None
+        self, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None, **request: Any
     ) -> Resource[Any]:
         """Create a resource with every writable attribute filled (or the required ones only),
         and `values` (JSON, by SCIM attribute name) in place of the generated ones.
+        `request` goes to the HTTP request (headers=...).
 
         The resource is registered for deletion when the check ends, and returned as
         the server answered, with its id.
@@ -103,7 +104,7 @@ class ResourceManager:
         payload = build_resource(self.context, model, fill_all=fill_all, values=values)
         mark = len(self.context.exchanges)
         try:
-            created = self.context.client.create(payload)
+            created = self.context.client.create(payload, **request)
         except Exception:
             self._register_unread(model, self.context.exchanges[mark:])
             raise
