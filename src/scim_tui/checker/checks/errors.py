@@ -1,1 +1,220 @@
-"""(being written)"""
+"""Checks that a server refuses bad requests with the error RFC 7644 §3.12 defines for each.
+
+Every refusal is judged on three things: its HTTP status, its body (a SCIM Error whose
+"status" is a JSON string: MUST and REQUIRED in §3.12, so ERROR when broken), and its
+scimType (Table 9). How much a wrong status or scimType weighs follows the keyword of
+the rule: MUST or SHALL gives ERROR, the SHOULD of Table 8 gives DEVIATION.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from scim2_models import Context
+from scim2_models import Mutability
+from scim2_models import PatchOp
+from scim2_models import Resource
+from scim2_models import Uniqueness
+
+from scim_tui.checker.answers import body_of
+from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import scim_error_problem
+from scim_tui.checker.checks.probes import send_json
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import PREFIX
+from scim_tui.checker.filling import Attribute
+from scim_tui.checker.filling import attributes_of
+from scim_tui.checker.filling import build_resource
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+UNIQUE = (Uniqueness.server, Uniqueness.global_)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """How a server must refuse one kind of bad request."""
+
+    status: int
+    scim_type: str
+    rule: str
+    """The section and keyword the refusal comes from, as a reason quotes it."""
+    missed: Status = Status.ERROR
+    """The status of a wrong HTTP status or scimType: ERROR for MUST/SHALL, DEVIATION for SHOULD."""
+    lenient: str | None = None
+    """The SHOULD a server breaks by accepting the request, when accepting it is only a DEVIATION."""
+
+    @property
+    def met(self) -> Status:
+        return Status.COMPLIANT if self.missed is Status.DEVIATION else Status.SUCCESS
+
+
+INVALID_SYNTAX = Refusal(400, "invalidSyntax", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
+MISSING_REQUIRED = Refusal(400, "invalidValue", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
+DUPLICATE = Refusal(409, "uniqueness", "RFC 7644 §3.3, MUST", lenient="RFC 7643 §2.2: a server-unique value SHOULD be unique")
+INVALID_PATH = Refusal(400, "invalidPath", "RFC 7644 §3.5.2, SHALL")
+REMOVE_WITHOUT_PATH = Refusal(400, "noTarget", "RFC 7644 §3.5.2.2")
+UNMATCHED_FILTER = Refusal(400, "noTarget", "RFC 7644 §3.5.2.3, SHALL")
+
+
+def judge(request: str, response: Any, refusal: Refusal) -> CheckResult:
+    """The result of one request the server should have refused."""
+    payload = body_of(response)
+    code = response.status_code
+    if code < 400 and refusal.lenient:
+        return CheckResult(Status.DEVIATION, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.lenient}).", data=payload)
+    if code < 400:
+        return CheckResult(refusal.missed, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.rule}).", data=payload)
+    problems: list[tuple[Status, str]] = []
+    if code != refusal.status:
+        problems.append((refusal.missed, f"instead of {refusal.status} ({refusal.rule})"))
+    body_problem = scim_error_problem(payload, code)
+    if body_problem:
+        problems.append((Status.ERROR, f"{body_problem} (RFC 7644 §3.12, MUST)"))
+    elif payload.get("scimType") != refusal.scim_type:
+        scim_type = f'scimType "{payload["scimType"]}"' if payload.get("scimType") else "no scimType"
+        problems.append((refusal.missed, f'with {scim_type} instead of "{refusal.scim_type}" ({refusal.rule})'))
+    if not problems:
+        reason = f'{request} answered {code} with a SCIM Error of scimType "{refusal.scim_type}".'
+        return CheckResult(refusal.met, reason=reason, data=payload)
+    status = max(worst for worst, _ in problems)
+    reason = f"{request} answered {code} {', and '.join(text for _, text in problems)}."
+    return CheckResult(status, reason=reason, data=payload)
+
+
+def _post(context: CheckContext, model: type[Resource[Any]], request: str, body: Any, refusal: Refusal) -> CheckResult:
+    """POST a creation the server should refuse, and judge the answer.
+
+    A creation the server accepted all the same is registered for deletion.
+    """
+    mark = len(context.exchanges)
+    response = send_json(context, "POST", resource_path(context, model), body)
+    payload = body_of(response)
+    if 200 <= response.status_code < 300 and isinstance(payload, dict) and payload.get("id"):
+        context.resource_manager.register(model.model_construct(id=str(payload["id"])))
+    return results_of(context, mark, [judge(f"POST {resource_path(context, model)} {request}", response, refusal)])[0]
+
+
+def unique_value() -> str:
+    return f"{PREFIX}{uuid.uuid4().hex[:12]}"
+
+
+def _creation_json(context: CheckContext, model: type[Resource[Any]], values: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON of a resource to POST, with its required attributes only."""
+    return build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+
+
+def unique_attribute(model: type[Resource[Any]]) -> Attribute | None:
+    """The first single-valued string a client writes that the schema declares unique (server or global)."""
+    return next(
+        (
+            attribute
+            for attribute in attributes_of(model)
+            if attribute.writable
+            and not attribute.multi_valued
+            and attribute.root_type is str
+            and attribute.owner.get_field_annotation(attribute.field, Uniqueness) in UNIQUE
+        ),
+        None,
+    )
+
+
+@checker("errors", "errors:create", section="3.12")
+def creation_errors(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """POSTs a server must refuse get the SCIM Error RFC 7644 §3.12 defines (§3.3, §3.12).
+
+    Sends three creations, one result each: a body that is not valid JSON (a
+    resource cut short) must get 400 with scimType invalidSyntax, and one lacking a
+    required attribute 400 with invalidValue (Tables 8 and 9: COMPLIANT, else
+    DEVIATION); a resource whose unique attribute (userName) repeats the one of a
+    resource just created must get 409 with scimType uniqueness (§3.3 MUST:
+    SUCCESS, else ERROR). Every refusal's body must be a SCIM Error with "status"
+    a JSON string equal to the HTTP status (§3.12 MUST: ERROR otherwise). SKIPPED,
+    for a rule, when the schema has no required or no unique attribute. Whatever
+    the server creates is deleted.
+    """
+    return [_invalid_json(context, model), _missing_required(context, model), _duplicate(context, model)]
+
+
+def _invalid_json(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+    text = json.dumps(_creation_json(context, model))[:-1]
+    return _post(context, model, "with a body that is not valid JSON (its closing brace cut)", text, INVALID_SYNTAX)
+
+
+def _missing_required(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+    required = next((a for a in attributes_of(model) if a.required and a.writable), None)
+    if required is None:
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} has no required attribute a client writes, so none can be left out.")
+    payload = _creation_json(context, model)
+    payload.pop(required.name, None)
+    return _post(context, model, f"without the required {required.name}", payload, MISSING_REQUIRED)
+
+
+def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+    unique = unique_attribute(model)
+    if unique is None:
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} declares no unique attribute a client writes (uniqueness server or global).")
+    values = {unique.name: unique_value()}
+    mark = len(context.exchanges)
+    context.resource_manager.create_and_register(model, fill_all=False, values=values)
+    result = _post(context, model, f"with the {unique.name} of an existing {model.__name__}", _creation_json(context, model, values), DUPLICATE)
+    result.exchanges = context.exchanges[mark:]
+    return result
+
+
+@checker("errors", "errors:patch", section="3.5.2")
+def patch_errors(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """PATCH operations a server must refuse get 400 with the right scimType (RFC 7644 §3.5.2).
+
+    Creates a resource, then sends three PATCH requests, one result each: a
+    malformed path (an unclosed filter bracket) must get invalidPath (§3.5.2 SHALL
+    answer an incompatible operation with the error of §3.12); a remove without a
+    path must get noTarget (§3.5.2.2); a replace whose value filter matches no
+    value of a multi-valued complex attribute (emails, members) must get noTarget
+    (§3.5.2.3 SHALL). SUCCESS when the answer is 400 with that scimType and a SCIM
+    Error body; ERROR otherwise. SKIPPED when the ServiceProviderConfig does not
+    claim PATCH support, and for the last rule when the schema has no
+    multi-valued complex attribute with a string "value".
+    """
+    skipped = unclaimed(context, "patch")
+    if skipped:
+        return [skipped]
+    created = context.resource_manager.create_and_register(model, fill_all=False)
+    path = resource_path(context, model, created.id)
+    first = attributes_of(model)[0].name
+    operations = [
+        (INVALID_PATH, f'a malformed path \'{first}[value eq "x"\'', {"op": "replace", "path": f'{first}[value eq "x"', "value": unique_value()}),
+        (REMOVE_WITHOUT_PATH, "a remove without a path", {"op": "remove"}),
+    ]
+    listed = filterable_attribute(model)
+    if listed is not None:
+        missing = unique_value()
+        operation = {"op": "replace", "path": f'{listed.name}[value eq "{missing}"]', "value": {"value": missing}}
+        operations.append((UNMATCHED_FILTER, f"a replace of {operation['path']} (a filter matching no value)", operation))
+    results = [_patch(context, path, *item) for item in operations]
+    if listed is None:
+        reason = f"Skipped: {model.__name__} has no multi-valued complex attribute with a string value to filter on."
+        results.append(CheckResult(Status.SKIPPED, reason=reason))
+    return results
+
+
+def _patch(context: CheckContext, path: str, refusal: Refusal, what: str, operation: dict[str, Any]) -> CheckResult:
+    mark = len(context.exchanges)
+    response = send_json(context, "PATCH", path, {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]})
+    return results_of(context, mark, [judge(f"PATCH {path} with {what}", response, refusal)])[0]
+
+
+def filterable_attribute(model: type[Resource[Any]]) -> Attribute | None:
+    """A writable multi-valued complex attribute with a string "value" sub-attribute (emails, members)."""
+    for attribute in attributes_of(model):
+        if attribute.is_complex and attribute.multi_valued and attribute.mutability == Mutability.read_write:
+            sub = attribute.root_type
+            if "value" in sub.model_fields and Attribute(sub, "value").root_type is str:
+                return attribute
+    return None

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
 from scim2_models import Error
 
+from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+SCIM_JSON = "application/scim+json"
 
 
 def unknown_id() -> str:
@@ -59,14 +62,37 @@ def answers_not_found(context: CheckContext, path: str) -> list[CheckResult]:
     return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered 404 with a SCIM Error.", data=payload)]
 
 
-def scim_error_problem(payload: Any) -> str | None:
-    """What keeps a body from being a SCIM Error object, or None when it is one."""
+def scim_error_problem(payload: Any, status: int | None = None) -> str | None:
+    """What keeps a body from being a SCIM Error object (RFC 7644 §3.12), or None when it is one.
+
+    Read on the raw JSON, since the Error model turns a number into a string: "status" is
+    REQUIRED as a JSON string, and holds the answer's HTTP status when `status` is given.
+    """
     if not isinstance(payload, dict):
         return "its body is not a JSON object"
     if Error.__schema__ not in (payload.get("schemas") or []):
         return f"its body does not carry the schema {Error.__schema__}"
+    problem = _status_problem(payload.get("status"), status)
+    if problem:
+        return problem
     try:
         Error.model_validate(payload)
     except ValueError as exc:
         return f"its SCIM Error is invalid ({' '.join(str(exc).split())[:200]})"
     return None
+
+
+def _status_problem(value: Any, status: int | None) -> str | None:
+    if value is None:
+        return 'its SCIM Error has no "status", which is REQUIRED'
+    if not isinstance(value, str):
+        return f'its "status" is {json.dumps(value)}, {JSON_KINDS.get(type(value), "a JSON object")} instead of a JSON string'
+    if status is not None and value.strip() != str(status):
+        return f'its "status" is "{value}" while the answer\'s status is {status}'
+    return None
+
+
+def send_json(context: CheckContext, method: str, path: str, body: Any, headers: dict[str, str] | None = None) -> Any:
+    """Send a JSON body (or text, sent as it is) as application/scim+json, and return the raw response."""
+    content = body if isinstance(body, str) else json.dumps(body)
+    return context.client.request(method, path, content=content, headers={"Content-Type": SCIM_JSON, **(headers or {})})

@@ -1,1 +1,200 @@
-"""(being written)"""
+"""Checks of resource versions: ETags and conditional requests (RFC 7644 §3.14, RFC 7232)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from scim2_models import PatchOp
+from scim2_models import Resource
+
+from scim_tui.checker.answers import body_of
+from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.errors import unique_value
+from scim_tui.checker.checks.probes import send_json
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+HEADER_RULE = "RFC 7644 §3.14: ETags MUST be specified as an HTTP header"
+PRECONDITION_RULE = "RFC 7232 §3.1: the method MUST NOT be performed"
+
+
+@dataclass
+class Versioned:
+    """The resource the check works on: where it is, the attribute changed, and what was seen."""
+
+    model: type[Resource[Any]]
+    path: str
+    attribute: str
+    read: dict[str, Any]
+    """The resource as the first GET answered it."""
+    tagged: dict[str, Exchange] = field(default_factory=dict)
+    """The answers that must carry an ETag, by method: POST, GET, and PUT once it is sent."""
+
+    @property
+    def kind(self) -> str:
+        return self.model.__name__
+
+
+@checker("etag", section="3.14")
+def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Resources carry versions (ETags) that conditional requests honour (RFC 7644 §3.14).
+
+    Creates a resource and reads it, reads it again with If-None-Match and its
+    version, changes its name attribute with a PUT (the version read becomes
+    stale), then sends a PUT, a PATCH and a DELETE with If-Match and the stale
+    version, and reads it a last time. One result per rule:
+    the answers to POST, GET and PUT carry an ETag header (§3.14 MUST: SUCCESS,
+    else ERROR); meta.version holds the ETag (§3.14 SHOULD: COMPLIANT, else
+    DEVIATION); If-None-Match with the current version gets 304 Not Modified;
+    each stale If-Match gets 412 Precondition Failed and leaves the resource as it
+    was (§3.14 with RFC 7232 §3.1 and §3.2, MUST: SUCCESS, else ERROR). SKIPPED
+    when the ServiceProviderConfig does not claim etag support, and for PATCH when
+    it does not claim patch support.
+    """
+    skipped = unclaimed(context, "etag")
+    if skipped:
+        return [skipped]
+    target = _create_and_read(context, model)
+    results = [_version_attribute(target)]
+    version = _etag(target.tagged["GET"]) or _meta_version(target.read)
+    if version is None:
+        reason = f"Skipped: the {target.kind} has no version to send (no ETag header, no meta.version)."
+        return [_header_rule(target), *results, *[CheckResult(Status.SKIPPED, reason=reason) for _ in range(4)]]
+    results.append(_not_modified(context, target, version))
+    stale = _stale_requests(context, target, version)
+    return [_header_rule(target), *results, *stale]
+
+
+def _create_and_read(context: CheckContext, model: type[Resource[Any]]) -> Versioned:
+    name = name_attribute(model)
+    attribute = name.name if name else "externalId"
+    created = context.resource_manager.create_and_register(model, fill_all=False, values={attribute: unique_value()})
+    post = context.exchanges[-1]
+    path = resource_path(context, model, created.id)
+    response = context.client.request("GET", path)
+    read = body_of(response)
+    if response.status_code != 200 or not isinstance(read, dict):
+        raise ValueError(f"the {model.__name__} just created could not be read back (RFC 7644 §3.4.1)")
+    return Versioned(model, path, attribute, read, {"POST": post, "GET": context.exchanges[-1]})
+
+
+def _header_rule(target: Versioned) -> CheckResult:
+    answers = _listed(list(target.tagged))
+    exchanges = list(target.tagged.values())
+    missing = [method for method, exchange in target.tagged.items() if not _etag(exchange)]
+    if missing:
+        reason = f"The answer to {_listed(missing)} of the {target.kind} carries no ETag header ({HEADER_RULE})."
+        return CheckResult(Status.ERROR, reason=reason, exchanges=exchanges)
+    return CheckResult(Status.SUCCESS, reason=f"The answers to {answers} of the {target.kind} carry an ETag header.", exchanges=exchanges)
+
+
+def _version_attribute(target: Versioned) -> CheckResult:
+    get = target.tagged["GET"]
+    etag, version = _etag(get), _meta_version(target.read)
+    rule = "RFC 7644 §3.14: ETags SHOULD be specified within meta.version"
+    if version is None:
+        return CheckResult(Status.DEVIATION, reason=f"GET {target.path} answered a {target.kind} without meta.version ({rule}).", exchanges=[get])
+    if etag and etag != version:
+        reason = f"GET {target.path} answered meta.version {version} but the ETag header {etag} ({rule})."
+        return CheckResult(Status.DEVIATION, reason=reason, exchanges=[get])
+    return CheckResult(Status.COMPLIANT, reason=f"GET {target.path} answered meta.version {version}, the version of its ETag header.", exchanges=[get])
+
+
+def _not_modified(context: CheckContext, target: Versioned, version: str) -> CheckResult:
+    response = context.client.request("GET", target.path, headers={"If-None-Match": version})
+    request = f"GET {target.path} with If-None-Match: {version} (its current version)"
+    exchanges = context.exchanges[-1:]
+    if response.status_code == 304:
+        return CheckResult(Status.SUCCESS, reason=f"{request} answered 304 Not Modified.", exchanges=exchanges)
+    rule = "RFC 7644 §3.14, RFC 7232 §3.2: MUST answer 304 to a GET whose If-None-Match matches"
+    return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} instead of 304 Not Modified ({rule}).", data=body_of(response), exchanges=exchanges)
+
+
+def _stale_requests(context: CheckContext, target: Versioned, stale: str) -> list[CheckResult]:
+    """Make `stale` an old version with a PUT, then send PUT, PATCH and DELETE conditioned on it."""
+    changed = unique_value()
+    response = send_json(context, "PUT", target.path, _replacement(target, changed))
+    if not 200 <= response.status_code < 300:
+        reason = f"PUT {target.path} changing {target.attribute} answered {response.status_code}, so no version could be made stale (RFC 7644 §3.5.1)."
+        return [CheckResult(Status.ERROR, reason=reason, data=body_of(response)) for _ in range(3)]
+    target.tagged["PUT"] = context.exchanges[-1]
+    current = _etag(context.exchanges[-1]) or _meta_version(body_of(response))
+    if current == stale:
+        reason = f"PUT {target.path} changed {target.attribute}, but the version stayed {stale} (RFC 7644 §3.14)."
+        return [CheckResult(Status.ERROR, reason=reason, exchanges=context.exchanges[-1:]) for _ in range(3)]
+    sent = [_conditional(context, target, "PUT", stale)]
+    patch = unclaimed(context, "patch") or _conditional(context, target, "PATCH", stale)
+    sent.append(_conditional(context, target, "DELETE", stale))
+    after = context.client.request("GET", target.path)
+    left = body_of(after) if after.status_code == 200 else None
+    results = [_precondition(target, stale, attempt, left, context.exchanges[-1]) for attempt in sent]
+    if isinstance(patch, CheckResult):
+        return [results[0], patch, results[1]]
+    return [results[0], _precondition(target, stale, patch, left, context.exchanges[-1]), results[1]]
+
+
+@dataclass
+class Attempt:
+    """A request conditioned on a stale version: what it would have set, and what it got."""
+
+    method: str
+    value: str | None
+    response: Any
+    exchange: Exchange
+
+
+def _conditional(context: CheckContext, target: Versioned, method: str, stale: str) -> Attempt:
+    condition = {"If-Match": stale}
+    value = None if method == "DELETE" else unique_value()
+    if method == "PUT":
+        response = send_json(context, "PUT", target.path, _replacement(target, value), condition)
+    elif method == "PATCH":
+        operation = {"op": "replace", "path": target.attribute, "value": value}
+        response = send_json(context, "PATCH", target.path, {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]}, condition)
+    else:
+        response = context.client.request("DELETE", target.path, headers=condition)
+    return Attempt(method, value, response, context.exchanges[-1])
+
+
+def _replacement(target: Versioned, value: str) -> dict[str, Any]:
+    """The resource as read, `meta` left out, with a new value of the attribute changed."""
+    return {key: item for key, item in target.read.items() if key != "meta"} | {target.attribute: value}
+
+
+def _precondition(target: Versioned, stale: str, attempt: Attempt, left: Any, after: Exchange) -> CheckResult:
+    """Judge a conditional request by its answer and by the resource a last GET found (`left`, None when gone)."""
+    request = f"{attempt.method} {target.path} with If-Match: {stale} (the version before its last change)"
+    if attempt.method == "DELETE":
+        done, performed = "deleted", left is None
+    else:
+        done, performed = "changed", isinstance(left, dict) and left.get(target.attribute) == attempt.value
+    code = attempt.response.status_code
+    exchanges = [attempt.exchange, after]
+    if code == 412 and not performed:
+        reason = f"{request} answered 412 Precondition Failed, and the {target.kind} was left as it was."
+        return CheckResult(Status.SUCCESS, reason=reason, exchanges=exchanges)
+    if code == 412:
+        return CheckResult(Status.ERROR, reason=f"{request} answered 412, but the {target.kind} was {done} all the same ({PRECONDITION_RULE}).", exchanges=exchanges)
+    also = f", and the {target.kind} was {done}" if performed else ""
+    reason = f"{request} answered {code} instead of 412 Precondition Failed{also} ({PRECONDITION_RULE})."
+    return CheckResult(Status.ERROR, reason=reason, data=body_of(attempt.response), exchanges=exchanges)
+
+
+def _listed(words: list[str]) -> str:
+    return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
+
+
+def _etag(exchange: Exchange) -> str | None:
+    return next((value for name, value in exchange.response_headers.items() if name.lower() == "etag"), None)
+
+
+def _meta_version(body: Any) -> str | None:
+    meta = body.get("meta") if isinstance(body, dict) else None
+    return meta.get("version") if isinstance(meta, dict) else None
