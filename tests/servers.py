@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from contextlib import suppress
 from typing import Any
+from urllib.parse import parse_qsl
+from urllib.parse import urlencode
 
 import httpx2
 from scim2_client.engines.httpx2 import SyncSCIMClient
@@ -62,6 +64,7 @@ class Broken:
         self.app = app
         self.rules: list[tuple[str | None, str, Callable[[Callable[[], Response]], Response]]] = []
         self.request_rules: list[tuple[str | None, str, Callable[[Any], Any]]] = []
+        self.query_rules: list[tuple[str | None, str, Callable[[dict[str, str]], dict[str, str]]]] = []
         self.repaired = False
 
     def answer(self, method: str | None, path: str, status: int, body: bytes | dict | None = b"", headers: Iterable[tuple[str, str]] = SCIM_JSON) -> Broken:
@@ -97,12 +100,21 @@ class Broken:
         self.request_rules.append((method, path, change))
         return self
 
+    def rewrite_query(self, method: str | None, path: str, change: Callable[[dict[str, str]], dict[str, str]]) -> Broken:
+        """Rewrite the query parameters of matching requests before anything reads them (as a
+        server that ignores or misreads a parameter); the answer rules still apply."""
+        self.query_rules.append((method, path, change))
+        return self
+
     def _rewritten_request(self, environ: dict[str, Any]) -> dict[str, Any]:
         for method, path, change in self.request_rules:
             if _matches(environ, method, path):
                 body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
                 content = json.dumps(change(json.loads(body))).encode()
                 environ = {**environ, "wsgi.input": io.BytesIO(content), "CONTENT_LENGTH": str(len(content))}
+        for method, path, query_change in self.query_rules:
+            if _matches(environ, method, path):
+                environ = {**environ, "QUERY_STRING": urlencode(query_change(dict(parse_qsl(environ.get("QUERY_STRING", "")))))}
         return environ
 
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:

@@ -1,1 +1,177 @@
-"""(being written)"""
+"""Checks of index-based pagination: startIndex, count and the list attributes (RFC 7644 §3.4.2.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from scim2_models import Resource
+
+from scim_tui.checker.checks.filtering import ListPage
+from scim_tui.checker.checks.filtering import ListQueryError
+from scim_tui.checker.checks.filtering import Named
+from scim_tui.checker.checks.filtering import create_named
+from scim_tui.checker.checks.filtering import list_page
+from scim_tui.checker.checks.filtering import unique_prefix
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.features import claims
+from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+SUFFIXES = ("one", "two", "three")
+PAGE_SIZE = 2
+"""Three resources in pages of two: a full first page, and a second one holding the last."""
+
+
+class Pages:
+    """The answers of the check's list queries, by name; a failed query holds why it failed."""
+
+    def __init__(self, context: CheckContext, model: type[Resource[Any]], scope: dict[str, str]):
+        self.context, self.model, self.scope = context, model, scope
+        self.answers: dict[str, ListPage | str] = {}
+        self.exchanges: dict[str, list[Exchange]] = {}
+
+    def fetch(self, name: str, **params: Any) -> None:
+        mark = len(self.context.exchanges)
+        try:
+            self.answers[name] = list_page(self.context, self.model, **self.scope, **params)
+        except ListQueryError as exc:
+            self.answers[name] = str(exc)
+        self.exchanges[name] = self.context.exchanges[mark:]
+
+    def judged(self, label: str, judge: Callable[..., tuple[Status, str]], *needs: str) -> CheckResult:
+        """The result of a rule: `judge` applied to the answers it needs, or ERROR when one of them failed."""
+        exchanges = [exchange for name in needs for exchange in self.exchanges[name]]
+        failed = next((answer for name in needs if isinstance(answer := self.answers[name], str)), None)
+        if failed is not None:
+            return CheckResult(Status.ERROR, reason=f"{label}: {failed}.", exchanges=exchanges)
+        status, reason = judge(*(self.answers[name] for name in needs))
+        return CheckResult(status, reason=f"{label}: {reason}", exchanges=exchanges)
+
+
+def _count(first: ListPage) -> tuple[Status, str]:
+    found = len(first.resources)
+    if found > PAGE_SIZE:
+        return Status.ERROR, f"{first.query} answered {found} resources, more than count={PAGE_SIZE} (the service provider MUST NOT return more results than specified)."
+    if found < PAGE_SIZE:
+        return Status.ACCEPTABLE, f"{first.query} answered {found} resource(s) of the {PAGE_SIZE} asked for, which a service provider MAY do."
+    return Status.SUCCESS, f"{first.query} answered {found} resources, as count={PAGE_SIZE} asks."
+
+
+def _start_index(first: ListPage, second: ListPage, named: Named) -> tuple[Status, str]:
+    mine = set(named.names)
+    repeated = set(first.ids) & set(second.ids)
+    if repeated:
+        return Status.ERROR, f"{second.query} answered {named.described(repeated)} already on the page at startIndex=1: startIndex is the 1-based index of the first result."
+    if not set(second.ids) <= mine:
+        return Status.ERROR, f"{second.query} answered {named.described(second.ids)}, not only resources of the filter."
+    missing = mine - set(first.ids) - set(second.ids)
+    if len(first.ids) == PAGE_SIZE and missing:
+        return Status.ERROR, f"{second.query} answered {named.described(second.ids)}: the pages at startIndex=1 and 3 leave out {named.described(missing)}."
+    return Status.SUCCESS, f"{second.query} answered {named.described(second.ids)}, the matches after the first page."
+
+
+def _total_results(first: ListPage, second: ListPage) -> tuple[Status, str]:
+    for page in (first, second):
+        if page.total_results != len(SUFFIXES):
+            counted = " (it counts the page, not every match)" if page.total_results == len(page.resources) else ""
+            return Status.ERROR, f"{page.query} answered totalResults {page.total_results!r} instead of the {len(SUFFIXES)} matches{counted}; totalResults is REQUIRED and counts every result of the query."
+    return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {len(SUFFIXES)}, every match, not the page."
+
+
+def _page_attributes(*pages: ListPage) -> tuple[Status, str]:
+    for page, start in zip(pages, (1, PAGE_SIZE + 1), strict=False):
+        problems = []
+        if page.items_per_page != len(page.resources):
+            problems.append(f"itemsPerPage {page.items_per_page!r} for {len(page.resources)} resource(s)")
+        if page.start_index != start:
+            problems.append(f"startIndex {page.start_index!r} instead of {start}")
+        if problems:
+            return Status.ERROR, f"{page.query} answered {' and '.join(problems)}; both are REQUIRED when a page holds part of the results, and describe that page."
+    queries = " and ".join(page.query for page in pages)
+    return Status.SUCCESS, f"{queries} answered itemsPerPage equal to the number of Resources, and the startIndex asked for."
+
+
+def _no_resources(page: ListPage, at_least: int, exact: bool, rule: str) -> tuple[Status, str]:
+    if page.resources:
+        return Status.ERROR, f"{page.query} answered {len(page.resources)} resource(s) instead of none ({rule})."
+    total = page.total_results
+    if not isinstance(total, int) or (total != at_least if exact else total < at_least):
+        expected = f"{at_least}" if exact else f"at least {at_least}"
+        return Status.ERROR, f"{page.query} answered no resource but totalResults {total!r} instead of {expected}; only totalResults is returned then."
+    return Status.SUCCESS, f"{page.query} answered no resource and totalResults {total}."
+
+
+def _start_below_one(page: ListPage, named: Named | None) -> tuple[Status, str]:
+    if page.start_index not in (None, 1) or len(page.resources) > 1:
+        return Status.ERROR, f"{page.query} answered startIndex {page.start_index!r} and {len(page.resources)} resource(s): a startIndex less than 1 SHALL be interpreted as 1."
+    if named is not None and not set(page.ids) <= set(named.names):
+        return Status.ERROR, f"{page.query} answered {named.described(page.ids)}, not a resource of the filter."
+    return Status.SUCCESS, f"{page.query} answered as startIndex=1: a startIndex less than 1 SHALL be interpreted as 1."
+
+
+def _unscoped_reason(context: CheckContext, named: Named | None, model: type[Resource[Any]]) -> str | None:
+    if named is None:
+        return f"the {model.__name__} schema has no name attribute to filter this check's resources by"
+    if not claims(context, "filter"):
+        return "the ServiceProviderConfig does not claim filter, so the list cannot be limited to this check's resources while other checks create theirs"
+    return None
+
+
+@checker("pagination", section="3.4.2.4")
+def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """startIndex and count page through a list, and the list says where the page is (RFC 7644 §3.4.2.4).
+
+    Creates three resources named with a prefix of the check's own and lists them with a
+    filter on that prefix (when filter is claimed): startIndex=1&count=2, startIndex=3&count=2,
+    count=0, startIndex=0&count=1 and count=-1. One result per rule:
+    count: ERROR when a page holds more resources than count (MUST NOT), ACCEPTABLE when
+    fewer (MAY), SUCCESS otherwise; startIndex: the page at 3 holds the match left out of the
+    page at 1, none twice; totalResults: every match (3), not the page; itemsPerPage and
+    startIndex: the number of Resources and the index asked for (REQUIRED on a partial page);
+    count=0: no Resources, only totalResults; startIndex below 1 SHALL be read as 1, a
+    negative count as 0. ERROR when a rule is broken, SUCCESS otherwise. Without filter
+    support (or a name attribute) other checks' resources share the list: the startIndex and
+    totalResults rules, which need the exact matches, are SKIPPED, and the others run on the
+    whole list.
+    """
+    attribute = name_attribute(model)
+    named = Named(attribute, unique_prefix("page")) if attribute else None
+    if named is not None:
+        create_named(context, model, named, SUFFIXES)
+    else:
+        for _ in SUFFIXES:
+            context.resource_manager.create_and_register(model, fill_all=False)
+    unscoped = _unscoped_reason(context, named, model)
+    scoped = None if unscoped else named
+    pages = Pages(context, model, {"filter": scoped.scope} if scoped else {})
+    pages.fetch("first", startIndex=1, count=PAGE_SIZE)
+    if scoped:
+        pages.fetch("second", startIndex=PAGE_SIZE + 1, count=PAGE_SIZE)
+    pages.fetch("empty", count=0)
+    pages.fetch("low", startIndex=0, count=1)
+    pages.fetch("negative", count=-1)
+    none_but_total = partial(_no_resources, at_least=len(SUFFIXES), exact=scoped is not None)
+    return [
+        pages.judged("count", _count, "first"),
+        *(
+            [
+                pages.judged("startIndex", partial(_start_index, named=scoped), "first", "second"),
+                pages.judged("totalResults", _total_results, "first", "second"),
+                pages.judged("itemsPerPage and startIndex", _page_attributes, "first", "second"),
+            ]
+            if scoped
+            else [
+                CheckResult(Status.SKIPPED, reason=f"startIndex: Skipped: {unscoped}; this rule needs the exact matches."),
+                CheckResult(Status.SKIPPED, reason=f"totalResults: Skipped: {unscoped}; this rule needs the exact number of matches."),
+                pages.judged("itemsPerPage and startIndex", _page_attributes, "first"),
+            ]
+        ),
+        pages.judged("count=0", partial(none_but_total, rule='count=0 asks for "no resource results ... except for totalResults"'), "empty"),
+        pages.judged("startIndex below 1", partial(_start_below_one, named=scoped), "low"),
+        pages.judged("negative count", partial(none_but_total, rule='a negative count SHALL be interpreted as "0"'), "negative"),
+    ]

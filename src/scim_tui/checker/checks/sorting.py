@@ -1,1 +1,82 @@
-"""(being written)"""
+"""Checks of sorting: sortBy and sortOrder (RFC 7644 §3.4.2.3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scim2_models import Resource
+
+from scim_tui.checker.checks.filtering import ListQueryError
+from scim_tui.checker.checks.filtering import Named
+from scim_tui.checker.checks.filtering import case_exact
+from scim_tui.checker.checks.filtering import create_named
+from scim_tui.checker.checks.filtering import list_page
+from scim_tui.checker.checks.filtering import without_name_attribute
+from scim_tui.checker.checks.filtering import unique_prefix
+from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.features import claims
+from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+SUFFIXES = ("charlie", "alpha", "Bravo")
+"""Created in this order, which is neither ascending nor descending. "Bravo" sorts between the
+others without case (caseExact false), and before them with case (caseExact true)."""
+
+
+@checker("sort", section="3.4.2.3")
+def sort_order(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """sortBy and sortOrder order a list (RFC 7644 §3.4.2.3).
+
+    Creates three resources named with a prefix of the check's own (charlie, alpha, Bravo, in
+    that order), then lists them, with a filter on that prefix, sorted by the name attribute:
+    sortOrder=ascending, sortOrder=descending, and no sortOrder, which "SHALL default to
+    ascending". One result each: SUCCESS when the resources come in the expected order, ERROR
+    otherwise (sortBy names the attribute whose value "SHALL be used to order the returned
+    responses", and "sortOrder MUST sort according to the attribute type": without case when
+    caseExact is false, so Bravo comes between alpha and charlie). SKIPPED when the
+    ServiceProviderConfig does not claim sort, or does not claim filter (without it the list
+    cannot be limited to this check's resources while other checks create theirs), or the
+    schema has no name attribute.
+    """
+    skipped = unclaimed(context, "sort")
+    if skipped:
+        return [skipped]
+    if not claims(context, "filter"):
+        return [CheckResult(Status.SKIPPED, reason="Skipped: the ServiceProviderConfig does not claim filter, so a sorted list cannot be limited to this check's resources while other checks create theirs.")]
+    attribute = name_attribute(model)
+    if attribute is None:
+        return [without_name_attribute(model, "sort by")]
+    named = Named(attribute, unique_prefix("sort"))
+    create_named(context, model, named, SUFFIXES)
+    exact = case_exact(attribute)
+    ascending = sorted(named.names, key=lambda i: named.names[i] if exact else named.names[i].casefold())
+    how = f"{attribute.name} has caseExact {str(exact).lower()}, so it sorts {'with' if exact else 'without'} case"
+    orders = (("ascending", "ascending", ascending), ("descending", "descending", ascending[::-1]), ("default order", None, ascending))
+    return [_ordered(context, model, named, label, order, expected, how) for label, order, expected in orders]
+
+
+def _ordered(
+    context: CheckContext, model: type[Resource[Any]], named: Named, label: str, order: str | None, expected: list[str], how: str
+) -> CheckResult:
+    """SUCCESS when the list sorted by the name attribute (in `order`) holds the resources as `expected`."""
+    mark = len(context.exchanges)
+    params = {"filter": named.scope, "sortBy": named.attribute.name} | ({"sortOrder": order} if order else {})
+    try:
+        page = list_page(context, model, **params)
+    except ListQueryError as exc:
+        return results_of(context, mark, [CheckResult(Status.ERROR, reason=f"{label}: {exc}.")])[0]
+    got = [i for i in page.ids if i in named.names]
+    shown = ", ".join(named.names[i].removeprefix(named.prefix) for i in expected)
+    if got == expected:
+        result = CheckResult(Status.SUCCESS, reason=f"{label}: {page.query} answered {shown} in that order ({how}).")
+    elif sorted(got) != sorted(expected):
+        result = CheckResult(Status.ERROR, reason=f"{label}: {page.query} answered {named.described(page.ids)} instead of the 3 resources of the filter.")
+    else:
+        seen = ", ".join(named.names[i].removeprefix(named.prefix) for i in got)
+        default = "; without sortOrder the order SHALL be ascending" if order is None else ""
+        result = CheckResult(Status.ERROR, reason=f"{label}: {page.query} answered {seen} instead of {shown} ({how}{default}).")
+    return results_of(context, mark, [result])[0]

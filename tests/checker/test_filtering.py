@@ -1,0 +1,130 @@
+"""The filter checkers (RFC 7644 §3.4.2.2): each operator against scim2-server, and servers that misread one."""
+
+from __future__ import annotations
+
+import re
+
+import httpx2
+import pytest
+from scim2_server.utils import load_default_service_provider_config
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
+
+USERS = "/v2/Users"
+RULES = ["eq", "eq, other case", "pr", "co", "sw", "and", "or", "value filter"]
+
+
+def run(url: str, checker: str, resource_type: str = "User") -> list:
+    with make_client(url) as scim:
+        return list(iter_checks(scim, CheckConfig(jobs=1), only={CheckId(checker, resource_type)}))
+
+
+def by_rule(results: list) -> dict:
+    return {r.reason.split(": ", 1)[0]: r for r in results}
+
+
+def stored(url: str, endpoint: str) -> int:
+    with httpx2.Client(base_url=url) as http:
+        return http.get(endpoint).json()["totalResults"]
+
+
+def without_filter_support():
+    config = load_default_service_provider_config()
+    return make_app(config=config.model_copy(update={"filter": config.filter.model_copy(update={"supported": False})}))
+
+
+def with_filter(change):
+    """A query rewrite that changes only the filter parameter."""
+    return lambda params: {**params, "filter": change(params["filter"])} if "filter" in params else params
+
+
+@pytest.mark.parametrize(("resource_type", "typed"), [("User", 'emails[type eq "work"]'), ("Group", 'members[type eq "User"]')])
+def test_every_operator_selects_exactly_its_resources_on_scim2_server(serve, resource_type, typed):
+    server = serve(make_app())
+    results = run(server.url, "filter_operators", resource_type)
+    rules = by_rule(results)
+    assert list(rules) == RULES
+    assert all(r.status is Status.SUCCESS for r in results), [r.reason for r in results if r.status is not Status.SUCCESS]
+    assert "answered exactly the 1 resource" in rules["eq"].reason
+    assert typed in rules["value filter"].reason
+    assert "answered exactly the 3 resources" in rules["sw"].reason
+    for result in results:
+        assert [(e.method, e.status_code) for e in result.exchanges] == [("GET", 200)]
+        assert result.leftovers == []
+    assert stored(server.url, f"/{resource_type}s") == 0
+    assert stored(server.url, "/Users") == 0  # the member a Group's value filter needed is gone too
+
+
+@pytest.mark.parametrize(
+    ("rule", "change", "seen"),
+    [
+        # "co" read as "sw": the substring in the middle of the name finds nothing.
+        ("co", lambda f: f.replace(" co ", " sw "), "answered no resource instead of 1 resource"),
+        # eq compared with case, though userName's caseExact is false.
+        ("eq, other case", lambda f: re.sub(r'eq "([^"a-z]*[A-Z][^"a-z]*)"', r'eq "\1-exact"', f), "caseExact false"),
+        # "and" read as "or", "or" read as "and".
+        ("and", lambda f: f.replace(" and ", " or "), "instead of 2 resources"),
+        ("or", lambda f: f.replace(" or ", " and "), "answered no resource instead of 2 resources"),
+        # pr ignored: every resource of the scope comes back.
+        ("pr", lambda f: f.replace("externalId pr and ", ""), "answered 3 resources"),
+        # the value filter read as "has any email".
+        ("value filter", lambda f: f.replace('emails[type eq "work"]', "emails pr"), "answered 2 resources"),
+    ],
+)
+def test_a_server_misreading_one_operator_fails_that_rule_only(serve, rule, change, seen):
+    server = serve(Broken(make_app()).rewrite_query("GET", USERS, with_filter(change)))
+    rules = by_rule(run(server.url, "filter_operators"))
+    broken = rules[rule]
+    assert broken.status is Status.ERROR, broken.reason
+    assert seen in broken.reason and "RFC 7644 §3.4.2.2" in broken.reason
+    assert rules["eq"].status is Status.SUCCESS and rules["sw"].status is Status.SUCCESS
+    assert stored(server.url, "/Users") == 0
+
+
+def test_a_filter_the_server_refuses_is_an_error_of_its_rule(serve):
+    broken = Broken(make_app()).answer("GET", USERS, 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "detail": "no filters here"})
+    server = serve(broken)
+    results = run(server.url, "filter_operators")
+    assert all(r.status is Status.ERROR for r in results)
+    assert "answered 400 (no filters here) instead of 200 with a ListResponse" in by_rule(results)["co"].reason
+    broken.repaired = True
+    assert stored(server.url, "/Users") == 0
+
+
+@pytest.mark.parametrize("checker", ["filter_operators", "filter_invalid"])
+def test_skipped_when_filter_is_not_claimed(serve, checker):
+    server = serve(without_filter_support())
+    [result] = run(server.url, checker)
+    assert result.status is Status.SKIPPED
+    assert "does not claim filter" in result.reason and "filter.supported" in result.reason
+    assert [e.url.rsplit("/", 1)[-1] for e in result.exchanges] in ([], ["ServiceProviderConfig"])
+
+
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_a_malformed_filter_gets_400_invalid_filter_from_scim2_server(scim_server, resource_type):
+    [result] = run(scim_server.url, "filter_invalid", resource_type)
+    assert result.status is Status.SUCCESS, result.reason
+    assert "answered 400 with scimType invalidFilter" in result.reason
+    [exchange] = result.exchanges
+    assert "filter=%28" in exchange.url
+
+
+def test_a_malformed_filter_answered_with_a_list_is_an_error(serve):
+    ignoring = with_filter(lambda f: "" if f.startswith("(") else f)
+    server = serve(Broken(make_app()).rewrite_query("GET", USERS, lambda params: {k: v for k, v in ignoring(params).items() if v}))
+    [result] = run(server.url, "filter_invalid")
+    assert result.status is Status.ERROR
+    assert "answered 200 instead of 400 with scimType invalidFilter" in result.reason
+
+
+def test_a_400_without_invalid_filter_is_a_deviation(serve):
+    server = serve(Broken(make_app()).rewrite_json("GET", USERS, lambda body: {k: v for k, v in body.items() if k != "scimType"}))
+    [result] = run(server.url, "filter_invalid")
+    assert result.status is Status.DEVIATION
+    assert "answered 400, but its scimType is null, not invalidFilter" in result.reason
