@@ -38,7 +38,7 @@ from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_reason
-from scim_tui.checker.features import unclaimed
+from scim_tui.checker.features import claims
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
@@ -111,7 +111,7 @@ def judged(label: str, projection: Projection, resource: dict[str, Any]) -> Chec
         return CheckResult(Status.ERROR, reason=f"{label}: {'; '.join(problems)} (RFC 7644 §3.9).", data=resource)
     kept = ", ".join(projection.always)
     if projection.parameter == "attributes":
-        return CheckResult(Status.SUCCESS, reason=f"{label} answered {', '.join(projection.names)} with {kept} (returned \"always\") and nothing else.", data=resource)
+        return CheckResult(Status.SUCCESS, reason=f"{label} answered only {', '.join(projection.names)}, with {kept} (returned \"always\") and schemas.", data=resource)
     return CheckResult(Status.SUCCESS, reason=f"{label} kept {kept}, returned \"always\".", data=resource)
 
 
@@ -181,9 +181,11 @@ def _read(context: CheckContext, subject: Subject, projection: Projection) -> Ch
 
 
 def _searched(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
-    """POST /.search on the endpoint for the resource's id, the projection in the body."""
+    """POST /.search on the endpoint for the resource's id (a filter), the projection in the body."""
     search = f"{subject.endpoint}/.search"
     label = f"POST {search} with {projection.text}"
+    if not claims(context, "filter"):
+        return _not_tried(label, "filter")
     body = {"schemas": [SEARCH_SCHEMA], "filter": f'id eq "{subject.id}"', projection.parameter: list(projection.names)}
     response = context.client.request("POST", search, json=body, headers=SCIM_JSON)
     listed, failure = answered_resource(label, response, 200)
@@ -204,10 +206,9 @@ def _replaced(context: CheckContext, subject: Subject, projection: Projection) -
 
 def _patched(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
     """PATCH a new value of the attribute asked for; with "attributes" the answer MUST be 200 (RFC 7644 §3.5.2)."""
-    skipped = unclaimed(context, "patch")
-    if skipped:
-        return skipped
     label = f"PATCH {subject.path}?{projection.text}"
+    if not claims(context, "patch"):
+        return _not_tried(label, "patch")
     value = attribute_value(context, subject.asked, avoid=subject.payload.get(subject.asked.name))
     body = {"schemas": [PATCH_SCHEMA], "Operations": [{"op": "replace", "path": subject.asked.name, "value": value}]}
     response = context.client.request("PATCH", subject.path, params=projection.query, json=body, headers=SCIM_JSON)
@@ -215,12 +216,8 @@ def _patched(context: CheckContext, subject: Subject, projection: Projection) ->
     return failure or judged(label, _write_projection(subject, projection), resource)
 
 
-def _searchable(context: CheckContext) -> CheckResult | None:
-    """SKIPPED when POST /.search cannot find one resource: the server does not claim filter."""
-    skipped = unclaimed(context, "filter")
-    if skipped:
-        skipped.reason = f"POST /.search not tried: {skipped.reason[0].lower()}{skipped.reason[1:]}"
-    return skipped
+def _not_tried(label: str, feature: str) -> CheckResult:
+    return CheckResult(Status.SKIPPED, reason=f"{label} not tried: the ServiceProviderConfig does not claim {feature} support ({feature}.supported is not true).")
 
 
 @checker("projection", section="3.9")
@@ -269,7 +266,7 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
     for step, projection in steps:
         mark = len(context.exchanges)
         try:
-            result = (step is _searched and _searchable(context)) or step(context, subject, projection)
+            result = step(context, subject, projection)
         except Exception as exc:
             result = CheckResult(Status.ERROR, reason=failure_reason(exc, context.exchanges[mark:]))
         results.extend(results_of(context, mark, [result]))

@@ -1,0 +1,161 @@
+"""The attribute projection checker (RFC 7644 §3.9) against scim2-server and servers that break one rule."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated
+
+import httpx2
+import pytest
+from scim2_models import Filter
+from scim2_models import Mutability
+from scim2_models import Patch
+from scim2_models import Required
+from scim2_models import Resource
+from scim2_server.utils import load_default_service_provider_config
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckContext
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.checker.checks.projection import attribute_projection
+from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
+
+USER = r"/v2/Users/[^/]+"
+STEPS = ["POST attributes", "GET attributes", "GET excludedAttributes", "SEARCH attributes", "SEARCH excludedAttributes", "PUT excludedAttributes", "PATCH attributes"]
+
+
+def run(url: str, resource_type: str = "User") -> dict:
+    """The results of attribute_projection, by step: "GET attributes", "SEARCH excludedAttributes" ..."""
+    with make_client(url) as scim:
+        results = list(iter_checks(scim, CheckConfig(), only={CheckId("attribute_projection", resource_type)}))
+    return {step(result.reason): result for result in results}
+
+
+def step(reason: str) -> str:
+    label = re.split(r": | not tried| answered| kept", reason, maxsplit=1)[0]
+    method = "SEARCH" if "/.search" in label else label.split()[0]
+    return f"{method} {'excludedAttributes' if 'excludedAttributes=' in label else 'attributes'}"
+
+
+def stored(url: str) -> list[dict]:
+    with httpx2.Client(base_url=url) as http:
+        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
+
+
+def projected(body: dict) -> dict:
+    """What a server honouring attributes=externalId answers."""
+    return {key: body[key] for key in ("schemas", "id", "externalId") if key in body}
+
+
+def test_scim2_server_honours_projection_except_on_post(serve):
+    """scim2-server ignores attributes on POST (RFC 7644 §3.9 SHALL); every other answer is projected."""
+    server = serve(make_app())
+    for resource_type, kept in (("User", "userName"), ("Group", "displayName")):
+        results = run(server.url, resource_type)
+        assert list(results) == STEPS
+        post = results.pop("POST attributes")
+        assert post.status is Status.ERROR
+        assert f"also holds meta, {kept}, not asked for, though the default list of attributes SHALL be overridden (RFC 7644 §3.9)" in post.reason
+        assert {r.status for r in results.values()} == {Status.SUCCESS}, [r.reason for r in results.values()]
+        assert 'answered only externalId, with id (returned "always") and schemas' in results["GET attributes"].reason
+        assert 'kept id, returned "always"' in results["PUT excludedAttributes"].reason
+    assert stored(server.url) == []
+
+
+def test_a_server_projecting_every_answer_succeeds_and_each_step_makes_one_request(serve):
+    server = serve(Broken(make_app()).rewrite_json("POST", "/v2/Users", projected))
+    results = run(server.url)
+    assert {r.status for r in results.values()} == {Status.SUCCESS}, [r.reason for r in results.values()]
+    assert [[e.method for e in r.exchanges] for r in results.values()] == [["POST"], ["GET"], ["GET"], ["POST"], ["POST"], ["PUT"], ["PATCH"]]
+    search = json.loads(results["SEARCH attributes"].exchanges[0].request_body)
+    assert search["attributes"] == ["externalId"] and search["filter"].startswith('id eq "')
+    assert all(r.leftovers == [] for r in results.values())
+    assert stored(server.url) == []
+
+
+def with_meta(body: dict) -> dict:
+    return body | {"meta": {"resourceType": "User"}}
+
+
+@pytest.mark.parametrize(
+    ("breaks", "broken_step", "expected"),
+    [
+        (lambda b: b.reroute("GET", USER, QUERY_STRING=""), "GET attributes", r"also holds meta, userName, not asked for"),
+        (lambda b: b.rewrite_json("GET", USER, lambda body: {k: v for k, v in body.items() if k != "id"}), "GET excludedAttributes", r"lacks id, returned \"always\""),
+        (
+            lambda b: b.rewrite_json("POST", "/v2/Users/.search", lambda body: body | {"Resources": [with_meta(r) for r in body["Resources"]]}),
+            "SEARCH attributes",
+            r"also holds meta, not asked for",
+        ),
+        (lambda b: b.rewrite_json("PUT", USER, lambda body: {k: v for k, v in body.items() if k != "id"}), "PUT excludedAttributes", r"lacks id, returned \"always\""),
+        (lambda b: b.rewrite("PATCH", USER, lambda answer: (204, answer[1], b"")), "PATCH attributes", r"answered 204 instead of 200\.$"),
+    ],
+    ids=["GET ignores attributes", "excludedAttributes removes id", "search adds meta", "PUT drops id", "PATCH answers 204"],
+)
+def test_a_server_breaking_projection_in_one_answer_gives_an_error_there(serve, breaks, broken_step, expected):
+    server = serve(breaks(Broken(make_app()).rewrite_json("POST", "/v2/Users", projected)))
+    results = run(server.url)
+    broken = results.pop(broken_step)
+    assert broken.status is Status.ERROR
+    assert re.search(expected, broken.reason), broken.reason
+    others = {name: r.status for name, r in results.items() if not (broken_step.startswith("GET") and name.startswith("GET"))}
+    assert set(others.values()) == {Status.SUCCESS}, others
+    assert stored(server.url) == []
+
+
+def test_a_created_resource_answered_without_id_is_found_by_its_location_and_deleted(serve):
+    server = serve(Broken(make_app()).rewrite_json("POST", "/v2/Users", lambda body: {"schemas": body["schemas"], "externalId": body["externalId"]}))
+    results = run(server.url)
+    post = results["POST attributes"]
+    assert post.status is Status.ERROR
+    assert 'lacks id, returned "always" (RFC 7643 §7)' in post.reason
+    assert results["GET attributes"].status is Status.SUCCESS
+    assert stored(server.url) == []
+
+
+def test_a_refused_creation_ends_the_check_with_one_error(serve):
+    server = serve(Broken(make_app()).answer("POST", "/v2/Users", 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400"}))
+    results = run(server.url)
+    assert list(results) == ["POST attributes"]
+    assert results["POST attributes"].status is Status.ERROR
+    assert results["POST attributes"].reason == "POST /Users?attributes=externalId answered 400 instead of 201."
+
+
+@pytest.mark.parametrize(
+    ("update", "skipped"),
+    [({"filter": Filter(supported=False, max_results=100)}, ["SEARCH attributes", "SEARCH excludedAttributes"]), ({"patch": Patch(supported=False)}, ["PATCH attributes"])],
+    ids=["filter", "patch"],
+)
+def test_features_the_server_does_not_claim_are_skipped(serve, update, skipped):
+    config = load_default_service_provider_config().model_copy(update=update)
+    server = serve(Broken(make_app(config=config)).rewrite_json("POST", "/v2/Users", projected))
+    results = run(server.url)
+    feature = next(iter(update))
+    for name in skipped:
+        assert results[name].status is Status.SKIPPED
+        assert f"not tried: the ServiceProviderConfig does not claim {feature} support" in results[name].reason
+    sent = {(e.method, e.url.split("?")[0].rpartition("/")[2]) for r in results.values() for e in r.exchanges}
+    assert ("POST", ".search") not in sent if feature == "filter" else all(method != "PATCH" for method, _ in sent)
+    assert {r.status for name, r in results.items() if name not in skipped} == {Status.SUCCESS}
+    assert stored(server.url) == []
+
+
+class Badge(Resource):
+    """A resource type with nothing optional to ask for: a required code, and an externalId the server sets."""
+
+    __schema__ = "urn:example:params:scim:schemas:core:2.0:Badge"
+    external_id: Annotated[str | None, Mutability.read_only] = None
+    code: Annotated[str | None, Required.true] = None
+
+
+def test_a_model_without_an_optional_attribute_is_skipped_before_any_request(client):
+    context = CheckContext(client)
+    [result] = attribute_projection(context, Badge)
+    assert result.status is Status.SKIPPED
+    assert result.reason == "Badge has no optional attribute returned by default to ask for."
+    assert context.exchanges == []
