@@ -25,6 +25,7 @@ from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import Attribute
@@ -162,7 +163,11 @@ def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> CheckResult
         return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} declares no unique attribute a client writes (uniqueness server or global).")
     values = {unique.name: unique_value()}
     mark = len(context.exchanges)
-    context.resource_manager.create_and_register(model, fill_all=False, values=values)
+    try:
+        context.resource_manager.create_and_register(model, fill_all=False, values=values)
+    except Exception as exc:
+        reason = f"{failure_reason(exc, context.exchanges[mark:])}; so no {model.__name__} could be duplicated."
+        return CheckResult(Status.ERROR, reason=reason, exchanges=context.exchanges[mark:])
     result = _post(context, model, f"with the {unique.name} of an existing {model.__name__}", _creation_json(context, model, values), DUPLICATE)
     result.exchanges = context.exchanges[mark:]
     return result

@@ -1,0 +1,221 @@
+"""The error checkers: bad creations and bad PATCH requests get the SCIM Error of RFC 7644 §3.12."""
+
+from __future__ import annotations
+
+import io
+import json
+import uuid
+
+import httpx2
+import pytest
+from scim2_models import Patch
+from scim2_server.utils import load_default_service_provider_config
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.checker.checks.probes import scim_error_problem
+from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
+
+USERS = "/v2/Users"
+USER = r"/v2/Users/[^/]+"
+ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
+
+
+def run(url: str, checker: str, resource_type: str = "User"):
+    with make_client(url) as scim:
+        return list(iter_checks(scim, CheckConfig(), only={CheckId(checker, resource_type)}))
+
+
+def stored(url: str) -> list[dict]:
+    with httpx2.Client(base_url=url) as http:
+        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
+
+
+def statuses(results) -> list[Status]:
+    return [r.status for r in results]
+
+
+def test_scim2_server_refuses_bad_creations_as_rfc_7644_says(serve):
+    server = serve(make_app())
+    users = run(server.url, "creation_errors")
+    assert statuses(users) == [Status.COMPLIANT, Status.COMPLIANT, Status.SUCCESS], [r.reason for r in users]
+    invalid, missing, duplicate = users
+    assert "not valid JSON" in invalid.reason and 'scimType "invalidSyntax"' in invalid.reason
+    assert "without the required userName" in missing.reason and 'scimType "invalidValue"' in missing.reason
+    assert "with the userName of an existing" in duplicate.reason and "answered 409" in duplicate.reason
+    assert [(e.method, e.status_code) for e in duplicate.exchanges] == [("POST", 201), ("POST", 409)]
+    assert [(e.method, e.status_code) for e in invalid.exchanges] == [("POST", 400)]
+    assert stored(server.url) == []
+
+
+def test_a_schema_without_a_unique_attribute_skips_the_duplicate(serve):
+    server = serve(make_app())
+    groups = run(server.url, "creation_errors", "Group")
+    assert statuses(groups) == [Status.COMPLIANT, Status.COMPLIANT, Status.SKIPPED]
+    assert "Group declares no unique attribute" in groups[2].reason
+    assert not any(e.method == "POST" and e.status_code == 201 for r in groups for e in r.exchanges)
+
+
+def _numbered(status: dict) -> dict:
+    return {**status, "status": int(status["status"])} if "status" in status else status
+
+
+def test_an_error_whose_status_is_a_number_is_an_error(serve):
+    server = serve(Broken(make_app()).rewrite_json("POST", USERS, _numbered))
+    results = run(server.url, "creation_errors")
+    assert statuses(results) == [Status.ERROR] * 3
+    assert all('its "status" is 400, a JSON number instead of a JSON string' in r.reason for r in results[:2])
+    assert 'its "status" is 409, a JSON number' in results[2].reason
+    assert stored(server.url) == []
+
+
+def test_an_error_that_is_not_a_scim_error_is_an_error_even_where_the_status_is_a_should(serve):
+    def crashed_on_syntax(answer):
+        return (500, [("Content-Type", "text/html")], b"<h1>oops</h1>") if b"invalidSyntax" in answer[2] else answer
+
+    server = serve(Broken(make_app()).rewrite("POST", USERS, crashed_on_syntax))
+    invalid, missing, duplicate = run(server.url, "creation_errors")
+    assert invalid.status is Status.ERROR
+    assert "answered 500 instead of 400 (RFC 7644 §3.12, Tables 8 and 9, SHOULD), and its body is not a JSON object" in invalid.reason
+    assert (missing.status, duplicate.status) == (Status.COMPLIANT, Status.SUCCESS)
+
+
+def test_a_resource_that_cannot_be_created_fails_the_duplicate_rule_only(serve):
+    server = serve(Broken(make_app()).rewrite("POST", USERS, lambda answer: (500, [("Content-Type", "text/html")], b"<h1>oops</h1>")))
+    invalid, missing, duplicate = run(server.url, "creation_errors")
+    assert statuses([invalid, missing, duplicate]) == [Status.ERROR] * 3
+    assert duplicate.reason.startswith("POST /v2/Users answered 500: ")
+    assert duplicate.reason.endswith("so no User[EnterpriseUser] could be duplicated.")
+
+
+def _without_syntax_type(error: dict) -> dict:
+    return {key: value for key, value in error.items() if not (key == "scimType" and value == "invalidSyntax")}
+
+
+def test_a_missing_scim_type_is_a_deviation_where_table_9_is_a_should(serve):
+    server = serve(Broken(make_app()).rewrite_json("POST", USERS, _without_syntax_type))
+    invalid, missing, duplicate = run(server.url, "creation_errors")
+    assert invalid.status is Status.DEVIATION
+    assert 'answered 400 with no scimType instead of "invalidSyntax"' in invalid.reason
+    assert (missing.status, duplicate.status) == (Status.COMPLIANT, Status.SUCCESS)
+
+
+def _uniqueness_as_invalid_value(answer):
+    status, headers, body = answer
+    if status != 409:
+        return answer
+    return 400, headers, json.dumps({"schemas": [ERROR_SCHEMA], "status": "400", "scimType": "invalidValue"}).encode()
+
+
+def test_a_duplicate_refused_with_another_error_than_409_uniqueness_is_an_error(serve):
+    server = serve(Broken(make_app()).rewrite("POST", USERS, _uniqueness_as_invalid_value))
+    duplicate = run(server.url, "creation_errors")[2]
+    assert duplicate.status is Status.ERROR
+    assert "answered 400 instead of 409 (RFC 7644 §3.3, MUST)" in duplicate.reason
+    assert stored(server.url) == []
+
+
+class PostedUserChanged:
+    """scim2-server storing another User than the one POSTed: `change` edits the JSON sent
+    (a body that is not JSON goes through as it is)."""
+
+    def __init__(self, app, change):
+        self.app = app
+        self.change = change
+
+    def __call__(self, environ, start_response):
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO") == USERS:
+            body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+            try:
+                body = json.dumps(self.change(json.loads(body))).encode()
+            except ValueError:
+                pass
+            environ = {**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))}
+        return self.app(environ, start_response)
+
+
+def _suffixed(user: dict) -> dict:
+    return {**user, "userName": f"{user['userName']}-{uuid.uuid4().hex[:6]}"} if "userName" in user else user
+
+
+def test_a_duplicate_accepted_is_a_deviation_and_is_deleted(serve):
+    """A server ignoring the uniqueness of userName: the duplicate is created (201)."""
+    server = serve(PostedUserChanged(make_app(), _suffixed))
+    invalid, missing, duplicate = run(server.url, "creation_errors")
+    assert duplicate.status is Status.DEVIATION
+    assert "answered 201 instead of 409 (RFC 7643 §2.2: a server-unique value SHOULD be unique)" in duplicate.reason
+    assert [(e.method, e.status_code) for e in duplicate.exchanges] == [("POST", 201), ("POST", 201)]
+    assert duplicate.leftovers == [] and stored(server.url) == []
+
+
+def test_a_creation_missing_its_required_attribute_accepted_is_a_deviation_and_is_deleted(serve):
+    """A server that names a User itself when userName is missing: the creation succeeds."""
+    server = serve(PostedUserChanged(make_app(), lambda user: {"userName": f"filled-{uuid.uuid4().hex[:6]}", **user}))
+    missing = run(server.url, "creation_errors")[1]
+    assert missing.status is Status.DEVIATION
+    assert "without the required userName answered 201 instead of 400" in missing.reason
+    assert stored(server.url) == []
+
+
+def test_scim2_server_refuses_bad_patches_with_the_right_scim_type(serve):
+    server = serve(make_app())
+    for resource_type, listed in (("User", "emails"), ("Group", "members")):
+        results = run(server.url, "patch_errors", resource_type)
+        assert statuses(results) == [Status.SUCCESS] * 3, [r.reason for r in results]
+        malformed, unpathed, unmatched = results
+        assert "a malformed path" in malformed.reason and 'scimType "invalidPath"' in malformed.reason
+        assert "a remove without a path" in unpathed.reason and 'scimType "noTarget"' in unpathed.reason
+        assert f"a replace of {listed}[value eq" in unmatched.reason and 'scimType "noTarget"' in unmatched.reason
+        operations = [json.loads(r.exchanges[0].request_body)["Operations"][0] for r in results]
+        assert operations[1] == {"op": "remove"}
+        assert all(r.exchanges[0].request_headers.get("content-type") == "application/scim+json" for r in results)
+    assert stored(server.url) == []
+
+
+def test_a_server_answering_another_scim_type_than_no_target_is_an_error(serve):
+    def as_invalid_value(error: dict) -> dict:
+        return {**error, "scimType": "invalidValue"} if error.get("scimType") == "noTarget" else error
+
+    server = serve(Broken(make_app()).rewrite_json("PATCH", USER, as_invalid_value))
+    malformed, unpathed, unmatched = run(server.url, "patch_errors")
+    assert malformed.status is Status.SUCCESS
+    assert unpathed.status is Status.ERROR and 'with scimType "invalidValue" instead of "noTarget" (RFC 7644 §3.5.2.2)' in unpathed.reason
+    assert unmatched.status is Status.ERROR and "(RFC 7644 §3.5.2.3, SHALL)" in unmatched.reason
+
+
+def test_a_server_accepting_every_patch_is_an_error_for_each(serve):
+    server = serve(Broken(make_app()).answer("PATCH", USER, 204, b""))
+    results = run(server.url, "patch_errors")
+    assert statuses(results) == [Status.ERROR] * 3
+    assert all("answered 204 instead of 400" in r.reason for r in results)
+    assert "(RFC 7644 §3.5.2, SHALL)" in results[0].reason
+    assert stored(server.url) == []
+
+
+def test_patch_unclaimed_skips_the_patch_errors(serve):
+    config = load_default_service_provider_config()
+    server = serve(make_app(config=config.model_copy(update={"patch": Patch(supported=False)})))
+    [result] = run(server.url, "patch_errors")
+    assert result.status is Status.SKIPPED
+    assert "does not claim patch support" in result.reason
+    assert not any(e.method == "PATCH" for e in result.exchanges)
+
+
+@pytest.mark.parametrize(
+    ("payload", "status", "problem"),
+    [
+        ({"schemas": [ERROR_SCHEMA], "status": "400"}, 400, None),
+        ({"schemas": [ERROR_SCHEMA], "status": 400}, 400, 'its "status" is 400, a JSON number instead of a JSON string'),
+        ({"schemas": [ERROR_SCHEMA]}, None, 'its SCIM Error has no "status", which is REQUIRED'),
+        ({"schemas": [ERROR_SCHEMA], "status": "404"}, 400, 'its "status" is "404" while the answer\'s status is 400'),
+        ({"schemas": [ERROR_SCHEMA], "status": "404"}, None, None),
+        ({"status": "400"}, 400, f"its body does not carry the schema {ERROR_SCHEMA}"),
+        ("<html>", 400, "its body is not a JSON object"),
+    ],
+)
+def test_scim_error_problem_reads_the_raw_json(payload, status, problem):
+    assert scim_error_problem(payload, status) == problem
