@@ -36,6 +36,15 @@ def body_of(response: Any) -> Any:
         return text
 
 
+def json_object(text: str | None) -> dict[str, Any]:
+    """The JSON object a body holds; empty when it holds something else or is not JSON."""
+    try:
+        data = json.loads(text or "")
+    except (ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def response_problem(exc: BaseException) -> str | None:
     """What is wrong with the answer a scim2-client error was raised for; None when the
     error carries no answer, or its own message says it well enough."""

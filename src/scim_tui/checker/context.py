@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +14,7 @@ from scim2_models import Schema
 from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.answers import json_object
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import cleaning_up
 from scim_tui.checker.results import CheckConfig
@@ -127,7 +127,7 @@ class ResourceManager:
         post = next((exchange for exchange in reversed(exchanges) if exchange.method == "POST"), None)
         if post is None or not 200 <= (post.status_code or 0) < 300:
             return
-        body = _json_object(post.response_body)
+        body = json_object(post.response_body)
         resource_id = body.get("id") or _id_in_location(post)
         if resource_id:
             meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
@@ -168,14 +168,6 @@ class ResourceManager:
             return False
         # A resource the check already deleted answers 404: it is gone all the same.
         return not isinstance(answer, Error) or str(answer.status) == "404"
-
-
-def _json_object(text: str | None) -> dict[str, Any]:
-    try:
-        data = json.loads(text or "")
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _id_in_location(post: Exchange) -> str | None:
