@@ -1,1 +1,145 @@
-"""(being written)"""
+"""Checks of the HTTP headers of SCIM requests and answers (RFC 7644 §3.1, §3.3, §3.8, §8.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urljoin
+from urllib.parse import urlsplit
+
+from scim2_models import Resource
+
+from scim_tui.checker.answers import json_object
+from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import unknown_id
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+SCIM_MEDIA_TYPE = "application/scim+json"
+OLD_MEDIA_TYPE = "application/json"
+"""What older SCIM servers informally answer with (RFC 7644 §8.1)."""
+SCIM_HEADERS = {"Content-Type": SCIM_MEDIA_TYPE, "Accept": SCIM_MEDIA_TYPE}
+"""Sent with every request of the check: scim2-client sends its JSON as application/json, and no Accept."""
+
+
+@checker("headers", section="3.8")
+def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Requests and answers carry the SCIM media type, and a creation its Location (RFC 7644 §3.1, §3.3, §3.8).
+
+    Creates a resource with a POST sent as Content-Type: application/scim+json, reads
+    it, lists its endpoint (?count=1), reads an id that does not exist, then deletes
+    the resource; every request says Accept: application/scim+json. One result per rule:
+
+    - the POST is accepted: SUCCESS on a 2xx; ERROR otherwise (servers MUST accept
+      JSON requests, §3.8, and application/scim+json is SCIM's media type, §3.1).
+    - every answer with a body (the creation, the read, the list, the 404 error) has
+      Content-Type: application/scim+json: SUCCESS when all do; DEVIATION when some
+      say application/json, the type older SCIM servers informally use (§8.1); ERROR
+      when one has no Content-Type or another type (service providers MUST support
+      Accept: application/scim+json, which every request here sends, §3.8).
+    - the 201 has a Location header naming the same URI as the body's meta.location:
+      SUCCESS when it does; ERROR when either is missing or they differ (the URI SHALL
+      be in both, §3.3).
+    """
+    mark = len(context.exchanges)
+    endpoint = resource_path(context, model)
+    created, post = _create(context, model)
+    if not _succeeded(post):
+        sent = _header(post.request_headers, "content-type") or "no Content-Type"
+        reason = f"POST {endpoint} sent with Content-Type: {sent} answered {post.status_code} instead of creating the resource (RFC 7644 §3.8)."
+        return results_of(context, mark, [CheckResult(Status.ERROR, reason=reason, data=json_object(post.response_body))])
+    body = json_object(post.response_body)
+    resource_id = created.id if created else body.get("id")
+    answers = [post, *_reads(context, endpoint, resource_id)]
+    return [_accepted(post, endpoint), _content_types(answers), _location(post, body, endpoint)]
+
+
+def _create(context: CheckContext, model: type[Resource[Any]]) -> tuple[Resource[Any] | None, Exchange]:
+    """Create a resource; the typed answer when the client could read it, and the POST exchange.
+
+    A 201 the client refuses (its Content-Type, say) is still examined here; the resource
+    manager deletes the resource all the same.
+    """
+    mark = len(context.exchanges)
+    try:
+        created = context.resource_manager.create_and_register(model, fill_all=False, headers=SCIM_HEADERS)
+    except Exception:
+        post = _last_post(context.exchanges[mark:])
+        if post is None or post.status_code is None:
+            raise  # no answer at all: the engine says why
+        return None, post
+    post = _last_post(context.exchanges[mark:])
+    assert post is not None  # the client answered, so the POST was recorded
+    return created, post
+
+
+def _last_post(exchanges: list[Exchange]) -> Exchange | None:
+    return next((e for e in reversed(exchanges) if e.method == "POST"), None)
+
+
+def _reads(context: CheckContext, endpoint: str, resource_id: str | None) -> list[Exchange]:
+    """Read the resource, a page of its endpoint and a missing id; the exchanges of those reads."""
+    mark = len(context.exchanges)
+    paths = [f"{endpoint}/{resource_id}"] if resource_id else []
+    for path in [*paths, f"{endpoint}?count=1", f"{endpoint}/{unknown_id()}"]:
+        context.client.request("GET", path, headers={"Accept": SCIM_MEDIA_TYPE})
+    return context.exchanges[mark:]
+
+
+def _accepted(post: Exchange, endpoint: str) -> CheckResult:
+    sent = _header(post.request_headers, "content-type") or "no Content-Type"
+    return CheckResult(Status.SUCCESS, reason=f"POST {endpoint} sent with Content-Type: {sent} answered {post.status_code}.", exchanges=[post])
+
+
+def _content_types(answers: list[Exchange]) -> CheckResult:
+    """The Content-Type rule over every answer with a body (a 204 has none to label)."""
+    typed = [(answer, _media_type(answer)) for answer in answers if answer.response_body]
+    wrong = [f"{_request(a)} ({a.status_code}) answered {f'Content-Type: {t}' if t else 'no Content-Type'}" for a, t in typed if t not in (SCIM_MEDIA_TYPE, OLD_MEDIA_TYPE)]
+    old = [f"{_request(a)} ({a.status_code})" for a, t in typed if t == OLD_MEDIA_TYPE]
+    if wrong:
+        reason = f"{'; '.join(wrong)}, instead of {SCIM_MEDIA_TYPE}, the type the client asks for with Accept and service providers MUST support (RFC 7644 §3.8)."
+        return CheckResult(Status.ERROR, reason=reason, exchanges=answers)
+    if old:
+        reason = f"{', '.join(old)} answered Content-Type: {OLD_MEDIA_TYPE}, the type older SCIM servers informally use, instead of {SCIM_MEDIA_TYPE} (RFC 7644 §3.1, §8.1)."
+        return CheckResult(Status.DEVIATION, reason=reason, exchanges=answers)
+    listed = ", ".join(f"{_request(a)} ({a.status_code})" for a, _ in typed)
+    return CheckResult(Status.SUCCESS, reason=f"{listed} all answered Content-Type: {SCIM_MEDIA_TYPE}.", exchanges=answers)
+
+
+def _location(post: Exchange, body: dict[str, Any], endpoint: str) -> CheckResult:
+    """A 201's Location header against its body's meta.location (RFC 7644 §3.3)."""
+    header = _header(post.response_headers, "location")
+    meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
+    location = meta.get("location") if isinstance(meta.get("location"), str) else None
+    problem = None
+    if not header:
+        problem = "no Location header"
+    elif not location:
+        problem = f"the Location {header}, but no meta.location in its body"
+    elif urljoin(post.url, header) != urljoin(post.url, location):
+        problem = f"the Location {header}, but meta.location {location}"
+    if problem:
+        reason = f"POST {endpoint} answered {post.status_code} with {problem}: the created resource's URI SHALL be in both (RFC 7644 §3.3)."
+        return CheckResult(Status.ERROR, reason=reason, data=body, exchanges=[post])
+    reason = f"POST {endpoint} answered {post.status_code} with a Location header equal to meta.location, {header}."
+    return CheckResult(Status.SUCCESS, reason=reason, data=body, exchanges=[post])
+
+
+def _succeeded(exchange: Exchange) -> bool:
+    return 200 <= (exchange.status_code or 0) < 300
+
+
+def _media_type(exchange: Exchange) -> str:
+    return _header(exchange.response_headers, "content-type").split(";")[0].strip().lower()
+
+
+def _header(headers: dict[str, str], name: str) -> str:
+    return next((value for key, value in headers.items() if key.lower() == name), "")
+
+
+def _request(exchange: Exchange) -> str:
+    url = urlsplit(exchange.url)
+    return f"{exchange.method} {url.path}{'?' + url.query if url.query else ''}"
