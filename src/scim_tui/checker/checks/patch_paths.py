@@ -74,7 +74,7 @@ def linking_attribute(model: type[Resource[Any]]) -> Attribute | None:
         (
             attribute
             for attribute, subs in _complex_multi_valued(model)
-            if "value" in subs and "$ref" in subs
+            if "value" in subs and subs["value"].writable and "$ref" in subs
             and set(subs["$ref"].reference_types or ()) - URI_REFERENCE_TYPES
         ),
         None,
@@ -162,7 +162,7 @@ def patch_filtered_remove(context: CheckContext, model: type[Resource[Any]]) -> 
     multi-valued attribute whose values reference resources (a group with two
     members), then sends remove with the path ``members[value eq "<id>"]``, as
     Entra ID and Okta remove a member, asking for the attribute back
-    (attributes=members). "The values matched by the filter are removed":
+    (attributes=members). "The matching records are removed":
     SUCCESS when that member is gone and the other stays; ERROR when the
     request fails, the member stays, or the other member went too. SKIPPED when
     the model has no such attribute, or when the ServiceProviderConfig does not
@@ -242,13 +242,14 @@ def patch_operations_in_order(context: CheckContext, model: type[Resource[Any]])
     """Several operations in one PATCH request are applied in the order they come (RFC 7644 §3.5.2).
 
     Creates a resource with a value for one optional single-valued attribute
-    (externalId for a User), then sends two requests on it, as identity providers batch their
-    changes: add a value then replace it with another, and add a value then
-    remove it; each asks for the attribute back. SCIM PATCH follows JSON Patch,
-    whose operations "are applied sequentially in the order they appear" (RFC
-    6902 §3): one result per request, SUCCESS when the attribute holds the
-    value of the last operation (none after the remove); ERROR when the request
-    fails or an earlier operation's value is left. SKIPPED when the model has
+    (externalId for a User), then sends two requests on it, as identity
+    providers batch their changes: add a value then replace it with another,
+    and add a value then remove it; each asks for the attribute back. "The
+    general form of the SCIM PATCH request is based on JSON Patch", whose
+    operations "are applied sequentially in the order they appear in the
+    array" (RFC 6902 §3): one result per request, SUCCESS when the attribute
+    holds the value of the last operation (none after the remove); ERROR when
+    the request fails or an earlier value is left. SKIPPED when the model has
     no such attribute, or when the ServiceProviderConfig does not claim PATCH
     support.
     """
