@@ -6,6 +6,8 @@ import re
 
 import httpx2
 import pytest
+from scim2_models import CaseExact
+from scim2_server.utils import load_default_schemas
 from scim2_server.utils import load_default_service_provider_config
 
 from scim_tui.checker import CheckConfig
@@ -17,6 +19,7 @@ from tests.servers import Broken
 from tests.servers import make_client
 
 USERS = "/v2/Users"
+USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
 RULES = ["eq", "eq, other case", "pr", "co", "sw", "and", "or", "value filter"]
 
 
@@ -39,6 +42,14 @@ def without_filter_support():
     return make_app(config=config.model_copy(update={"filter": config.filter.model_copy(update={"supported": False})}))
 
 
+def case_exact_user_names():
+    """scim2-server whose User schema declares userName caseExact."""
+    schemas = load_default_schemas()
+    user = schemas[USER_SCHEMA]
+    attributes = [a.model_copy(update={"case_exact": CaseExact.true}) if a.name == "userName" else a for a in user.attributes]
+    return make_app(schemas=[*(s for key, s in schemas.items() if key != USER_SCHEMA), user.model_copy(update={"attributes": attributes})])
+
+
 def with_filter(change):
     """A query rewrite that changes only the filter parameter."""
     return lambda params: {**params, "filter": change(params["filter"])} if "filter" in params else params
@@ -51,14 +62,29 @@ def test_every_operator_selects_exactly_its_resources_on_scim2_server(serve, res
     rules = by_rule(results)
     assert list(rules) == RULES
     assert all(r.status is Status.SUCCESS for r in results), [r.reason for r in results if r.status is not Status.SUCCESS]
-    assert "answered exactly the 1 resource" in rules["eq"].reason
+    assert "answered 1 resource (" in rules["eq"].reason and "as expected" in rules["eq"].reason
     assert typed in rules["value filter"].reason
-    assert "answered exactly the 3 resources" in rules["sw"].reason
+    assert "answered 3 resources (" in rules["sw"].reason
     for result in results:
         assert [(e.method, e.status_code) for e in result.exchanges] == [("GET", 200)]
         assert result.leftovers == []
     assert stored(server.url, f"/{resource_type}s") == 0
     assert stored(server.url, "/Users") == 0  # the member a Group's value filter needed is gone too
+
+
+def test_a_case_exact_name_is_compared_with_case(serve):
+    server = serve(case_exact_user_names())
+    rules = by_rule(run(server.url, "filter_operators"))
+    assert all(r.status is Status.SUCCESS for r in rules.values()), [r.reason for r in rules.values()]
+    assert "answered no resource, as expected" in rules["eq, other case"].reason
+
+
+def test_a_case_exact_name_compared_without_case_fails(serve):
+    lower = with_filter(lambda f: f.lower() if f.startswith("userName eq") else f)
+    server = serve(Broken(case_exact_user_names()).rewrite_query("GET", USERS, lower))
+    rules = by_rule(run(server.url, "filter_operators"))
+    assert rules["eq, other case"].status is Status.ERROR
+    assert "answered 1 resource" in rules["eq, other case"].reason and "instead of no resource (userName has caseExact true" in rules["eq, other case"].reason
 
 
 @pytest.mark.parametrize(

@@ -158,7 +158,7 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
         return results_of(context, mark, [CheckResult(Status.ERROR, reason=f"{rule.label}: {exc}.")])[0]
     got = page.ids
     if set(got) == rule.expected and len(got) == len(rule.expected):
-        result = CheckResult(Status.SUCCESS, reason=f"{rule.label}: {page.query} answered exactly the {named.described(rule.expected)} expected.")
+        result = CheckResult(Status.SUCCESS, reason=f"{rule.label}: {page.query} answered {named.described(got)}, as expected.")
     else:
         result = CheckResult(
             Status.ERROR,

@@ -1,0 +1,85 @@
+"""The pagination checker (RFC 7644 §3.4.2.4): each rule against scim2-server, and servers that break one."""
+
+from __future__ import annotations
+
+import pytest
+
+from scim_tui.checker import Status
+from scim_tui.demo import make_app
+from tests.checker.test_filtering import by_rule
+from tests.checker.test_filtering import run
+from tests.checker.test_filtering import stored
+from tests.checker.test_filtering import without_filter_support
+from tests.servers import Broken
+
+USERS = "/v2/Users"
+RULES = ["count", "startIndex", "totalResults", "itemsPerPage and startIndex", "count=0", "startIndex below 1", "negative count"]
+
+
+def paginate(url: str, resource_type: str = "User") -> dict:
+    return by_rule(run(url, "pagination_parameters", resource_type))
+
+
+def without(*names: str):
+    """A query rewrite: a server that ignores these parameters."""
+    return lambda params: {k: v for k, v in params.items() if k not in names}
+
+
+def list_answer(change):
+    """An answer rewrite that changes ListResponses only."""
+    return lambda body: change(body) if "Resources" in body or "totalResults" in body else body
+
+
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_every_rule_holds_on_scim2_server(serve, resource_type):
+    server = serve(make_app())
+    rules = paginate(server.url, resource_type)
+    assert list(rules) == RULES
+    assert all(r.status is Status.SUCCESS for r in rules.values()), [r.reason for r in rules.values() if r.status is not Status.SUCCESS]
+    assert "startIndex=3&count=2 answered 1 resource" in rules["startIndex"].reason
+    assert "both answered totalResults 3" in rules["totalResults"].reason
+    assert [e.status_code for e in rules["totalResults"].exchanges] == [200, 200]
+    assert all(r.leftovers == [] for r in rules.values())
+    assert stored(server.url, f"/{resource_type}s") == 0
+
+
+@pytest.mark.parametrize(
+    ("broken", "rule", "seen", "intact"),
+    [
+        (lambda b: b.rewrite_query("GET", USERS, without("startIndex")), "startIndex", "already on the page at startIndex=1", "count"),
+        (lambda b: b.rewrite_query("GET", USERS, without("count")), "count", "answered 3 resources, more than count=2 (the service provider MUST NOT", "totalResults"),
+        (lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {**d, "totalResults": len(d.get("Resources", []))})), "totalResults", "it counts the page, not every match", "count"),
+        (lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {k: v for k, v in d.items() if k != "itemsPerPage"})), "itemsPerPage and startIndex", "itemsPerPage None for 2 resource(s)", "totalResults"),
+        (lambda b: b.rewrite_query("GET", USERS, lambda p: {**p, "count": "1"} if p.get("count") == "0" else p), "count=0", "answered 1 resource(s) instead of none", "negative count"),
+        (lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {**d, "startIndex": 0} if d.get("startIndex") == 1 else d)), "startIndex below 1", "answered startIndex 0", "count=0"),
+        (lambda b: b.rewrite_query("GET", USERS, lambda p: without("count")(p) if p.get("count") == "-1" else p), "negative count", "a negative count SHALL be interpreted", "count=0"),
+    ],
+)
+def test_a_server_breaking_one_rule_fails_it(serve, broken, rule, seen, intact):
+    server = serve(broken(Broken(make_app())))
+    rules = paginate(server.url)
+    assert rules[rule].status is Status.ERROR, rules[rule].reason
+    assert seen in rules[rule].reason
+    assert rules[intact].status is Status.SUCCESS, rules[intact].reason
+    assert stored(server.url, "/Users") == 0
+
+
+def test_fewer_resources_than_count_is_acceptable(serve):
+    server = serve(Broken(make_app()).rewrite_query("GET", USERS, lambda p: {**p, "count": "1"} if p.get("count") == "2" else p))
+    rules = paginate(server.url)
+    assert rules["count"].status is Status.ACCEPTABLE
+    assert "answered 1 resource(s) of the 2 asked for, which a service provider MAY do" in rules["count"].reason
+
+
+def test_without_filter_support_the_rules_needing_exact_matches_are_skipped(serve):
+    server = serve(without_filter_support())
+    rules = paginate(server.url)
+    assert list(rules) == RULES
+    for rule in ("startIndex", "totalResults"):
+        assert rules[rule].status is Status.SKIPPED
+        assert "does not claim filter" in rules[rule].reason and "exact" in rules[rule].reason
+    others = [r for name, r in rules.items() if name not in ("startIndex", "totalResults")]
+    assert all(r.status is Status.SUCCESS for r in others), [r.reason for r in others if r.status is not Status.SUCCESS]
+    assert all("filter=" not in e.url for r in others for e in r.exchanges)
+    assert "totalResults 3" in rules["count=0"].reason
+    assert stored(server.url, "/Users") == 0
