@@ -11,8 +11,8 @@ from scim_tui.checker.checks.filtering import Named
 from scim_tui.checker.checks.filtering import case_exact
 from scim_tui.checker.checks.filtering import create_named
 from scim_tui.checker.checks.filtering import list_page
-from scim_tui.checker.checks.filtering import without_name_attribute
 from scim_tui.checker.checks.filtering import unique_prefix
+from scim_tui.checker.checks.filtering import without_name_attribute
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
