@@ -110,8 +110,13 @@ def _types(kind: Attribute) -> tuple[str, str]:
     return string_value(kind), string_value(kind)
 
 
-def _skipped(reason: str) -> list[CheckResult]:
-    return [CheckResult(Status.SKIPPED, reason=reason)]
+def _unmet(context: CheckContext, found: Any, missing: str) -> list[CheckResult] | None:
+    """SKIPPED when the server does not claim PATCH support, or when the model lacks what a
+    shape needs (nothing `found`: `missing` says what); None when the check can run."""
+    skipped = unclaimed(context, "patch")
+    if skipped:
+        return [skipped]
+    return None if found else [CheckResult(Status.SKIPPED, reason=missing)]
 
 
 @checker("patch", "patch:filter", section="3.5.2.3")
@@ -127,12 +132,10 @@ def patch_filtered_replace(context: CheckContext, model: type[Resource[Any]]) ->
     or the other value changed too. SKIPPED when the model has no such
     attribute, or when the ServiceProviderConfig does not claim PATCH support.
     """
-    skipped = unclaimed(context, "patch")
-    if skipped:
-        return [skipped]
     attribute = typed_attribute(model)
-    if attribute is None:
-        return _skipped(f"{model.__name__} has no modifiable multi-valued attribute with a type and a value (such as emails) to select by a value filter.")
+    unmet = _unmet(context, attribute, f"{model.__name__} has no modifiable multi-valued attribute with a type and a value (such as emails) to select by a value filter.")
+    if unmet:
+        return unmet
     subs = _sub_attributes(attribute)
     chosen, other = _types(subs["type"])
     values = [{"type": kind, "value": scalar_value(context, subs["value"])} for kind in (chosen, other)]
@@ -168,12 +171,10 @@ def patch_filtered_remove(context: CheckContext, model: type[Resource[Any]]) -> 
     the model has no such attribute, or when the ServiceProviderConfig does not
     claim PATCH support.
     """
-    skipped = unclaimed(context, "patch")
-    if skipped:
-        return [skipped]
     attribute = linking_attribute(model)
-    if attribute is None:
-        return _skipped(f"{model.__name__} has no modifiable multi-valued attribute whose values reference other resources (such as members) to select by a value filter.")
+    unmet = _unmet(context, attribute, f"{model.__name__} has no modifiable multi-valued attribute whose values reference other resources (such as members) to select by a value filter.")
+    if unmet:
+        return unmet
     values = [object_value(context, attribute.root_type) for _ in range(2)]
     target = _created(context, model, {attribute.name: values})
     removed, kept = (value["value"] for value in values)
@@ -205,12 +206,10 @@ def patch_without_path(context: CheckContext, model: type[Resource[Any]]) -> lis
     SKIPPED when the model has no such attribute, or when the
     ServiceProviderConfig does not claim PATCH support.
     """
-    skipped = unclaimed(context, "patch")
-    if skipped:
-        return [skipped]
     attributes = simple_attributes(model)[:2]
-    if not attributes:
-        return _skipped(f"{model.__name__} has no optional, modifiable, single-valued attribute of a simple type to send without a path.")
+    unmet = _unmet(context, attributes, f"{model.__name__} has no optional, modifiable, single-valued attribute of a simple type to send without a path.")
+    if unmet:
+        return unmet
     target = _created(context, model)
     added = {attribute.name: attribute_value(context, attribute) for attribute in attributes}
     replaced = {attribute.name: attribute_value(context, attribute, avoid=added[attribute.name]) for attribute in attributes}
@@ -253,12 +252,10 @@ def patch_operations_in_order(context: CheckContext, model: type[Resource[Any]])
     no such attribute, or when the ServiceProviderConfig does not claim PATCH
     support.
     """
-    skipped = unclaimed(context, "patch")
-    if skipped:
-        return [skipped]
     attributes = simple_attributes(model)[:1]
-    if not attributes:
-        return _skipped(f"{model.__name__} has no optional, modifiable, single-valued attribute of a simple type to patch.")
+    unmet = _unmet(context, attributes, f"{model.__name__} has no optional, modifiable, single-valued attribute of a simple type to patch.")
+    if unmet:
+        return unmet
     [attribute] = attributes
     initial = attribute_value(context, attribute)
     # A value from the start, so that a server applying nothing is caught by the add then remove too.
