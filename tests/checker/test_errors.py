@@ -23,6 +23,7 @@ from tests.servers import make_client
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
 ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
+CRASH = (500, [("Content-Type", "text/html")], b"<h1>oops</h1>")
 
 
 def run(url: str, checker: str, resource_type: str = "User"):
@@ -74,18 +75,15 @@ def test_an_error_whose_status_is_a_number_is_an_error(serve):
 
 
 def test_an_error_that_is_not_a_scim_error_is_an_error_even_where_the_status_is_a_should(serve):
-    def crashed_on_syntax(answer):
-        return (500, [("Content-Type", "text/html")], b"<h1>oops</h1>") if b"invalidSyntax" in answer[2] else answer
-
-    server = serve(Broken(make_app()).rewrite("POST", USERS, crashed_on_syntax))
+    server = serve(Broken(make_app()).rewrite("POST", USERS, lambda answer: CRASH if b"invalidSyntax" in answer[2] else answer))
     invalid, missing, duplicate = run(server.url, "creation_errors")
     assert invalid.status is Status.ERROR
     assert "answered 500 instead of 400 (RFC 7644 §3.12, Tables 8 and 9, SHOULD), and its body is not a JSON object" in invalid.reason
     assert (missing.status, duplicate.status) == (Status.COMPLIANT, Status.SUCCESS)
 
 
-def test_a_resource_that_cannot_be_created_fails_the_duplicate_rule_only(serve):
-    server = serve(Broken(make_app()).rewrite("POST", USERS, lambda answer: (500, [("Content-Type", "text/html")], b"<h1>oops</h1>")))
+def test_a_resource_that_cannot_be_created_leaves_nothing_to_duplicate(serve):
+    server = serve(Broken(make_app()).rewrite("POST", USERS, lambda answer: CRASH))
     invalid, missing, duplicate = run(server.url, "creation_errors")
     assert statuses([invalid, missing, duplicate]) == [Status.ERROR] * 3
     assert duplicate.reason.startswith("POST /v2/Users answered 500: ")

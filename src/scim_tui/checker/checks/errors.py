@@ -194,7 +194,7 @@ def patch_errors(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     path = resource_path(context, model, created.id)
     first = attributes_of(model)[0].name
     operations = [
-        (INVALID_PATH, f'a malformed path \'{first}[value eq "x"\'', {"op": "replace", "path": f'{first}[value eq "x"', "value": unique_value()}),
+        (INVALID_PATH, f"a malformed path '{first}[value eq \"x\"'", {"op": "replace", "path": f'{first}[value eq "x"', "value": unique_value()}),
         (REMOVE_WITHOUT_PATH, "a remove without a path", {"op": "remove"}),
     ]
     listed = filterable_attribute(model)

@@ -114,7 +114,9 @@ def _not_modified(context: CheckContext, target: Versioned, version: str) -> Che
     if response.status_code == 304:
         return CheckResult(Status.SUCCESS, reason=f"{request} answered 304 Not Modified.", exchanges=exchanges)
     rule = "RFC 7644 §3.14, RFC 7232 §3.2: MUST answer 304 to a GET whose If-None-Match matches"
-    return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} instead of 304 Not Modified ({rule}).", data=body_of(response), exchanges=exchanges)
+    return CheckResult(
+        Status.ERROR, reason=f"{request} answered {response.status_code} instead of 304 Not Modified ({rule}).", data=body_of(response), exchanges=exchanges
+    )
 
 
 def _stale_requests(context: CheckContext, target: Versioned, stale: str) -> list[CheckResult]:
@@ -181,7 +183,9 @@ def _precondition(target: Versioned, stale: str, attempt: Attempt, left: Any, af
         reason = f"{request} answered 412 Precondition Failed, and the {target.kind} was left as it was."
         return CheckResult(Status.SUCCESS, reason=reason, exchanges=exchanges)
     if code == 412:
-        return CheckResult(Status.ERROR, reason=f"{request} answered 412, but the {target.kind} was {done} all the same ({PRECONDITION_RULE}).", exchanges=exchanges)
+        return CheckResult(
+            Status.ERROR, reason=f"{request} answered 412, but the {target.kind} was {done} all the same ({PRECONDITION_RULE}).", exchanges=exchanges
+        )
     also = f", and the {target.kind} was {done}" if performed else ""
     reason = f"{request} answered {code} instead of 412 Precondition Failed{also} ({PRECONDITION_RULE})."
     return CheckResult(Status.ERROR, reason=reason, data=body_of(attempt.response), exchanges=exchanges)

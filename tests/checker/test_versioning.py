@@ -1,0 +1,188 @@
+"""The versioning checker: ETags, If-None-Match and stale If-Match (RFC 7644 §3.14)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import pytest
+from scim2_models import ETag
+from scim2_models import Patch
+from scim2_server.utils import load_default_service_provider_config
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
+from tests.servers import scim_error
+
+USER = r"/v2/Users/[^/]+"
+RULES = ("header", "version", "not_modified", "put", "patch", "delete")
+
+
+def run(url: str, resource_type: str = "User") -> dict:
+    with make_client(url) as scim:
+        results = list(iter_checks(scim, CheckConfig(), only={CheckId("resource_versions", resource_type)}))
+    assert len(results) == len(RULES), [r.reason for r in results]
+    return dict(zip(RULES, results, strict=True))
+
+
+def stored(url: str) -> list[dict]:
+    with httpx2.Client(base_url=url) as http:
+        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
+
+
+def configured(**features) -> object:
+    return make_app(config=load_default_service_provider_config().model_copy(update=features))
+
+
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_scim2_server_versions_its_resources(serve, resource_type):
+    server = serve(make_app())
+    results = run(server.url, resource_type)
+    assert {rule: r.status for rule, r in results.items()} == {
+        "header": Status.SUCCESS,
+        "version": Status.COMPLIANT,
+        "not_modified": Status.SUCCESS,
+        "put": Status.SUCCESS,
+        "patch": Status.SUCCESS,
+        "delete": Status.SUCCESS,
+    }
+    assert "answers to POST, GET and PUT" in results["header"].reason
+    assert "answered 304 Not Modified" in results["not_modified"].reason
+    for method in ("PUT", "PATCH", "DELETE"):
+        result = results[method.lower()]
+        assert result.reason.startswith(f"{method} /")
+        assert "answered 412 Precondition Failed, and the" in result.reason and "was left as it was" in result.reason
+        sent, after = result.exchanges
+        assert (sent.method, sent.status_code, after.method, after.status_code) == (method, 412, "GET", 200)
+        stale = sent.request_headers["if-match"]
+        assert f"If-Match: {stale}" in result.reason
+    [conditional] = results["not_modified"].exchanges
+    assert conditional.request_headers["if-none-match"] == results["put"].exchanges[0].request_headers["if-match"]
+    assert stored(server.url) == []
+
+
+def test_the_stale_version_is_the_one_before_the_check_changed_the_resource(serve):
+    server = serve(make_app())
+    results = run(server.url)
+    [get] = results["version"].exchanges
+    put = next(e for e in results["header"].exchanges if e.method == "PUT")
+    assert results["put"].exchanges[0].request_headers["if-match"] == get.response_headers["etag"]
+    assert put.response_headers["etag"] != get.response_headers["etag"]
+
+
+def test_etag_unclaimed_is_skipped(serve):
+    server = serve(configured(etag=ETag(supported=False)))
+    with make_client(server.url) as scim:
+        [result] = list(iter_checks(scim, CheckConfig(), only={CheckId("resource_versions", "User")}))
+    assert result.status is Status.SKIPPED
+    assert "does not claim etag support" in result.reason
+    assert not any(e.method in ("POST", "PUT", "PATCH", "DELETE") for e in result.exchanges)
+
+
+def test_patch_unclaimed_skips_the_stale_patch_only(serve):
+    server = serve(configured(patch=Patch(supported=False)))
+    results = run(server.url)
+    assert results["patch"].status is Status.SKIPPED and "does not claim patch support" in results["patch"].reason
+    assert results["put"].status is results["delete"].status is Status.SUCCESS
+
+
+def _without_etag(answer):
+    status, headers, body = answer
+    return status, [(k, v) for k, v in headers if k.lower() != "etag"], body
+
+
+def test_a_read_without_an_etag_header_is_an_error(serve):
+    server = serve(Broken(make_app()).rewrite("GET", USER, _without_etag))
+    results = run(server.url)
+    assert results["header"].status is Status.ERROR
+    assert results["header"].reason.startswith("The answer to GET of the User")
+    assert "ETags MUST be specified as an HTTP header" in results["header"].reason
+    # meta.version still gives the version the conditional requests send
+    assert all(results[rule].status is Status.SUCCESS for rule in ("not_modified", "put", "patch", "delete"))
+
+
+def _without_meta_version(resource: dict) -> dict:
+    resource.get("meta", {}).pop("version", None)
+    return resource
+
+
+def test_a_resource_without_meta_version_is_a_deviation(serve):
+    server = serve(Broken(make_app()).rewrite_json("GET", USER, _without_meta_version))
+    results = run(server.url)
+    assert results["version"].status is Status.DEVIATION
+    assert "without meta.version" in results["version"].reason and "SHOULD" in results["version"].reason
+    assert results["header"].status is Status.SUCCESS
+
+
+def _without_any_version(answer):
+    status, headers, body = _without_etag(answer)
+    return status, headers, json.dumps(_without_meta_version(json.loads(body))).encode() if body else body
+
+
+def test_a_resource_without_any_version_skips_the_conditional_requests(serve):
+    server = serve(Broken(make_app()).rewrite("GET", USER, _without_any_version))
+    results = run(server.url)
+    assert results["header"].status is Status.ERROR and results["version"].status is Status.DEVIATION
+    for rule in ("not_modified", "put", "patch", "delete"):
+        assert results[rule].status is Status.SKIPPED and "no version to send" in results[rule].reason
+    assert stored(server.url) == []
+
+
+def test_if_none_match_ignored_is_an_error(serve):
+    server = serve(Broken(make_app()).reroute("GET", USER, HTTP_IF_NONE_MATCH=""))
+    results = run(server.url)
+    assert results["not_modified"].status is Status.ERROR
+    assert "answered 200 instead of 304 Not Modified" in results["not_modified"].reason
+    assert "RFC 7232 §3.2" in results["not_modified"].reason
+
+
+@pytest.mark.parametrize(("method", "done"), [("PUT", "changed"), ("PATCH", "changed"), ("DELETE", "deleted")])
+def test_if_match_ignored_is_an_error_naming_what_was_done(serve, method, done):
+    server = serve(Broken(make_app()).reroute(method, USER, HTTP_IF_MATCH=""))
+    results = run(server.url)
+    result = results[method.lower()]
+    assert result.status is Status.ERROR
+    assert f"instead of 412 Precondition Failed, and the User[EnterpriseUser] was {done}" in result.reason
+    assert "RFC 7232 §3.1" in result.reason
+    others = [rule for rule in ("put", "patch", "delete") if rule != method.lower()]
+    if method != "DELETE":  # a DELETE carried out leaves nothing to compare the others with
+        assert all(results[rule].status is Status.SUCCESS for rule in others), [results[r].reason for r in others]
+    assert stored(server.url) == []
+
+
+class ConditionsIgnoredOnPut:
+    """scim2-server that carries out a conditional PUT whatever its If-Match, then answers 412."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        if environ["REQUEST_METHOD"] != "PUT" or "HTTP_IF_MATCH" not in environ:
+            return self.app(environ, start_response)
+        environ = {key: value for key, value in environ.items() if key != "HTTP_IF_MATCH"}
+        b"".join(self.app(environ, lambda status, headers, exc_info=None: None))  # carried out, its answer dropped
+        start_response("412 Precondition Failed", [("Content-Type", "application/scim+json")])
+        return [scim_error(412)]
+
+
+def test_a_412_for_a_change_carried_out_all_the_same_is_an_error(serve):
+    server = serve(ConditionsIgnoredOnPut(make_app()))
+    results = run(server.url)
+    assert results["put"].status is Status.ERROR
+    assert "answered 412, but the User[EnterpriseUser] was changed all the same" in results["put"].reason
+    assert results["delete"].status is Status.SUCCESS
+
+
+def test_a_resource_that_cannot_be_replaced_has_no_stale_version(serve):
+    server = serve(Broken(make_app()).answer("PUT", USER, 500, scim_error(500)))
+    results = run(server.url)
+    for rule in ("put", "patch", "delete"):
+        assert results[rule].status is Status.ERROR
+        assert "answered 500, so no version could be made stale" in results[rule].reason
+    assert "answers to POST and GET" in results["header"].reason
+    assert stored(server.url) == []
