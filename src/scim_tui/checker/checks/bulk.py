@@ -204,10 +204,10 @@ def _register_created(
     looked for by the names it was sent with, so that it is deleted all the same.
     """
     post = _reported(answer.outcomes or [], "POST")
-    if post is not None and not post.failed and post.resource_id:
-        ids = [post.resource_id]
-    elif post is not None and post.failed:
+    if post is not None and post.failed:
         ids = []
+    elif post is not None and post.resource_id:
+        ids = [post.resource_id]
     else:
         ids = _found_by_name(context, model, endpoint, sent)
     for resource_id in ids:
