@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from scim2_client.engines.wsgi import WSGISCIMClient
 from scim2_models import AuthenticationScheme
 from scim2_server.utils import load_default_service_provider_config
 
@@ -164,3 +165,11 @@ def test_an_empty_list_is_skipped(serve):
     [result] = run(server.url, "schema_documents")
     assert result.status is Status.SKIPPED
     assert result.reason == "GET /Schemas listed no Schema to check."
+
+
+def test_the_in_process_engine_gives_the_same_results():
+    """Its responses do not tell their URL: meta.location is compared with the URL the exchange recorded."""
+    scim = WSGISCIMClient(documented_app(), base_url="http://localhost/v2")
+    results = list(iter_checks(scim, CheckConfig(include_tags={"discovery:strict"})))
+    mine = [r for r in results if r.title in ("service_provider_config_document", "resource_type_documents", "schema_documents")]
+    assert len(mine) == 6 and {r.status for r in mine} == {Status.SUCCESS}, [r.reason for r in mine]

@@ -183,14 +183,20 @@ def location_problem(data: dict[str, Any], served_at: str, *aliases: str) -> str
 
 
 def _fetch(context: CheckContext, endpoint: str) -> tuple[Any, str, CheckResult | None]:
-    """GET an endpoint: its JSON body and URL, or an ERROR result when it is not a JSON object."""
+    """GET an endpoint: its JSON body and URL, or an ERROR result when it is not a JSON object.
+
+    The URL is the one the exchange recorded: every client engine has one, not every
+    engine's response tells its URL.
+    """
+    mark = len(context.exchanges)
     response = context.client.request("GET", endpoint)
+    url = context.exchanges[-1].url if len(context.exchanges) > mark else str(getattr(response, "url", endpoint))
     payload = body_of(response)
     if response.status_code != 200 or not isinstance(payload, dict):
         what = body_kind(response.text) if isinstance(payload, str) or payload is None else _kind_of(payload)
         reason = f"GET {endpoint} answered {response.status_code} with {what} instead of 200 with a JSON object."
-        return payload, str(response.url), CheckResult(Status.ERROR, reason=reason, data=payload)
-    return payload, str(response.url), None
+        return payload, url, CheckResult(Status.ERROR, reason=reason, data=payload)
+    return payload, url, None
 
 
 def _judged(label: str, section: str, data: dict[str, Any], fields: tuple[Field, ...], location: str | None) -> CheckResult:
