@@ -159,7 +159,8 @@ class ResourceManager:
         return leftovers
 
     def _delete(self, item: CreatedResource) -> bool:
-        target = item.resource_type or item.model
+        # meta.resourceType is the server's word: one naming another type (or none known) is not followed.
+        target = item.resource_type if self._serves(item.resource_type, item.model) else item.model
         try:
             answer = self.context.client.delete(
                 target, item.id, expected_status_codes=[200, 204, 404], raise_scim_errors=False
@@ -168,6 +169,13 @@ class ResourceManager:
             return False
         # A resource the check already deleted answers 404: it is gone all the same.
         return not isinstance(answer, Error) or str(answer.status) == "404"
+
+    def _serves(self, resource_type: str, model: type[Resource[Any]]) -> bool:
+        """Whether the client knows a resource type of this name, for this model."""
+        try:
+            return bool(resource_type) and self.context.client.get_resource_model(resource_type) is model
+        except Exception:
+            return False
 
 
 def _id_in_location(post: Exchange) -> str | None:
