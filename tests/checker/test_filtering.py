@@ -6,14 +6,19 @@ import re
 
 import httpx2
 import pytest
+from scim2_models import URN
 from scim2_models import CaseExact
+from scim2_models import Resource
 from scim2_server.utils import load_default_schemas
 from scim2_server.utils import load_default_service_provider_config
 
 from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckContext
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.checks.filtering import filter_operators
+from scim_tui.checker.checks.sorting import sort_order
 from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
@@ -154,3 +159,19 @@ def test_a_400_without_invalid_filter_is_a_deviation(serve):
     [result] = run(server.url, "filter_invalid")
     assert result.status is Status.DEVIATION
     assert "answered 400, but its scimType is null, not invalidFilter" in result.reason
+
+
+class Nameless(Resource):
+    """A resource type without a required single-valued string attribute to name it by."""
+
+    __schema__ = URN("urn:scim-tui:params:scim:schemas:test:2.0:Nameless")
+    note: str | None = None
+
+
+@pytest.mark.parametrize(("checker", "purpose"), [(filter_operators, "filter on"), (sort_order, "sort by")])
+def test_skipped_without_a_name_attribute(client, checker, purpose):
+    context = CheckContext(client)
+    [result] = checker(context, Nameless)
+    assert result.status is Status.SKIPPED
+    assert f"the Nameless schema has no required single-valued string attribute to name resources with and {purpose}" in result.reason
+    assert context.resource_manager.created == []
