@@ -1,1 +1,222 @@
-"""(being written)"""
+"""Checks of the common attributes a server assigns: id and meta (RFC 7643 §3.1)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from dataclasses import field
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+from urllib.parse import urlsplit
+
+from scim2_models import Meta
+from scim2_models import PatchOp
+from scim2_models import Resource
+
+from scim_tui.checker.answers import answer_name
+from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.engine import failure_reason
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import PREFIX
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+PATCH_ANSWERS = [200, 204]
+
+
+@dataclass
+class Update:
+    """A request that made or changed the resource, and the resource as it answered."""
+
+    label: str
+    resource: Resource[Any]
+    sent: float
+    """When the request went out (time.monotonic)."""
+    answered: float
+    """When its answer came back: the server made the change between the two."""
+    exchanges: list[Exchange] = field(default_factory=list)
+
+
+@checker("meta", section="3.1", rfc=7643)
+def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """A server gives each resource a stable id of its own and a meta it keeps up to date (RFC 7643 §3.1).
+
+    Creates a resource with an externalId of ours, reads it, replaces it by PUT and
+    patches it (PATCH ?attributes=meta), each time with a new externalId, then deletes it.
+    One result per rule:
+
+    - meta of the created resource: ERROR when meta.location is missing (RFC 7644 §3.3:
+      the body SHALL hold it) or does not end with the resource's endpoint and id, when
+      meta.resourceType is not the resource type's name, or when lastModified differs
+      from created (it MUST equal created until the resource is modified); DEVIATION
+      when resourceType, created or lastModified is missing (they are returned by
+      default, with no MUST); SUCCESS otherwise.
+    - id is not the externalId sent: ERROR when it is (the id is always issued by the
+      server and MUST NOT be specified by the client).
+    - id is stable: ERROR when the read, the PUT or the PATCH answers another id (it
+      MUST be stable and non-reassignable).
+    - lastModified after the PUT, and after the PATCH: lastModified is "the most recent
+      DateTime that the details of this resource were updated", so it moves forward.
+      A DateTime may have any precision, and a server that keeps whole seconds cannot
+      move it within the second of the previous change. SUCCESS when it is later, or
+      unchanged in whole seconds with less than a second between the previous answer
+      and the update's request; ERROR when it is earlier, or unchanged otherwise;
+      DEVIATION when the answer has none; SKIPPED when the previous answer had none
+      to compare with, and for the PATCH when the ServiceProviderConfig does not
+      claim PATCH support.
+    """
+    mark = len(context.exchanges)
+    external_id = _external_id()
+    sent = time.monotonic()
+    created = context.resource_manager.create_and_register(model, fill_all=False, values={"externalId": external_id})
+    creation = Update("the creation", created, sent, time.monotonic())
+    path = resource_path(context, model, created.id)
+    results = results_of(context, mark, [_created_meta(context, model, created, path), _id_not_external(created, external_id)])
+
+    mark = len(context.exchanges)
+    seen = [("the read", context.client.query(model, created.id, expected_status_codes=context.expected_status_codes))]
+    updates: list[Update | CheckResult] = [_attempt(context, "PUT", path, lambda: _replace(context, model, created))]
+    skipped = unclaimed(context, "patch")
+    if skipped:
+        skipped.reason = f"lastModified after a PATCH: {skipped.reason}"
+    updates.append(skipped or _attempt(context, "PATCH", path, lambda: _patch(context, model, str(created.id))))
+    previous = creation
+    timeline = []
+    for update in updates:
+        if isinstance(update, Update):
+            seen.append((update.label, update.resource))
+            timeline.append(_moved_forward(previous, update, path))
+            previous = update
+        else:
+            timeline.append(update)
+    return [*results, *results_of(context, mark, [_id_stable(created, seen, path)]), *timeline]
+
+
+def _external_id() -> str:
+    return f"{PREFIX}external-{uuid.uuid4().hex[:12]}"
+
+
+def _attempt(context: CheckContext, method: str, path: str, update: Callable[[], Update]) -> Update | CheckResult:
+    """Send an update and keep its exchanges; when it fails, an ERROR result saying why."""
+    mark = len(context.exchanges)
+    try:
+        done = update()
+    except Exception as exc:
+        reason = failure_reason(exc, context.exchanges[mark:])
+        return CheckResult(Status.ERROR, reason=f"lastModified after a {method}: {reason}", exchanges=context.exchanges[mark:])
+    done.exchanges = context.exchanges[mark:]
+    return done
+
+
+def _replace(context: CheckContext, model: type[Resource[Any]], created: Resource[Any]) -> Update:
+    # No meta: the resource type comes from the model, whatever meta.resourceType says.
+    replacement = created.model_copy(update={"external_id": _external_id(), "meta": None})
+    sent = time.monotonic()
+    answer = context.client.replace(model, replacement, expected_status_codes=context.expected_status_codes)
+    return Update("the PUT", _resource(answer, model, "PUT"), sent, time.monotonic())
+
+
+def _patch(context: CheckContext, model: type[Resource[Any]], resource_id: str) -> Update:
+    """PATCH a new externalId, asking for meta back; a server that answers 204 is read back."""
+    operation = {"op": "replace", "path": "externalId", "value": _external_id()}
+    patch_op = {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]}
+    url = f"{resource_path(context, model, resource_id)}?{urlencode({'attributes': 'meta'})}"
+    sent = time.monotonic()
+    answer = context.client.modify(model, resource_id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=url)
+    answered = time.monotonic()
+    if answer is None:
+        answer = context.client.query(model, resource_id, expected_status_codes=context.expected_status_codes)
+    return Update("the PATCH", _resource(answer, model, "PATCH"), sent, answered)
+
+
+def _resource(answer: Any, model: type[Resource[Any]], method: str) -> Resource[Any]:
+    if not isinstance(answer, Resource):
+        raise ValueError(f"the {method} answer is {answer_name(answer)} instead of the {model.__name__}")
+    return answer
+
+
+def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Resource[Any], path: str) -> CheckResult:
+    """ERROR for a wrong or missing meta.location, a wrong resourceType, lastModified unlike created;
+    DEVIATION for a missing resourceType, created or lastModified."""
+    meta = created.meta or Meta()
+    errors = []
+    if not meta.location:
+        errors.append("meta.location is missing, though the body of a 201 SHALL hold it (RFC 7644 §3.3)")
+    elif not urlsplit(meta.location).path.rstrip("/").endswith(path):
+        errors.append(f"meta.location {meta.location} does not end with {path}")
+    expected_type = _resource_type_name(context, model)
+    if meta.resource_type and expected_type and meta.resource_type != expected_type:
+        errors.append(f"meta.resourceType is {meta.resource_type!r} instead of {expected_type!r}")
+    if meta.created and meta.last_modified and meta.created != meta.last_modified:
+        errors.append(f"meta.lastModified {_shown(meta.last_modified)} differs from meta.created {_shown(meta.created)}, though it MUST equal it until the resource is modified")
+    missing = [name for name, value in (("resourceType", meta.resource_type), ("created", meta.created), ("lastModified", meta.last_modified)) if not value]
+    problems = errors + ([f"meta lacks {', '.join(missing)}, returned by default"] if missing else [])
+    if problems:
+        status = Status.ERROR if errors else Status.DEVIATION
+        return CheckResult(status, reason=f"The created {expected_type or model.__name__}: {'; '.join(problems)} (RFC 7643 §3.1).", data=created)
+    return CheckResult(
+        Status.SUCCESS,
+        reason=f"The created {expected_type or model.__name__} has meta.resourceType {meta.resource_type!r}, created equal to lastModified, and its location {meta.location}.",
+        data=created,
+    )
+
+
+def _resource_type_name(context: CheckContext, model: type[Resource[Any]]) -> str | None:
+    resource_types = getattr(context.client.provider, "resource_types", None) or ()
+    return next((str(rt.name) for rt in resource_types if context.model_for(rt) is model), None)
+
+
+def _id_not_external(created: Resource[Any], external_id: str) -> CheckResult:
+    if created.id == external_id:
+        return CheckResult(
+            Status.ERROR,
+            reason=f"The created resource's id is {external_id!r}, the externalId the client sent: the id MUST be issued by the server, never specified by the client (RFC 7643 §3.1).",
+            data=created,
+        )
+    return CheckResult(Status.SUCCESS, reason=f"The server issued the id {created.id} of its own, not the externalId {external_id!r} the client sent.", data=created)
+
+
+def _id_stable(created: Resource[Any], seen: list[tuple[str, Any]], path: str) -> CheckResult:
+    changed = [f"{label} answered the id {getattr(answer, 'id', None)!r}" for label, answer in seen if getattr(answer, "id", None) != created.id]
+    labels = [label for label, _ in seen]
+    done = " and ".join([", ".join(labels[:-1]), labels[-1]] if len(labels) > 1 else labels)
+    if changed:
+        return CheckResult(Status.ERROR, reason=f"{path} was created with the id {created.id}, but {'; '.join(changed)}: the id MUST be stable (RFC 7643 §3.1).")
+    return CheckResult(Status.SUCCESS, reason=f"The id {created.id} stayed the same in {done}.")
+
+
+def _moved_forward(before: Update, after: Update, path: str) -> CheckResult:
+    """Whether lastModified moved forward from one change to the next (see the checker's docstring)."""
+    old = before.resource.meta.last_modified if before.resource.meta else None
+    new = after.resource.meta.last_modified if after.resource.meta else None
+    request = f"{after.label.removeprefix('the ')} {path}"
+    if old is None:
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {before.label} answered no meta.lastModified to compare the one after {request} with.", exchanges=after.exchanges)
+    if new is None:
+        status, reason = Status.DEVIATION, f"{request} answered no meta.lastModified, which is returned by default"
+    elif new > old:
+        status, reason = Status.SUCCESS, f"{request} moved lastModified forward, from {_shown(old)} to {_shown(new)}"
+    elif new < old:
+        status, reason = Status.ERROR, f"{request} moved lastModified back, from {_shown(old)} to {_shown(new)}"
+    elif _whole_second(new) and after.sent - before.answered < 1:
+        status = Status.SUCCESS
+        reason = f"{request} left lastModified at {_shown(new)}; the server keeps whole seconds, and the {after.label.removeprefix('the ')} came within a second of {before.label}, so no later value was due"
+    else:
+        status, reason = Status.ERROR, f"{request} left lastModified at {_shown(new)}, where {before.label} had put it"
+    suffix = "" if status is Status.SUCCESS else ": it is the DateTime of the most recent update (RFC 7643 §3.1)"
+    return CheckResult(status, reason=f"{reason}{suffix}.", data=after.resource, exchanges=after.exchanges)
+
+
+def _whole_second(moment: datetime) -> bool:
+    return moment.microsecond == 0
+
+
+def _shown(moment: datetime | None) -> str:
+    return "nothing" if moment is None else moment.isoformat().replace("+00:00", "Z")

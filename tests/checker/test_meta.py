@@ -1,0 +1,189 @@
+"""The meta checker (RFC 7643 §3.1) against scim2-server, and against servers that break one of
+its rules: meta of a created resource, an id of the server's own and stable, lastModified moving on."""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
+
+import httpx2
+import pytest
+from scim2_server.utils import load_default_service_provider_config
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
+from tests.servers import scim_error
+
+USERS = "/v2/Users"
+USER = r"/v2/Users/[^/]+"
+RULES = ("meta", "own id", "stable id", "after PUT", "after PATCH")
+
+
+def run(url: str, resource_type: str = "User") -> dict:
+    with make_client(url) as scim:
+        results = list(iter_checks(scim, CheckConfig(), only={CheckId("resource_metadata", resource_type)}))
+    assert len(results) == len(RULES), results
+    return dict(zip(RULES, results, strict=True))
+
+
+def stored(url: str) -> list[dict]:
+    with httpx2.Client(base_url=url) as http:
+        return http.get("/Users").json()["Resources"] + http.get("/Groups").json()["Resources"]
+
+
+def with_meta(**changes):
+    """A rewrite of an answer's meta: None removes a sub-attribute."""
+
+    def change(body):
+        meta = {key: value for key, value in {**body["meta"], **changes}.items() if value is not None}
+        return body | {"meta": meta}
+
+    return change
+
+
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type):
+    server = serve(make_app())
+    results = run(server.url, resource_type)
+    assert all(r.status is Status.SUCCESS for r in results.values()), {k: r.reason for k, r in results.items()}
+    assert f"The created {resource_type} has meta.resourceType '{resource_type}', created equal to lastModified" in results["meta"].reason
+    [post] = results["own id"].exchanges
+    sent = json.loads(post.request_body)["externalId"]
+    assert sent.startswith("scim-tui-") and f"not the externalId '{sent}'" in results["own id"].reason
+    assert "stayed the same in the read, the PUT and the PATCH" in results["stable id"].reason
+    assert "PUT /" in results["after PUT"].reason and "moved lastModified forward" in results["after PUT"].reason
+    [patch] = results["after PATCH"].exchanges
+    assert (patch.method, patch.status_code) == ("PATCH", 200)
+    assert parse_qs(urlsplit(patch.url).query) == {"attributes": ["meta"]}
+    assert all(r.rfc == 7643 and r.section == "3.1" and r.tags == {"meta"} for r in results.values())
+    assert stored(server.url) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "words"),
+    [
+        (with_meta(location=None), Status.ERROR, "meta.location is missing, though the body of a 201 SHALL hold it"),
+        (with_meta(location="http://127.0.0.1/v2/Users/someone-else"), Status.ERROR, "does not end with /Users/"),
+        (with_meta(resourceType="Person"), Status.ERROR, "meta.resourceType is 'Person' instead of 'User'"),
+        (with_meta(lastModified="2001-01-01T00:00:00Z"), Status.ERROR, "differs from meta.created"),
+        (with_meta(resourceType=None, created=None), Status.DEVIATION, "meta lacks resourceType, created, returned by default"),
+    ],
+    ids=["no location", "another location", "wrong resourceType", "lastModified unlike created", "missing sub-attributes"],
+)
+def test_the_meta_of_a_created_resource(serve, change, status, words):
+    server = serve(Broken(make_app()).rewrite_json("POST", USERS, change))
+    result = run(server.url)["meta"]
+    assert result.status is status, result.reason
+    assert words in result.reason and result.reason.endswith("(RFC 7643 §3.1).")
+    assert stored(server.url) == []
+
+
+class IdFromExternalId:
+    """A server that gives a created resource the client's externalId as its id (and serves it there)."""
+
+    def __init__(self, app):
+        self.app, self.real = app, {}
+
+    def __call__(self, environ, start_response):
+        path = environ["PATH_INFO"]
+        alias = path.rsplit("/", 1)[-1]
+        if path.startswith(f"{USERS}/") and alias in self.real:
+            environ = {**environ, "PATH_INFO": f"{USERS}/{self.real[alias]}"}
+        if (environ["REQUEST_METHOD"], path) != ("POST", USERS):
+            return self.app(environ, start_response)
+        return Broken(self.app).rewrite_json("POST", USERS, self.take_external_id)(environ, start_response)
+
+    def take_external_id(self, body):
+        self.real[body["externalId"]] = body["id"]
+        return body | {"id": body["externalId"]}
+
+
+def test_an_id_taken_from_the_client_externalid_gives_an_error(serve):
+    server = serve(IdFromExternalId(make_app()))
+    results = run(server.url)
+    assert results["own id"].status is Status.ERROR
+    assert "the externalId the client sent: the id MUST be issued by the server" in results["own id"].reason
+    assert stored(server.url) == []
+
+
+@pytest.mark.parametrize(
+    ("method", "label"),
+    [("GET", "the read"), ("PUT", "the PUT"), ("PATCH", "the PATCH")],
+)
+def test_an_id_that_changes_gives_an_error(serve, method, label):
+    server = serve(Broken(make_app()).rewrite_json(method, USER, lambda body: body | {"id": "another-id"}))
+    result = run(server.url)["stable id"]
+    assert result.status is Status.ERROR
+    assert f"{label} answered the id 'another-id': the id MUST be stable" in result.reason
+    assert stored(server.url) == []
+
+
+def test_lastmodified_left_or_moved_back_gives_an_error(serve):
+    broken = Broken(make_app())
+    broken.rewrite_json("PUT", USER, lambda body: with_meta(lastModified=body["meta"]["created"])(body))
+    broken.rewrite_json("PATCH", USER, with_meta(lastModified="2001-01-01T00:00:00Z"))
+    results = run(serve(broken).url)
+    assert results["after PUT"].status is Status.ERROR
+    assert "left lastModified at" in results["after PUT"].reason and "where the creation had put it" in results["after PUT"].reason
+    assert results["after PATCH"].status is Status.ERROR
+    assert "moved lastModified back, from " in results["after PATCH"].reason and "to 2001-01-01T00:00:00Z" in results["after PATCH"].reason
+
+
+def whole_seconds(body):
+    meta = body["meta"]
+    return with_meta(created=meta["created"][:19] + "Z", lastModified=meta["created"][:19] + "Z")(body)
+
+
+def slowly(seconds: float):
+    def delay(answer):
+        time.sleep(seconds)
+        return answer
+
+    return delay
+
+
+def test_lastmodified_unchanged_within_the_second_at_one_second_precision_is_no_error(serve):
+    """A server that keeps whole seconds, updated within the second of the creation."""
+    broken = Broken(make_app()).rewrite_json("POST", USERS, whole_seconds).rewrite_json("PUT", USER, whole_seconds)
+    result = run(serve(broken).url)["after PUT"]
+    assert result.status is Status.SUCCESS, result.reason
+    assert "the server keeps whole seconds, and the PUT came within a second of the creation" in result.reason
+
+
+def test_lastmodified_unchanged_a_second_later_at_one_second_precision_gives_an_error(serve):
+    """The same server, but the read between the creation and the PUT takes more than a second."""
+    broken = Broken(make_app()).rewrite_json("POST", USERS, whole_seconds).rewrite_json("PUT", USER, whole_seconds)
+    broken.rewrite("GET", USER, slowly(1.1))
+    result = run(serve(broken).url)["after PUT"]
+    assert result.status is Status.ERROR
+    assert "left lastModified at" in result.reason and "(RFC 7643 §3.1)" in result.reason
+
+
+def test_a_refused_put_is_its_own_error_and_the_patch_is_still_followed(serve):
+    server = serve(Broken(make_app()).answer("PUT", USER, 400, scim_error(400)))
+    results = run(server.url)
+    assert results["after PUT"].status is Status.ERROR
+    assert results["after PUT"].reason.startswith("lastModified after a PUT: PUT /v2/Users/")
+    assert "answered 400" in results["after PUT"].reason
+    assert results["after PATCH"].status is Status.SUCCESS
+    assert "stayed the same in the read and the PATCH" in results["stable id"].reason
+    assert stored(server.url) == []
+
+
+def test_the_patch_rule_is_skipped_when_patch_is_not_claimed(serve):
+    config = load_default_service_provider_config()
+    config.patch.supported = False
+    server = serve(make_app(config=config))
+    results = run(server.url)
+    assert results["after PATCH"].status is Status.SKIPPED
+    assert "does not claim patch support" in results["after PATCH"].reason
+    assert not any(e.method == "PATCH" for r in results.values() for e in r.exchanges)
+    assert results["after PUT"].status is Status.SUCCESS
+    assert "stayed the same in the read and the PUT" in results["stable id"].reason
