@@ -175,3 +175,13 @@ def test_skipped_without_a_name_attribute(client, checker, purpose):
     assert result.status is Status.SKIPPED
     assert f"the Nameless schema has no required single-valued string attribute to name resources with and {purpose}" in result.reason
     assert context.resource_manager.created == []
+
+
+def test_pr_is_skipped_when_the_server_drops_external_id(serve):
+    server = serve(Broken(make_app()).rewrite_request_json("POST", USERS, lambda body: {k: v for k, v in body.items() if k != "externalId"}))
+    rules = by_rule(run(server.url, "filter_operators"))
+    assert rules["pr"].status is Status.SKIPPED
+    assert "did not keep the externalId sent" in rules["pr"].reason
+    assert {e.method for e in rules["pr"].exchanges} == {"POST"}
+    assert all(r.status is Status.SUCCESS for label, r in rules.items() if label != "pr")
+    assert stored(server.url, "/Users") == 0

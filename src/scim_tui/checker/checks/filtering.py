@@ -210,14 +210,11 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
         extra["alpha-one"][typed.name] = [found]
         if other is not None:
             extra["beta-two"] = {typed.name: [other]}
-    created = create_named(context, model, named, ("alpha-one", "beta-two", "gamma-two"), extra)
-    creation = list(context.exchanges)
-    results = []
-    for rule in _rules(named, created, typed, extra["alpha-one"]):
-        if isinstance(rule, CheckResult):
-            rule.exchanges = creation  # what was created shows why the rule could not run
-        results.append(rule if isinstance(rule, CheckResult) else judge(context, model, named, rule))
-    return results
+    alpha = create_named(context, model, named, ("alpha-one", "beta-two", "gamma-two"), extra)[0]
+    rules = _rules(named, alpha, typed, extra["alpha-one"])
+    for skipped_rule in (rule for rule in rules if isinstance(rule, CheckResult)):
+        skipped_rule.exchanges = list(context.exchanges)  # the creations show why the rule could not run
+    return [judge(context, model, named, rule) if isinstance(rule, Rule) else rule for rule in rules]
 
 
 def without_name_attribute(model: type[Resource[Any]], purpose: str) -> CheckResult:
@@ -227,7 +224,7 @@ def without_name_attribute(model: type[Resource[Any]], purpose: str) -> CheckRes
     )
 
 
-def _rules(named: Named, created: list[Resource[Any]], typed: Attribute | None, alpha_values: dict[str, Any]) -> list[Rule | CheckResult]:
+def _rules(named: Named, created: Resource[Any], typed: Attribute | None, alpha_values: dict[str, Any]) -> list[Rule | CheckResult]:
     name = named.attribute.name
     alpha, beta, gamma = (named.prefix + suffix for suffix in ("alpha-one", "beta-two", "gamma-two"))
     exact = case_exact(named.attribute)
@@ -240,7 +237,7 @@ def _rules(named: Named, created: list[Resource[Any]], typed: Attribute | None, 
     return [
         Rule("eq", f"{name} eq {quoted(alpha)}", named.ids_named(alpha)),
         case_rule,
-        _presence_rule(named, created[0]),
+        _presence_rule(named, created),
         Rule("co", f"{name} co {quoted(gamma.removeprefix(PREFIX))}", named.ids_named(gamma)),
         Rule("sw", named.scope, named.ids_named(alpha, beta, gamma)),
         Rule("and", f'{named.scope} and {name} co "two"', named.ids_named(beta, gamma)),
