@@ -94,5 +94,5 @@ def _status_problem(value: Any, status: int | None) -> str | None:
 
 def send_json(context: CheckContext, method: str, path: str, body: Any, headers: dict[str, str] | None = None) -> Any:
     """Send a JSON body (or text, sent as it is) as application/scim+json, and return the raw response."""
-    content = body if isinstance(body, str) else json.dumps(body)
+    content = (body if isinstance(body, str) else json.dumps(body)).encode()
     return context.client.request(method, path, content=content, headers={"Content-Type": SCIM_JSON, **(headers or {})})
