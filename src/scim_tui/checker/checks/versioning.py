@@ -104,7 +104,8 @@ def _version_attribute(target: Versioned) -> CheckResult:
     if etag and etag != version:
         reason = f"GET {target.path} answered meta.version {version} but the ETag header {etag} ({rule})."
         return CheckResult(Status.DEVIATION, reason=reason, exchanges=[get])
-    return CheckResult(Status.COMPLIANT, reason=f"GET {target.path} answered meta.version {version}, the version of its ETag header.", exchanges=[get])
+    same = ", the version of its ETag header" if etag else ""
+    return CheckResult(Status.COMPLIANT, reason=f"GET {target.path} answered meta.version {version}{same}.", exchanges=[get])
 
 
 def _not_modified(context: CheckContext, target: Versioned, version: str) -> CheckResult:
