@@ -20,7 +20,8 @@ from tests.servers import Broken
 from tests.servers import make_client
 
 RESOURCE_ENDPOINTS = ("Users", "Groups", "Pets")
-RESOURCE_PATH = re.compile(rf"/v2/({'|'.join(RESOURCE_ENDPOINTS)})/([^/?]+)")
+RESOURCE_PATH = re.compile(rf"/v2/({'|'.join(RESOURCE_ENDPOINTS)})/(?!\.search$)([^/?]+)")
+"""A resource's URL (a search on an endpoint, /Users/.search, names none)."""
 MISSING = "scim-tui-missing-"
 
 
@@ -64,9 +65,10 @@ def resource_ids(exchanges: list[Exchange]) -> set[str]:
 
 def on_its_own(resource_type: str, exchange: Exchange) -> bool:
     """Whether an exchange is one a check of this resource type makes: on its endpoint, a search,
-    or on a resource of its own (another resource type's, which one of its attributes references)."""
+    a bulk request (its operations name their own paths), or on a resource of its own (another
+    resource type's, which one of its attributes references)."""
     path = urlsplit(exchange.url).path
-    own = ("/v2/.search", f"/v2/ResourceTypes/{resource_type}", f"/v2/{resource_type}s")
+    own = ("/v2/.search", "/v2/Bulk", f"/v2/ResourceTypes/{resource_type}", f"/v2/{resource_type}s")
     return path.startswith(own) or bool(resource_ids([exchange]))
 
 

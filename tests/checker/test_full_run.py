@@ -42,8 +42,54 @@ RESOURCE_CHECKERS = {
     "check_remove_attribute",
     "check_replace_attribute",
 }
-ALL_CHECKERS = DISCOVERY_CHECKERS | RESOURCE_CHECKERS
+SPEC_CHECKERS = DISCOVERY_CHECKERS | RESOURCE_CHECKERS
 """The 25 checkers of SPEC.md §4.3."""
+BEYOND_SPEC_SERVER_CHECKERS = {"service_provider_config_document", "resource_type_documents", "schema_documents", "me_endpoint"}
+BEYOND_SPEC_CHECKERS = BEYOND_SPEC_SERVER_CHECKERS | {
+    "http_headers",
+    "resource_metadata",
+    "filter_operators",
+    "filter_invalid",
+    "pagination_parameters",
+    "sort_order",
+    "attribute_projection",
+    "resource_versions",
+    "creation_errors",
+    "patch_errors",
+    "bulk_operations",
+    "bulk_fail_on_errors",
+    "bulk_max_operations",
+    "unauthenticated_access",
+    "patch_filtered_replace",
+    "patch_filtered_remove",
+    "patch_without_path",
+    "patch_operations_in_order",
+}
+"""The checks of issue 9: the protocol real SCIM clients depend on, beyond SPEC.md."""
+ALL_CHECKERS = SPEC_CHECKERS | BEYOND_SPEC_CHECKERS
+
+
+def scim2_server_violations(resource_types: tuple[str, ...]) -> dict[tuple[str | None, str], str]:
+    """Where scim2-server really breaks an RFC MUST, by check, with words its reason must hold.
+
+    RFC 7643 §5 marks authenticationSchemes REQUIRED, and scim2-server's default
+    ServiceProviderConfig has none. RFC 7644 §3.9: with "attributes", "the default list of
+    attributes SHALL be overridden" on any operation returning a resource, and scim2-server
+    answers a POST with the whole resource. Each resource type's summary names that check.
+    """
+    violations: dict[tuple[str | None, str], str] = {(None, "service_provider_config_document"): "authenticationSchemes is missing, though REQUIRED"}
+    for name in resource_types:
+        violations[(name, "attribute_projection")] = "?attributes=externalId: it also holds"
+        violations[(name, "resource_type_tests")] = "failed for"
+    return violations
+
+
+def assert_only_known_violations(results, resource_types: tuple[str, ...] = ("User", "Group")) -> None:
+    failed = {(r.resource_type, r.title): r.reason for r in results if r.status.failed}
+    known = scim2_server_violations(resource_types)
+    assert set(failed) == set(known), failed
+    for check, words in known.items():
+        assert words in failed[check], (check, failed[check])
 
 
 def pet_app():
@@ -78,8 +124,7 @@ def assert_clean_full_run(url: str) -> list:
     before = holdings(url)
     with make_client(url) as scim:
         results = check_server(scim)
-    failed = [r for r in results if r.status in (Status.ERROR, Status.CRITICAL)]
-    assert failed == []
+    assert_only_known_violations(results, tuple(sorted({r.resource_type for r in results if r.resource_type})))
     assert {r.title for r in results} == ALL_CHECKERS
     assert all(r.leftovers == [] for r in results)
     assert holdings(url) == before
@@ -87,7 +132,7 @@ def assert_clean_full_run(url: str) -> list:
 
 
 def test_a_full_run_on_the_default_server_passes_and_leaves_it_as_it_was(serve):
-    assert len(ALL_CHECKERS) == 25
+    assert len(SPEC_CHECKERS) == 25
     results = assert_clean_full_run(serve(make_app()).url)
     ran = {(r.resource_type, r.title) for r in results if r.status is not Status.SKIPPED}
     for resource_type in ("User", "Group"):
@@ -106,7 +151,11 @@ def test_a_full_run_on_a_server_with_a_custom_schema_passes_and_leaves_it_as_it_
     results = assert_clean_full_run(serve(pet_app()).url)
     pet = [r for r in results if r.resource_type == "Pet"]
     assert {r.title for r in pet} == {r.title for r in results if r.resource_type == "User"}
-    assert all(r.status is Status.SUCCESS for r in pet)
+    assert all(r.status is Status.SUCCESS for r in pet if r.title in SPEC_CHECKERS - {"resource_type_tests"})
+    beyond = [r for r in pet if r.title in BEYOND_SPEC_CHECKERS]
+    # Pet has no list of references to filter on; the server claims no authentication scheme.
+    assert {r.title for r in beyond if r.status is Status.SKIPPED} == {"patch_filtered_remove", "unauthenticated_access"}
+    assert {r.title for r in beyond if r.status.failed} == {"attribute_projection"}
     added = {r.reason.split(":")[0] for r in pet if r.title == "check_add_attribute" and r.status is Status.SUCCESS}
     assert {"species", "vaccinated", "weight", "age", "birthDate", "photo", "website", "owner", "nicknames", "toys", "vet", "vet.$ref"} <= added
 
@@ -116,7 +165,7 @@ def test_concurrent_checks_give_the_same_results_and_leave_nothing(serve):
     before = holdings(url)
     with make_client(url) as scim:
         results = list(iter_checks(scim, CheckConfig(jobs=2)))
-    assert [r for r in results if r.status.failed] == []
+    assert_only_known_violations(results, ("Group", "Pet", "User"))
     assert holdings(url) == before
 
 
@@ -137,5 +186,5 @@ def test_a_client_configured_with_the_scim2_models_classes_runs_the_same_suite(s
     with httpx2.Client(base_url=server.url) as http:
         results = check_server(SyncSCIMClient(http, provider=provider))
     assert {r.title for r in results} == ALL_CHECKERS
-    assert [r for r in results if r.status.failed] == []
+    assert_only_known_violations(results)
     assert holdings(server.url) == {"User": [], "Group": []}
