@@ -196,3 +196,9 @@ def silent(connection: Any) -> None:
     """Read the request and never answer (until the server stops)."""
     while connection.recv(65536):
         pass
+
+
+SCIM2_SERVER_BREAKS = frozenset({"discovery:strict", "projection"})
+"""The tags of the checks scim2-server really fails (README, "What is checked": no
+authenticationSchemes, `attributes` ignored on POST). A test that needs a run to pass
+on scim2-server leaves them out; tests/checker/test_full_run.py asserts those failures."""

@@ -28,6 +28,7 @@ from wsgiref.simple_server import make_server
 
 import pytest
 
+from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
@@ -37,6 +38,7 @@ from scim_tui.profiles import TLS
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from tests.servers import SCIM2_SERVER_BREAKS
 from tests.servers import Broken
 from tests.servers import RawServer
 
@@ -61,14 +63,15 @@ def run(url: str, timeout: float = TIMEOUT, **options: Any) -> Run:
     profile = Profile(name="faulty", url=url, timeout=timeout, max_response_bytes=LIMIT, **options)
     started = time.perf_counter()
     with open_client(profile) as connection:
-        results = list(iter_checks(connection.client, secrets=connection.secrets))
+        results = list(iter_checks(connection.client, CheckConfig(exclude_tags=set(SCIM2_SERVER_BREAKS)), secrets=connection.secrets))
     return Run(results, time.perf_counter() - started)
 
 
 def assert_fault(outcome: Run, reason: str) -> None:
     """Discovery fails with the reason, the resource checks are skipped with it, nothing else happens."""
     by_status = {status: [r for r in outcome.results if r.status is status] for status in Status}
-    assert set(r.status for r in outcome.results) == {Status.ERROR, Status.SKIPPED}
+    # /Me answered by a redirect other than 308 is a DEVIATION, not an error (RFC 7644 §3.11).
+    assert set(r.status for r in outcome.results if r.title != "me_endpoint") == {Status.ERROR, Status.SKIPPED}
     errors = by_status[Status.ERROR]
     assert "service_provider_config_endpoint" in {r.title for r in errors}
     for result in errors:
@@ -304,7 +307,7 @@ def test_a_self_signed_certificate_says_how_to_trust_it(tls_server):
 def test_a_self_signed_certificate_is_trusted_as_told(tls_server, certificate, tls):
     settings = TLS(ca_bundle=str(certificate[0])) if tls == "ca_bundle" else TLS(verify=False)
     outcome = run(tls_server, timeout=SOUND_TIMEOUT, tls=settings)
-    discovery = [r for r in outcome.results if "discovery" in r.tags]
+    discovery = [r for r in outcome.results if "discovery" in r.tags and "discovery:strict" not in r.tags]
     assert discovery and all(r.status is Status.SUCCESS for r in discovery)
 
 
@@ -321,7 +324,7 @@ def test_a_certificate_for_another_name_is_explained(tls_server, certificate):
 
 def test_a_sound_server_passes_through_the_guarded_transport(scim_server):
     outcome = run(scim_server.url, timeout=SOUND_TIMEOUT)
-    assert outcome.results and all(r.status is Status.SUCCESS for r in outcome.results)
+    assert outcome.results and all(r.status is not Status.DEVIATION and not r.status.failed for r in outcome.results)
 
 
 def test_a_client_certificate_is_shown_when_the_server_asks(certificate, tmp_path):
@@ -331,5 +334,5 @@ def test_a_client_certificate_is_shown_when_the_server_asks(certificate, tmp_pat
         anonymous = run(url, tls=trusted)
         identified = run(url, tls=trusted.model_copy(update={"client_cert": str(client_cert), "client_key": str(client_key)}))
     assert_fault(anonymous, "asks for a client certificate: set tls.client_cert and tls.client_key")
-    discovery = [r for r in identified.results if "discovery" in r.tags]
+    discovery = [r for r in identified.results if "discovery" in r.tags and "discovery:strict" not in r.tags]
     assert discovery and all(r.status is Status.SUCCESS for r in discovery)

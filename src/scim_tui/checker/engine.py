@@ -36,6 +36,8 @@ from scim_tui.checker.results import Status
 
 SUMMARY_CHECKER = "resource_type_tests"
 """The checker that sums up the suite of one resource type; it runs after the others."""
+SUMMARY_NAMES = 6
+"""How many failed checks a summary names, so that its reason stays one readable line."""
 
 
 @dataclass(frozen=True)
@@ -190,7 +192,8 @@ def suite_summary(model_name: str, results: list[CheckResult]) -> CheckResult:
     failed = sorted({r.title or "" for r in results if r.status.failed})
     ran = [r for r in results if r.status is not Status.SKIPPED]
     if failed:
-        return CheckResult(Status.ERROR, reason=f"{len(failed)} check(s) failed for {model_name}: {', '.join(failed)}.")
+        named = ", ".join(failed[:SUMMARY_NAMES]) + (f" and {len(failed) - SUMMARY_NAMES} more" if len(failed) > SUMMARY_NAMES else "")
+        return CheckResult(Status.ERROR, reason=f"{len(failed)} check(s) failed for {model_name}: {named}.")
     if not ran:
         return CheckResult(Status.SKIPPED, reason=f"No check of the {model_name} suite ran.")
     return CheckResult(Status.SUCCESS, reason=f"All {len(ran)} results of the {model_name} suite passed.")
