@@ -33,6 +33,7 @@ from scim_tui.tui.widgets.run_status import counts_text
 from scim_tui.tui.widgets.run_status import outcome_text
 from tests.servers import Broken
 from tests.servers import make_client
+from tests.tui.conftest import PASSING
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import plain
@@ -160,7 +161,7 @@ async def test_statuses_and_text_filter_the_results(serve):
 async def test_rerun_failed_replaces_rows_in_place_and_marks_them_fixed(serve):
     broken = broken_random_url()
     server = serve(broken)
-    app = ScimTuiApp(Profile(name="Broken", url=server.url))
+    app = ScimTuiApp(Profile(name="Broken", url=server.url, selection=PASSING))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         table = table_of(pilot)
@@ -189,7 +190,7 @@ async def test_the_selection_is_saved_to_the_profile_file(scim_server):
         screen = run_screen(pilot)
         await settle(pilot)
         tree = screen.query_one(CheckTree)
-        tree.set_checked({"discovery", "misc"})
+        tree.set_checked({"discovery", "discovery:strict", "misc"})
         options = screen.query_one("#resource-types")
         assert [options.get_option_at_index(i).value for i in range(options.option_count)] == ["User", "Group"]
         options.deselect("Group")
@@ -203,7 +204,7 @@ async def test_the_selection_is_saved_to_the_profile_file(scim_server):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = run_screen(pilot)
-        assert screen.query_one(CheckTree).checked == {"discovery", "misc"}
+        assert screen.query_one(CheckTree).checked == {"discovery", "discovery:strict", "misc"}
         assert screen.query_one("#resource-types").selected == ["User"]
 
 
@@ -236,7 +237,7 @@ async def test_q_quits_and_escape_goes_back_to_the_profiles(local):
 async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marked(serve):
     broken = broken_random_url()
     server = serve(broken)
-    app = ScimTuiApp(Profile(name="History", url=server.url))
+    app = ScimTuiApp(Profile(name="History", url=server.url, selection=PASSING))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         assert not screen.state.marks(), "the first run has nothing to compare with"
@@ -275,7 +276,7 @@ async def test_e_exports_the_run_to_a_new_file_in_the_current_directory(local, t
 
 
 async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands(local):
-    app = ScimTuiApp(local)
+    app = ScimTuiApp(local.model_copy(update={"selection": PASSING}))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         names = {command.name for command in ScreenCommands(screen).commands()}
