@@ -298,6 +298,12 @@ def _shortened(line: str, limit: int) -> str:
     return line if len(line) <= limit else f"{line[: limit - 1]}…"
 
 
+def redacted_secrets(client: Any) -> list[str]:
+    """The secrets redacted from a client's exchanges (none before install_recorder)."""
+    recorder = client.__dict__.get("request")
+    return list(recorder.redactor.secrets) if isinstance(recorder, _RecordingRequest) else []
+
+
 def install_recorder(client: Any, secrets: Iterable[str] = (), cancelled: Callable[[], bool] | None = None) -> None:
     """Wrap the client's request method so the exchanges of each check are recorded, and
     no request but a clean-up one is sent once ``cancelled()`` says so.

@@ -20,6 +20,7 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import is_sensitive
+from scim_tui.checker.exchanges import redacted_secrets
 from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -56,12 +57,6 @@ def forged(kind: str) -> str:
     return f"Bearer scim-tui-wrong-{secrets.token_urlsafe(24)}"
 
 
-def _known_secrets(context: CheckContext) -> list[str]:
-    """The secrets the run redacts (the recorder wrapping the client's request method holds them)."""
-    redactor = getattr(context.client.request, "redactor", None)
-    return list(getattr(redactor, "secrets", ()))
-
-
 @checker("auth", section="2")
 def unauthenticated_access(context: CheckContext, resource_type: ResourceType) -> list[CheckResult]:
     """A server that lists authentication schemes refuses a request without valid credentials (RFC 7644 §2, §3.12).
@@ -84,7 +79,7 @@ def unauthenticated_access(context: CheckContext, resource_type: ResourceType) -
     claimed = ", ".join(sorted({str(scheme.name or scheme.type) for scheme in schemes}))
     kinds = list(dict.fromkeys(SCHEME_KINDS[str(s.type)] for s in schemes if str(s.type) in SCHEME_KINDS)) or ["bearer"]
     attempts = [("without credentials", None)] + [(KIND_LABELS[kind], forged(kind)) for kind in kinds]
-    known = _known_secrets(context)
+    known = redacted_secrets(context.client)
     results = []
     for label, authorization in attempts:
         mark = len(context.exchanges)
