@@ -155,7 +155,7 @@ def compare(repeats: int, jobs_options: list[int], latency_ms: float = 0) -> dic
 
 def scale_child(url: str, pid: int, jobs: int) -> None:
     """Run once in a fresh process and print wall time, results and peak memory as JSON."""
-    m = measure(scim_tui_run(jobs), Server(url, pid))
+    m = measure(scim_tui_run(jobs, every_check=True), Server(url, pid))
     print(json.dumps({**asdict(m), "peak_mib": peak_kib() / 1024, "results_per_s": m.results / m.wall}))
 
 
