@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from scim2_client import ResponsePayloadValidationException
@@ -20,6 +21,11 @@ from scim2_client import UnexpectedStatusCodeException
 
 SCIM_ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
 JSON_KINDS = {list: "a JSON array", str: "a JSON string", int: "a JSON number", float: "a JSON number", bool: "a JSON boolean"}
+
+
+def listed(words: list[str]) -> str:
+    """Words as a sentence lists them: "a", "a and b", "a, b and c"."""
+    return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
 
 
 def answer_name(answer: Any) -> str:
@@ -34,6 +40,15 @@ def body_of(response: Any) -> Any:
         return json.loads(text) if text else None
     except (ValueError, RecursionError):
         return text
+
+
+def id_in_location(location: str, collection: str | None = None) -> str | None:
+    """The id at the end of a resource's URL (a Location, a meta.location); None when it ends
+    with none, or when it is not a resource of `collection` (an endpoint's path)."""
+    parent, _, resource_id = urlsplit(location).path.rstrip("/").rpartition("/")
+    if not resource_id or (collection is not None and parent != collection.rstrip("/")):
+        return None
+    return resource_id
 
 
 def json_object(text: str | None) -> dict[str, Any]:

@@ -14,9 +14,11 @@ from scim2_models import Schema
 from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.answers import id_in_location
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import cleaning_up
+from scim_tui.checker.exchanges import header
 from scim_tui.checker.results import CheckConfig
 
 
@@ -180,6 +182,4 @@ class ResourceManager:
 
 def _id_in_location(post: Exchange) -> str | None:
     """The id at the end of a POST answer's Location, when it names a resource of the endpoint posted to."""
-    location = next((value for name, value in post.response_headers.items() if name.lower() == "location"), "")
-    parent, _, resource_id = urlsplit(location).path.rstrip("/").rpartition("/")
-    return resource_id if resource_id and parent == urlsplit(post.url).path.rstrip("/") else None
+    return id_in_location(header(post.response_headers, "Location"), urlsplit(post.url).path)

@@ -78,6 +78,11 @@ class Exchange:
 _SENSITIVE_WORD = re.compile("|".join(re.escape(word) for word in SENSITIVE_WORDS))
 
 
+def header(headers: Mapping[str, str], name: str) -> str:
+    """A recorded header's value, its name compared without case; "" when there is none."""
+    return next((value for key, value in headers.items() if key.lower() == name.lower()), "")
+
+
 def status_line(code: int | None) -> str:
     """An HTTP status as a person reads it: "404 Not Found", "599" when unknown, "no response"."""
     if code is None:

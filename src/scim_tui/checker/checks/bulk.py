@@ -12,8 +12,10 @@ from scim2_models import Context
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import id_in_location
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
@@ -27,7 +29,6 @@ from scim_tui.checker.results import Status
 
 BULK_PATH = "/Bulk"
 BULK_REQUEST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:BulkRequest"
-SCIM_JSON = {"Content-Type": "application/scim+json"}
 MAX_PROBE_OPERATIONS = 10_000
 """The most operations the maxOperations check sends: a server allowing more is not probed."""
 
@@ -58,7 +59,7 @@ class Outcome:
 
     @property
     def resource_id(self) -> str | None:
-        return urlsplit(self.location).path.rstrip("/").rpartition("/")[2] or None
+        return id_in_location(self.location)
 
 
 @dataclass
@@ -77,15 +78,15 @@ def _status(value: Any) -> int | None:
         return None
 
 
-def _body(operations: list[dict[str, Any]], fail_on_errors: int | None = None) -> bytes:
+def _body(operations: list[dict[str, Any]], fail_on_errors: int | None = None) -> str:
     request: dict[str, Any] = {"schemas": [BULK_REQUEST_SCHEMA], "Operations": operations}
     if fail_on_errors is not None:
         request["failOnErrors"] = fail_on_errors
-    return json.dumps(request).encode()
+    return json.dumps(request)
 
 
-def _post(context: CheckContext, body: bytes) -> Answer:
-    response = context.client.request("POST", BULK_PATH, content=body, headers=SCIM_JSON)
+def _post(context: CheckContext, body: str) -> Answer:
+    response = send_json(context, "POST", BULK_PATH, body)
     data = body_of(response)
     items = data.get("Operations") if isinstance(data, dict) else None
     outcomes = [Outcome.read(item) for item in items] if response.status_code == 200 and isinstance(items, list) else None

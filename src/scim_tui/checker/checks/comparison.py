@@ -45,7 +45,7 @@ def value_at(data: dict[str, Any] | None, path: Path[Any]) -> Any:
     """The JSON value at a path in a resource's JSON, attribute names compared without case."""
     node: Any = data or {}
     for key in _keys(path):
-        node = _get(node, key)
+        node = member(node, key)
     return node
 
 
@@ -63,7 +63,7 @@ def set_value_at(data: dict[str, Any], path: Path[Any], value: Any) -> None:
     *parents, last = _keys(path)
     node = data
     for key in parents:
-        child = _get(node, key)
+        child = member(node, key)
         if not isinstance(child, dict):
             if value is None:
                 return
@@ -93,7 +93,9 @@ def _keys(path: Path[Any]) -> list[str]:
     return list(path.parts)
 
 
-def _get(node: Any, key: str) -> Any:
+def member(node: Any, key: str) -> Any:
+    """The value of `key` in a JSON object, its name compared without case (RFC 7643 §2.1);
+    None when there is none, or `node` is not an object."""
     if not isinstance(node, dict):
         return None
     if key in node:
@@ -117,7 +119,7 @@ def matches(expected: Any, actual: Any) -> bool:
     are compared without case, which RFC 7643 §2.1 allows unless caseExact is set.
     """
     if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(matches(value, _get(actual, key)) for key, value in expected.items())
+        return isinstance(actual, dict) and all(matches(value, member(actual, key)) for key, value in expected.items())
     if isinstance(expected, list):
         return isinstance(actual, list) and all(any(matches(item, other) for other in actual) for item in expected)
     if isinstance(expected, str) and isinstance(actual, str):

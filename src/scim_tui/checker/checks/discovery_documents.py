@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.checks.comparison import member
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.registry import checker
@@ -169,8 +170,7 @@ def location_problem(data: dict[str, Any], served_at: str, *aliases: str) -> str
     """What is wrong with meta.location, when given: it must name the URL the document is
     served at (RFC 7643 §3.1). Paths are compared, percent-decoded, so that a server behind
     a proxy may name another host; `aliases` are other paths that serve it too."""
-    meta = next((value for key, value in data.items() if key.lower() == "meta"), None)
-    location = next((value for key, value in meta.items() if key.lower() == "location"), None) if isinstance(meta, dict) else None
+    location = member(member(data, "meta"), "location")
     if location is None:
         return None
     if not isinstance(location, str):
@@ -212,7 +212,7 @@ def _listed(context: CheckContext, endpoint: str, kind: str, section: str, field
     payload, url, failure = _fetch(context, endpoint)
     if failure:
         return [failure]
-    resources = next((value for key, value in payload.items() if key.lower() == "resources"), None)
+    resources = member(payload, "Resources")
     if not isinstance(resources, list) or not resources:
         return [CheckResult(Status.SKIPPED, reason=f"GET {endpoint} listed no {kind} to check.", data=payload)]
     results = []

@@ -10,15 +10,16 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import SCIM_MEDIA_TYPE
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import header
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-SCIM_MEDIA_TYPE = "application/scim+json"
 OLD_MEDIA_TYPE = "application/json"
 """What older SCIM servers informally answer with (RFC 7644 §8.1)."""
 SCIM_HEADERS = {"Content-Type": SCIM_MEDIA_TYPE, "Accept": SCIM_MEDIA_TYPE}
@@ -48,7 +49,7 @@ def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     endpoint = resource_path(context, model)
     created, post = _create(context, model)
     if not _succeeded(post):
-        sent = _header(post.request_headers, "content-type") or "no Content-Type"
+        sent = header(post.request_headers, "content-type") or "no Content-Type"
         reason = f"POST {endpoint} sent with Content-Type: {sent} answered {post.status_code} instead of creating the resource (RFC 7644 §3.8)."
         return results_of(context, mark, [CheckResult(Status.ERROR, reason=reason, data=json_object(post.response_body))])
     body = json_object(post.response_body)
@@ -90,7 +91,7 @@ def _reads(context: CheckContext, endpoint: str, resource_id: str | None) -> lis
 
 
 def _accepted(post: Exchange, endpoint: str) -> CheckResult:
-    sent = _header(post.request_headers, "content-type") or "no Content-Type"
+    sent = header(post.request_headers, "content-type") or "no Content-Type"
     return CheckResult(Status.SUCCESS, reason=f"POST {endpoint} sent with Content-Type: {sent} answered {post.status_code}.", exchanges=[post])
 
 
@@ -111,20 +112,20 @@ def _content_types(answers: list[Exchange]) -> CheckResult:
 
 def _location(post: Exchange, body: dict[str, Any], endpoint: str) -> CheckResult:
     """A 201's Location header against its body's meta.location (RFC 7644 §3.3)."""
-    header = _header(post.response_headers, "location")
+    location_header = header(post.response_headers, "location")
     meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
     location = meta.get("location") if isinstance(meta.get("location"), str) else None
     problem = None
-    if not header:
+    if not location_header:
         problem = "no Location header"
     elif not location:
-        problem = f"the Location {header}, but no meta.location in its body"
-    elif urljoin(post.url, header) != urljoin(post.url, location):
-        problem = f"the Location {header}, but meta.location {location}"
+        problem = f"the Location {location_header}, but no meta.location in its body"
+    elif urljoin(post.url, location_header) != urljoin(post.url, location):
+        problem = f"the Location {location_header}, but meta.location {location}"
     if problem:
         reason = f"POST {endpoint} answered {post.status_code} with {problem}: the created resource's URI SHALL be in both (RFC 7644 §3.3)."
         return CheckResult(Status.ERROR, reason=reason, data=body, exchanges=[post])
-    reason = f"POST {endpoint} answered {post.status_code} with a Location header equal to meta.location, {header}."
+    reason = f"POST {endpoint} answered {post.status_code} with a Location header equal to meta.location, {location_header}."
     return CheckResult(Status.SUCCESS, reason=reason, data=body, exchanges=[post])
 
 
@@ -133,11 +134,7 @@ def _succeeded(exchange: Exchange) -> bool:
 
 
 def _media_type(exchange: Exchange) -> str:
-    return _header(exchange.response_headers, "content-type").split(";")[0].strip().lower()
-
-
-def _header(headers: dict[str, str], name: str) -> str:
-    return next((value for key, value in headers.items() if key.lower() == name), "")
+    return header(exchange.response_headers, "content-type").split(";")[0].strip().lower()
 
 
 def _request(exchange: Exchange) -> str:

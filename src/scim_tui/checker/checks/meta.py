@@ -9,15 +9,16 @@ from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
 from urllib.parse import urlsplit
 
 from scim2_models import Meta
-from scim2_models import PatchOp
 from scim2_models import Resource
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.answers import listed
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.patch import Target
+from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_reason
@@ -27,8 +28,6 @@ from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
-
-PATCH_ANSWERS = [200, 204]
 
 
 @dataclass
@@ -126,14 +125,10 @@ def _replace(context: CheckContext, model: type[Resource[Any]], created: Resourc
 def _patch(context: CheckContext, model: type[Resource[Any]], resource_id: str) -> Update:
     """PATCH a new externalId, asking for meta back; a server that answers 204 is read back."""
     operation = {"op": "replace", "path": "externalId", "value": _external_id()}
-    patch_op = {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]}
-    url = f"{resource_path(context, model, resource_id)}?{urlencode({'attributes': 'meta'})}"
+    target = Target(model, resource_id, resource_path(context, model, resource_id), {})
     sent = time.monotonic()
-    answer = context.client.modify(model, resource_id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=url)
-    answered = time.monotonic()
-    if answer is None:
-        answer = context.client.query(model, resource_id, expected_status_codes=context.expected_status_codes)
-    return Update("the PATCH", _resource(answer, model, "PATCH"), sent, answered)
+    seen, _ = send_patch(context, target, [operation], ["meta"])
+    return Update("the PATCH", model.model_validate(seen), sent, time.monotonic())
 
 
 def _resource(answer: Any, model: type[Resource[Any]], method: str) -> Resource[Any]:
@@ -185,8 +180,7 @@ def _id_not_external(created: Resource[Any], external_id: str) -> CheckResult:
 
 def _id_stable(created: Resource[Any], seen: list[tuple[str, Any]], path: str) -> CheckResult:
     changed = [f"{label} answered the id {getattr(answer, 'id', None)!r}" for label, answer in seen if getattr(answer, "id", None) != created.id]
-    labels = [label for label, _ in seen]
-    done = " and ".join([", ".join(labels[:-1]), labels[-1]] if len(labels) > 1 else labels)
+    done = listed([label for label, _ in seen])
     if changed:
         return CheckResult(Status.ERROR, reason=f"{path} was created with the id {created.id}, but {'; '.join(changed)}: the id MUST be stable (RFC 7643 §3.1).")
     return CheckResult(Status.SUCCESS, reason=f"The id {created.id} stayed the same in {done}.")

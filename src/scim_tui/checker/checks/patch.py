@@ -25,9 +25,8 @@ from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
-from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
@@ -77,17 +76,6 @@ def send_patch(context: CheckContext, target: Target, operations: list[dict[str,
     return found.model_dump(), READ_BACK
 
 
-def checked(context: CheckContext, label: str, check: Callable[[], CheckResult]) -> CheckResult:
-    """The result of one step of a check, with the exchanges it made; what the step raises
-    becomes an ERROR whose reason starts with `label`."""
-    mark = len(context.exchanges)
-    try:
-        result = check()
-    except Exception as exc:
-        result = CheckResult(Status.ERROR, reason=f"{label}: {failure_reason(exc, context.exchanges[mark:])}")
-    return results_of(context, mark, [result])[0]
-
-
 def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> tuple[dict[str, Any], str]:
     """Send one PATCH operation asking for `path` back, and update what is known of the resource."""
     operation = {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
@@ -122,7 +110,7 @@ def _run(
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
     results = []
     for path, attribute in reversed(paths) if children_first else paths:
-        results.append(checked(context, str(path), partial(check_one, context, target, path, attribute)))
+        results.append(checked(context, partial(check_one, context, target, path, attribute), str(path)))
     return results[::-1] if children_first else results
 
 

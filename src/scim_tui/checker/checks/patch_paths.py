@@ -23,8 +23,8 @@ from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
-from scim_tui.checker.checks.patch import checked
 from scim_tui.checker.checks.patch import send_patch
+from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import URI_REFERENCE_TYPES
@@ -154,7 +154,7 @@ def patch_filtered_replace(context: CheckContext, model: type[Resource[Any]]) ->
             return CheckResult(Status.ERROR, reason=f"{path}: replace also changed the {other} value to {shown(others)}, which the filter does not select.", data=seen)
         return CheckResult(Status.SUCCESS, reason=f"{path}: replace changed the {chosen} value only, as {source} shows.", data=seen)
 
-    return [checked(context, path, replace)]
+    return [checked(context, replace, path)]
 
 
 @checker("patch", "patch:filter", section="3.5.2.2")
@@ -189,7 +189,7 @@ def patch_filtered_remove(context: CheckContext, model: type[Resource[Any]]) -> 
             return CheckResult(Status.ERROR, reason=f"{path}: remove also took {kept} out of {attribute.name}, which the filter does not select.", data=seen)
         return CheckResult(Status.SUCCESS, reason=f"{path}: remove took out that value only, as {source} shows.", data=seen)
 
-    return [checked(context, path, remove)]
+    return [checked(context, remove, path)]
 
 
 @checker("patch", "patch:no-path", section="3.5.2.1")
@@ -217,7 +217,7 @@ def patch_without_path(context: CheckContext, model: type[Resource[Any]]) -> lis
     for op, value in (("add", added), ("replace", replaced)):
         label = f"{op} without a path, value {{{', '.join(value)}}}"
         sent = partial(_applied, context, target, label, [{"op": op, "value": value}], value, "every value sent")
-        results.append(checked(context, label, sent))
+        results.append(checked(context, sent, label))
     return results
 
 
@@ -270,5 +270,5 @@ def patch_operations_in_order(context: CheckContext, model: type[Resource[Any]])
     for label, (steps, last) in sequences.items():
         operations = [{"op": op, "path": attribute.name} | ({} if op == "remove" else {"value": value}) for op, value in steps]
         sent = partial(_applied, context, target, label, operations, {attribute.name: last}, "the outcome of the last operation")
-        results.append(checked(context, label, sent))
+        results.append(checked(context, sent, label))
     return results

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from scim2_models import Error
@@ -11,11 +12,12 @@ from scim2_models import Error
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
-SCIM_JSON = "application/scim+json"
+SCIM_MEDIA_TYPE = "application/scim+json"
 
 
 def unknown_id() -> str:
@@ -29,6 +31,18 @@ def results_of(context: CheckContext, mark: int, results: list[CheckResult]) -> 
         if not result.exchanges:
             result.exchanges = context.exchanges[mark:]
     return results
+
+
+def checked(context: CheckContext, check: Callable[[], CheckResult], label: str | None = None) -> CheckResult:
+    """The result of one step of a check, with the exchanges it made; what the step raises
+    becomes an ERROR saying why (its reason after `label`, when given)."""
+    mark = len(context.exchanges)
+    try:
+        result = check()
+    except Exception as exc:
+        reason = failure_reason(exc, context.exchanges[mark:])
+        result = CheckResult(Status.ERROR, reason=f"{label}: {reason}" if label else reason)
+    return results_of(context, mark, [result])[0]
 
 
 def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckResult]:
@@ -92,7 +106,13 @@ def _status_problem(value: Any, status: int | None) -> str | None:
     return None
 
 
-def send_json(context: CheckContext, method: str, path: str, body: Any, headers: dict[str, str] | None = None) -> Any:
-    """Send a JSON body (or text, sent as it is) as application/scim+json, and return the raw response."""
+def send_json(
+    context: CheckContext, method: str, path: str, body: Any, headers: dict[str, str] | None = None, params: dict[str, Any] | None = None
+) -> Any:
+    """Send a JSON body (or text, sent as it is) as application/scim+json, and return the raw response.
+
+    The body goes as bytes: every client engine takes them (the in-process one refuses text).
+    """
     content = (body if isinstance(body, str) else json.dumps(body)).encode()
-    return context.client.request(method, path, content=content, headers={"Content-Type": SCIM_JSON, **(headers or {})})
+    options: dict[str, Any] = {"params": params} if params else {}
+    return context.client.request(method, path, content=content, headers={"Content-Type": SCIM_MEDIA_TYPE, **(headers or {})}, **options)

@@ -22,8 +22,8 @@ among them: its sub-attributes are returned "default" (RFC 7643 §3.1), so an an
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
-from urllib.parse import urlsplit
 
 from scim2_models import Context
 from scim2_models import PatchOp
@@ -33,11 +33,14 @@ from scim2_models import SearchRequest
 
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import id_in_location
 from scim_tui.checker.checks.attributes import filtering_candidates
+from scim_tui.checker.checks.comparison import member
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.features import claims
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
@@ -47,7 +50,6 @@ from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-SCIM_JSON = {"Content-Type": "application/scim+json"}
 SEARCH_SCHEMA = SearchRequest.__schema__
 PATCH_SCHEMA = PatchOp.__schema__
 
@@ -151,7 +153,7 @@ def _write_projection(subject: Subject, projection: Projection) -> Projection:
 def _created(context: CheckContext, subject: Subject, asking: Projection) -> CheckResult:
     """POST the resource asking for one attribute; register it for deletion whatever the answer."""
     label = f"POST {subject.endpoint}?{asking.text}"
-    response = context.client.request("POST", subject.endpoint, params=asking.query, json=subject.payload, headers=SCIM_JSON)
+    response = send_json(context, "POST", subject.endpoint, subject.payload, params=asking.query)
     payload = body_of(response)
     if 200 <= response.status_code < 300:
         subject.id = _created_id(payload, response)
@@ -169,8 +171,7 @@ def _created_id(payload: Any, response: Any) -> str:
     """The id of a created resource: in its body, else at the end of its Location (RFC 7644 §3.3)."""
     if isinstance(payload, dict) and isinstance(payload.get("id"), str):
         return payload["id"]
-    location = response.headers.get("location") or ""
-    return urlsplit(location).path.rstrip("/").rpartition("/")[2]
+    return id_in_location(response.headers.get("location") or "") or ""
 
 
 def _read(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
@@ -187,11 +188,11 @@ def _searched(context: CheckContext, subject: Subject, projection: Projection) -
     if not claims(context, "filter"):
         return _not_tried(label, "filter")
     body = {"schemas": [SEARCH_SCHEMA], "filter": f'id eq "{subject.id}"', projection.parameter: list(projection.names)}
-    response = context.client.request("POST", search, json=body, headers=SCIM_JSON)
+    response = send_json(context, "POST", search, body)
     listed, failure = answered_resource(label, response, 200)
     if failure:
         return failure
-    resources = next((value for key, value in listed.items() if key.lower() == "resources"), None) or []
+    resources = member(listed, "Resources") or []
     if len(resources) != 1 or not isinstance(resources[0], dict):
         return CheckResult(Status.ERROR, reason=f"{label} for id {subject.id} listed {len(resources)} resources instead of the 1 created.", data=listed)
     return judged(label, projection, resources[0])
@@ -199,7 +200,7 @@ def _searched(context: CheckContext, subject: Subject, projection: Projection) -
 
 def _replaced(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
     label = f"PUT {subject.path}?{projection.text}"
-    response = context.client.request("PUT", subject.path, params=projection.query, json=subject.payload, headers=SCIM_JSON)
+    response = send_json(context, "PUT", subject.path, subject.payload, params=projection.query)
     resource, failure = answered_resource(label, response, 200)
     return failure or judged(label, _write_projection(subject, projection), resource)
 
@@ -211,7 +212,7 @@ def _patched(context: CheckContext, subject: Subject, projection: Projection) ->
         return _not_tried(label, "patch")
     value = attribute_value(context, subject.asked, avoid=subject.payload.get(subject.asked.name))
     body = {"schemas": [PATCH_SCHEMA], "Operations": [{"op": "replace", "path": subject.asked.name, "value": value}]}
-    response = context.client.request("PATCH", subject.path, params=projection.query, json=body, headers=SCIM_JSON)
+    response = send_json(context, "PATCH", subject.path, body, params=projection.query)
     resource, failure = answered_resource(label, response, 200)
     return failure or judged(label, _write_projection(subject, projection), resource)
 
@@ -263,13 +264,7 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
         (_replaced, excluded),
         (_patched, attributes),
     ]
-    for step, projection in steps:
-        mark = len(context.exchanges)
-        try:
-            result = step(context, subject, projection)
-        except Exception as exc:
-            result = CheckResult(Status.ERROR, reason=failure_reason(exc, context.exchanges[mark:]))
-        results.extend(results_of(context, mark, [result]))
+    results.extend(checked(context, partial(step, context, subject, projection)) for step, projection in steps)
     return results
 
 

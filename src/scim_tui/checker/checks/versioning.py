@@ -10,11 +10,13 @@ from scim2_models import PatchOp
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import listed
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.errors import unique_value
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import header
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.registry import checker
@@ -86,11 +88,11 @@ def _create_and_read(context: CheckContext, model: type[Resource[Any]]) -> Versi
 
 
 def _header_rule(target: Versioned) -> CheckResult:
-    answers = _listed(list(target.tagged))
+    answers = listed(list(target.tagged))
     exchanges = list(target.tagged.values())
     missing = [method for method, exchange in target.tagged.items() if not _etag(exchange)]
     if missing:
-        reason = f"The answer to {_listed(missing)} of the {target.kind} carries no ETag header ({HEADER_RULE})."
+        reason = f"The answer to {listed(missing)} of the {target.kind} carries no ETag header ({HEADER_RULE})."
         return CheckResult(Status.ERROR, reason=reason, exchanges=exchanges)
     return CheckResult(Status.SUCCESS, reason=f"The answers to {answers} of the {target.kind} carry an ETag header.", exchanges=exchanges)
 
@@ -192,12 +194,8 @@ def _precondition(target: Versioned, stale: str, attempt: Attempt, left: Any, af
     return CheckResult(Status.ERROR, reason=reason, data=body_of(attempt.response), exchanges=exchanges)
 
 
-def _listed(words: list[str]) -> str:
-    return " and ".join([", ".join(words[:-1]), words[-1]] if len(words) > 1 else words)
-
-
 def _etag(exchange: Exchange) -> str | None:
-    return next((value for name, value in exchange.response_headers.items() if name.lower() == "etag"), None)
+    return header(exchange.response_headers, "ETag") or None
 
 
 def _meta_version(body: Any) -> str | None:
