@@ -215,3 +215,15 @@ def test_the_names_and_ids_the_client_chooses_start_with_scim_tui(scim_server):
     unknown = [e.url for e in exchanges if e.method == "GET" and e.status_code == 404 and "/Users/" not in e.url and "/Groups/" not in e.url]
     assert unknown and all("/scim-tui-" in url for url in unknown), unknown
     assert stored(scim_server.url) == {"User": [], "Group": []}
+
+
+def test_a_summary_names_six_failed_checks_and_counts_the_rest(serve):
+    server = serve(Broken(make_app()).answer("POST", USERS, 500, scim_error(500)))
+    with make_client(server.url, timeout=REQUEST_TIMEOUT) as scim:
+        results = list(iter_checks(scim, CheckConfig(resource_types=["User"])))
+    failed = sorted({r.title for r in results if r.resource_type == "User" and r.status.failed and r.title != "resource_type_tests"})
+    summary = next(r for r in results if r.resource_type == "User" and r.title == "resource_type_tests")
+    assert len(failed) > 6
+    named = ", ".join(failed[:6])
+    assert summary.reason.endswith(f": {named} and {len(failed) - 6} more.")
+    assert summary.reason.startswith(f"{len(failed)} check(s) failed for User")

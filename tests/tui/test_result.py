@@ -12,6 +12,7 @@ from scim_tui.checker import Status
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Mark
@@ -124,3 +125,11 @@ def test_curl_quotes_for_the_shell_and_turns_redacted_values_into_variables():
     )
     shell = subprocess.run(["sh", "-c", f"printf %s {command.split('--data-raw ')[1]}"], capture_output=True, text=True, check=True)
     assert shell.stdout == exchange.request_body
+
+
+async def test_the_detail_cites_the_rfc_of_the_check(scim_server):
+    profile = Profile(name="Local", url=scim_server.url, selection=Selection(include_tags=["discovery:strict"]))
+    async with ScimTuiApp(profile).run_test(size=SIZE) as pilot:
+        await run_checks(pilot)
+        text = shown_text(await open_row(pilot, "service_provider_config_document"))
+    assert "RFC 7643" in text and "section 5" in text and "RFC 7644" not in text.split("Reason")[0]
