@@ -191,6 +191,11 @@ def scalar_value(context: CheckContext, attribute: Attribute, avoid: Any = None)
     return string_value(attribute)
 
 
+def unique_string(kind: str = "") -> str:
+    """A value no other check and no other run chooses: "scim-tui-<kind>-<random>"."""
+    return f"{PREFIX}{f'{kind}-' if kind else ''}{uuid.uuid4().hex[:12]}"
+
+
 def string_value(attribute: Attribute) -> str:
     """A string, formatted as an e-mail address or a phone number where the attribute is one."""
     token = uuid.uuid4().hex[:12]

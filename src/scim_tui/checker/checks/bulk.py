@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,6 +22,7 @@ from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import build_resource
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -127,7 +127,7 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
     endpoint = resource_path(context, model)
     data = build_resource(context, model, fill_all=False).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
     replacement = _renamed(model, data)
-    bulk_id = f"scim-tui-{uuid.uuid4().hex[:12]}"
+    bulk_id = unique_string()
     reference = f"{endpoint}/bulkId:{bulk_id}"
     operations = [
         {"method": "POST", "path": endpoint, "bulkId": bulk_id, "data": data},

@@ -9,7 +9,6 @@ the rule: MUST or SHALL gives ERROR, the SHOULD of Table 8 gives DEVIATION.
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,10 +26,10 @@ from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.features import unclaimed
-from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -102,10 +101,6 @@ def _post(context: CheckContext, model: type[Resource[Any]], request: str, body:
     return results_of(context, mark, [judge(f"POST {resource_path(context, model)} {request}", response, refusal)])[0]
 
 
-def unique_value() -> str:
-    return f"{PREFIX}{uuid.uuid4().hex[:12]}"
-
-
 def _creation_json(context: CheckContext, model: type[Resource[Any]], values: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON of a resource to POST, with its required attributes only."""
     return build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
@@ -161,7 +156,7 @@ def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> CheckResult
     unique = unique_attribute(model)
     if unique is None:
         return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} declares no unique attribute a client writes (uniqueness server or global).")
-    values = {unique.name: unique_value()}
+    values = {unique.name: unique_string()}
     mark = len(context.exchanges)
     try:
         context.resource_manager.create_and_register(model, fill_all=False, values=values)
@@ -194,12 +189,12 @@ def patch_errors(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     path = resource_path(context, model, created.id)
     first = attributes_of(model)[0].name
     operations = [
-        (INVALID_PATH, f"a malformed path '{first}[value eq \"x\"'", {"op": "replace", "path": f'{first}[value eq "x"', "value": unique_value()}),
+        (INVALID_PATH, f"a malformed path '{first}[value eq \"x\"'", {"op": "replace", "path": f'{first}[value eq "x"', "value": unique_string()}),
         (REMOVE_WITHOUT_PATH, "a remove without a path", {"op": "remove"}),
     ]
     listed = filterable_attribute(model)
     if listed is not None:
-        missing = unique_value()
+        missing = unique_string()
         operation = {"op": "replace", "path": f'{listed.name}[value eq "{missing}"]', "value": {"value": missing}}
         operations.append((UNMATCHED_FILTER, f"a replace of {operation['path']} (a filter matching no value)", operation))
     results = [_patch(context, path, *item) for item in operations]

@@ -8,7 +8,6 @@ check lists only resources whose name starts with a prefix of its own, and compa
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
@@ -29,6 +28,7 @@ from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -90,7 +90,7 @@ def quoted(value: str) -> str:
 
 def unique_prefix(kind: str) -> str:
     """A name prefix no other check and no other run uses."""
-    return f"{PREFIX}{kind}-{uuid.uuid4().hex[:10]}-"
+    return f"{unique_string(kind)}-"
 
 
 def case_exact(attribute: Attribute) -> bool:

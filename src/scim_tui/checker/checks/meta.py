@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
@@ -24,7 +23,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.features import unclaimed
-from scim_tui.checker.filling import PREFIX
+from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -72,7 +71,7 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
       claim PATCH support.
     """
     mark = len(context.exchanges)
-    external_id = _external_id()
+    external_id = unique_string("external")
     sent = time.monotonic()
     created = context.resource_manager.create_and_register(model, fill_all=False, values={"externalId": external_id})
     creation = Update("the creation", created, sent, time.monotonic())
@@ -98,10 +97,6 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
     return [*results, *results_of(context, mark, [_id_stable(created, seen, path)]), *timeline]
 
 
-def _external_id() -> str:
-    return f"{PREFIX}external-{uuid.uuid4().hex[:12]}"
-
-
 def _attempt(context: CheckContext, method: str, path: str, update: Callable[[], Update]) -> Update | CheckResult:
     """Send an update and keep its exchanges; when it fails, an ERROR result saying why."""
     mark = len(context.exchanges)
@@ -116,7 +111,7 @@ def _attempt(context: CheckContext, method: str, path: str, update: Callable[[],
 
 def _replace(context: CheckContext, model: type[Resource[Any]], created: Resource[Any]) -> Update:
     # No meta: the resource type comes from the model, whatever meta.resourceType says.
-    replacement = created.model_copy(update={"external_id": _external_id(), "meta": None})
+    replacement = created.model_copy(update={"external_id": unique_string("external"), "meta": None})
     sent = time.monotonic()
     answer = context.client.replace(model, replacement, expected_status_codes=context.expected_status_codes)
     return Update("the PUT", _resource(answer, model, "PUT"), sent, time.monotonic())
@@ -124,7 +119,7 @@ def _replace(context: CheckContext, model: type[Resource[Any]], created: Resourc
 
 def _patch(context: CheckContext, model: type[Resource[Any]], resource_id: str) -> Update:
     """PATCH a new externalId, asking for meta back; a server that answers 204 is read back."""
-    operation = {"op": "replace", "path": "externalId", "value": _external_id()}
+    operation = {"op": "replace", "path": "externalId", "value": unique_string("external")}
     target = Target(model, resource_id, resource_path(context, model, resource_id), {})
     sent = time.monotonic()
     seen, _ = send_patch(context, target, [operation], ["meta"])

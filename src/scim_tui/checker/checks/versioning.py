@@ -12,13 +12,13 @@ from scim2_models import Resource
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import listed
 from scim_tui.checker.checks.crud import resource_path
-from scim_tui.checker.checks.errors import unique_value
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import header
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -77,7 +77,7 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
 def _create_and_read(context: CheckContext, model: type[Resource[Any]]) -> Versioned:
     name = name_attribute(model)
     attribute = name.name if name else "externalId"
-    created = context.resource_manager.create_and_register(model, fill_all=False, values={attribute: unique_value()})
+    created = context.resource_manager.create_and_register(model, fill_all=False, values={attribute: unique_string()})
     post = context.exchanges[-1]
     path = resource_path(context, model, created.id)
     response = context.client.request("GET", path)
@@ -124,7 +124,7 @@ def _not_modified(context: CheckContext, target: Versioned, version: str) -> Che
 
 def _stale_requests(context: CheckContext, target: Versioned, stale: str) -> list[CheckResult]:
     """Make `stale` an old version with a PUT, then send PUT, PATCH and DELETE conditioned on it."""
-    changed = unique_value()
+    changed = unique_string()
     response = send_json(context, "PUT", target.path, _replacement(target, changed))
     if not 200 <= response.status_code < 300:
         reason = f"PUT {target.path} changing {target.attribute} answered {response.status_code}, so no version could be made stale (RFC 7644 §3.5.1)."
@@ -157,7 +157,7 @@ class Attempt:
 
 def _conditional(context: CheckContext, target: Versioned, method: str, stale: str) -> Attempt:
     condition = {"If-Match": stale}
-    value = None if method == "DELETE" else unique_value()
+    value = None if method == "DELETE" else unique_string()
     if method == "PUT":
         response = send_json(context, "PUT", target.path, _replacement(target, value), condition)
     elif method == "PATCH":
