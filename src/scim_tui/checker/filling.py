@@ -116,6 +116,17 @@ def attributes_of(model: type[BaseModel]) -> list[Attribute]:
     return [Attribute(model, name) for name in model.model_fields if name not in NOT_ATTRIBUTES]
 
 
+def sub_attributes(attribute: Attribute) -> dict[str, Attribute]:
+    """The sub-attributes of a complex attribute, by SCIM name."""
+    return {sub.name: sub for sub in attributes_of(attribute.root_type)}
+
+
+def complex_lists(model: type[Resource[Any]]) -> list[tuple[Attribute, dict[str, Attribute]]]:
+    """The multi-valued complex attributes of a model (emails, members ...), each with its
+    sub-attributes by name: where value filters (``emails[type eq "work"]``) apply."""
+    return [(attribute, sub_attributes(attribute)) for attribute in attributes_of(model) if attribute.multi_valued and attribute.is_complex]
+
+
 def name_attribute(model: type[Resource[Any]]) -> Attribute | None:
     """The attribute that names a resource: the first required, writable, single-valued string
     of its schema (userName for a User, displayName for a Group), or None when it has none."""

@@ -29,6 +29,7 @@ from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -212,9 +213,11 @@ def _patch(context: CheckContext, path: str, refusal: Refusal, what: str, operat
 
 def filterable_attribute(model: type[Resource[Any]]) -> Attribute | None:
     """A writable multi-valued complex attribute with a string "value" sub-attribute (emails, members)."""
-    for attribute in attributes_of(model):
-        if attribute.is_complex and attribute.multi_valued and attribute.mutability == Mutability.read_write:
-            sub = attribute.root_type
-            if "value" in sub.model_fields and Attribute(sub, "value").root_type is str:
-                return attribute
-    return None
+    return next(
+        (
+            attribute
+            for attribute, subs in complex_lists(model)
+            if attribute.mutability == Mutability.read_write and "value" in subs and subs["value"].root_type is str
+        ),
+        None,
+    )

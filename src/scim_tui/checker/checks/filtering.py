@@ -26,8 +26,9 @@ from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
-from scim_tui.checker.filling import attributes_of
+from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import sub_attributes
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -132,11 +133,7 @@ def list_page(context: CheckContext, model: type[Resource[Any]], **params: Any) 
 
 def typed_filter_attribute(model: type[Resource[Any]]) -> Attribute | None:
     """A writable multi-valued complex attribute with a `type` sub-attribute (emails, members ...)."""
-    for attribute in attributes_of(model):
-        if attribute.multi_valued and attribute.is_complex and attribute.writable:
-            if any(sub.name == "type" for sub in attributes_of(attribute.root_type)):
-                return attribute
-    return None
+    return next((attribute for attribute, subs in complex_lists(model) if attribute.writable and "type" in subs), None)
 
 
 @dataclass
@@ -170,7 +167,7 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
 def _typed_values(context: CheckContext, attribute: Attribute) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """A value of a typed complex attribute for the resource to find, and one of another type for
     a resource the filter must leave out (None when no other type can be given)."""
-    kinds = next(sub for sub in attributes_of(attribute.root_type) if sub.name == "type").canonical_values
+    kinds = sub_attributes(attribute)["type"].canonical_values
     found = attribute_value(context, attribute)[0]
     if "$ref" in found:  # its type names what the reference points to: keep it
         return found, None

@@ -31,9 +31,11 @@ from scim_tui.checker.filling import URI_REFERENCE_TYPES
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
+from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import object_value
 from scim_tui.checker.filling import scalar_value
 from scim_tui.checker.filling import string_value
+from scim_tui.checker.filling import sub_attributes
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -42,17 +44,9 @@ PREFERRED_TYPE = "work"
 """The type identity providers select most (``emails[type eq "work"]``), when the schema offers it."""
 
 
-def _sub_attributes(attribute: Attribute) -> dict[str, Attribute]:
-    return {sub.name: sub for sub in attributes_of(attribute.root_type)}
-
-
 def _complex_multi_valued(model: type[Resource[Any]]) -> list[tuple[Attribute, dict[str, Attribute]]]:
     """The modifiable multi-valued complex attributes of a model, with their sub-attributes by name."""
-    return [
-        (attribute, _sub_attributes(attribute))
-        for attribute in attributes_of(model)
-        if attribute.multi_valued and attribute.is_complex and attribute.mutability is Mutability.read_write
-    ]
+    return [(attribute, subs) for attribute, subs in complex_lists(model) if attribute.mutability is Mutability.read_write]
 
 
 def typed_attribute(model: type[Resource[Any]]) -> Attribute | None:
@@ -136,7 +130,7 @@ def patch_filtered_replace(context: CheckContext, model: type[Resource[Any]]) ->
     unmet = _unmet(context, attribute, f"{model.__name__} has no modifiable multi-valued attribute with a type and a value (such as emails) to select by a value filter.")
     if unmet:
         return unmet
-    subs = _sub_attributes(attribute)
+    subs = sub_attributes(attribute)
     chosen, other = _types(subs["type"])
     values = [{"type": kind, "value": scalar_value(context, subs["value"])} for kind in (chosen, other)]
     target = _created(context, model, {attribute.name: values})
