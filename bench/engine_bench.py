@@ -77,20 +77,37 @@ def server(*args: str):
         process.wait(timeout=10)
 
 
-@contextmanager
-def counted_client(url: str):
-    """A scim2-client whose HTTP requests are counted."""
+def counter(http: httpx2.Client) -> list[int]:
+    """Count the HTTP requests this client sends, in the list's one item."""
     count = [0]
 
     def on_request(request: httpx2.Request) -> None:
         count[0] += 1
 
-    with httpx2.Client(base_url=url, event_hooks={"request": [on_request]}, timeout=60) as http:
-        yield SyncSCIMClient(http), count
+    http.event_hooks["request"].append(on_request)
+    return count
+
+
+@contextmanager
+def plain_client(url: str):
+    """A scim2-client on a plain httpx2 client, as scim2-tester is used; with its request count."""
+    with httpx2.Client(base_url=url, timeout=60) as http:
+        yield SyncSCIMClient(http), counter(http)
+
+
+@contextmanager
+def scim_tui_client(url: str):
+    """The client scim-tui itself builds for a profile (its transport included); with its request count."""
+    from scim_tui.connect import open_client
+    from scim_tui.profiles import Profile
+
+    with open_client(Profile(name="bench", url=url, timeout=60)) as connection:
+        yield connection.client, counter(connection.client.client)
 
 
 def measure(run: Callable[[Any], list[Any]], target: Server) -> Measure:
-    with counted_client(target.url) as (client, count):
+    connect = plain_client if run is scim2_tester_run else scim_tui_client
+    with connect(target.url) as (client, count):
         server_cpu = target.cpu()
         cpu, wall = time.process_time(), time.perf_counter()
         results = run(client)

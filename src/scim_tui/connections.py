@@ -1,0 +1,150 @@
+"""HTTP/1.1 connections for the transport: sockets bounded by a deadline, kept alive in a pool.
+
+The standard library's http.client speaks the protocol (status line, headers, chunked and
+sized bodies); this module gives it sockets. Every read and write of a socket waits at most
+what is left of its request's deadline, so a server that drips one byte at a time is cut
+off when the request's time is up, not after one timeout per byte.
+"""
+
+from __future__ import annotations
+
+import http.client
+import select
+import socket
+import ssl
+import threading
+import time
+from typing import Any
+
+KEEPALIVE_SECONDS = 5.0
+"""How long an idle connection is kept for the next request."""
+MAX_IDLE_PER_ORIGIN = 16
+"""Idle connections kept per origin: more than the concurrency a run uses."""
+
+
+class DeadlinePassed(TimeoutError):
+    """The request's deadline passed before a socket operation could start."""
+
+
+def _left(deadline: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise DeadlinePassed("the request's deadline passed")
+    return left
+
+
+class _DeadlineSocket(socket.socket):
+    """A TCP socket whose every read and write waits at most until `deadline`."""
+
+    deadline = float("inf")
+
+    def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
+        self.settimeout(_left(self.deadline))
+        return super().recv_into(buffer, nbytes, flags)
+
+    def sendall(self, data: Any, flags: int = 0) -> None:
+        self.settimeout(_left(self.deadline))
+        super().sendall(data, flags)
+
+
+class _DeadlineTLSSocket(ssl.SSLSocket):
+    """The same over TLS."""
+
+    deadline = float("inf")
+
+    def recv_into(self, buffer: Any, nbytes: int | None = None, flags: int = 0) -> int:
+        self.settimeout(_left(self.deadline))
+        return super().recv_into(buffer, nbytes, flags)
+
+    def sendall(self, data: Any, flags: int = 0) -> None:
+        self.settimeout(_left(self.deadline))
+        super().sendall(data, flags)
+
+
+Origin = tuple[str, str, int]
+"""Scheme, host and port."""
+
+
+class Connection(http.client.HTTPConnection):
+    """One kept-alive HTTP/1.1 connection on a deadline socket (never opening one by itself)."""
+
+    auto_open = 0
+
+    def __init__(self, origin: Origin, sock: _DeadlineSocket | _DeadlineTLSSocket):
+        super().__init__(origin[1], origin[2])
+        self.origin = origin
+        self.sock = sock
+        self.idle_since = time.monotonic()
+
+    def bound(self, deadline: float) -> None:
+        """Bound the socket's operations by this request's deadline."""
+        self.sock.deadline = deadline
+
+    def reusable(self) -> bool:
+        """Open, not idle for too long, and not closed (nor written to) by the server meanwhile."""
+        if self.sock is None or time.monotonic() - self.idle_since > KEEPALIVE_SECONDS:
+            return False
+        readable, _, _ = select.select([self.sock], [], [], 0)
+        return not readable
+
+
+class Pool:
+    """Idle connections by origin, shared by the threads of a run."""
+
+    def __init__(self, ssl_context: ssl.SSLContext):
+        # The profile's own context: it now wraps sockets as deadline sockets.
+        ssl_context.sslsocket_class = _DeadlineTLSSocket
+        self._ssl_context = ssl_context
+        self._idle: dict[Origin, list[Connection]] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def connection(self, origin: Origin, deadline: float) -> Connection:
+        """An idle connection to the origin that is still good, or a new one (connect errors raised as they come)."""
+        while True:
+            with self._lock:
+                idle = self._idle.get(origin)
+                connection = idle.pop() if idle else None
+            if connection is None:
+                break
+            if connection.reusable():
+                connection.bound(deadline)
+                return connection
+            connection.close()
+        return Connection(origin, self._connect(origin, deadline))
+
+    def _connect(self, origin: Origin, deadline: float) -> _DeadlineSocket | _DeadlineTLSSocket:
+        scheme, host, port = origin
+        raw = socket.create_connection((host, port), timeout=_left(deadline))
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock = _DeadlineSocket(fileno=raw.detach())
+        sock.deadline = deadline
+        if scheme != "https":
+            return sock
+        sock.settimeout(_left(deadline))  # the handshake's time
+        try:
+            tls = self._ssl_context.wrap_socket(sock, server_hostname=host)
+        except BaseException:
+            sock.close()
+            raise
+        tls.deadline = deadline
+        return tls
+
+    def release(self, connection: Connection) -> None:
+        """Keep a connection whose response was read whole for the next request."""
+        connection.idle_since = time.monotonic()
+        with self._lock:
+            idle = self._idle.setdefault(connection.origin, [])
+            if not self._closed and connection.sock is not None and len(idle) < MAX_IDLE_PER_ORIGIN:
+                idle.append(connection)
+                return
+        connection.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            connections = [c for idle in self._idle.values() for c in idle]
+            self._idle.clear()
+        for connection in connections:
+            connection.close()
+
