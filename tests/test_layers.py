@@ -12,6 +12,7 @@ PLAIN_MODULES = [
     "scim_tui.profiles",
     "scim_tui.connect",
     "scim_tui.transport",
+    "scim_tui.connections",
     "scim_tui.oauth",
     "scim_tui.demo",
     "scim_tui.reports",
