@@ -73,6 +73,7 @@ class GuardedTransport(httpx2.BaseTransport):
         headers = response.getheaders()
         declared = response.getheader("Content-Length", "")
         if declared.isdigit() and int(declared) > self.max_response_bytes:
+            response.close()
             connection.close()
             raise self.too_large(request)
         decoder = _decoder(response.getheader("Content-Encoding", ""))

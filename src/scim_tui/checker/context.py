@@ -40,8 +40,9 @@ class Discovery:
 class CheckContext:
     """The context a checker runs in (SPEC.md §2.5).
 
-    One context is made per check, sharing the client, the configuration and the
-    run's discovery, with its own resource manager and its own exchange list.
+    One context is made per check, sharing the client, the configuration, the run's
+    discovery and the resources references point at, with its own resource manager
+    and its own exchange list.
     """
 
     def __init__(
@@ -51,6 +52,7 @@ class CheckContext:
         discovery: Discovery | None = None,
         exchanges: list[Exchange] | None = None,
         stopping: threading.Event | None = None,
+        references: References | None = None,
     ):
         self.client = client
         self.conf = conf or CheckConfig()
@@ -59,10 +61,15 @@ class CheckContext:
         self.stopping = stopping or threading.Event()
         """Set when the run ends early: the checks still running send nothing but clean-up."""
         self.resource_manager = ResourceManager(self)
+        self.references = references or References(self.resource_manager)
+        """The resources references point at, shared by the checks of the run (held by the run's
+        own resource manager, so deleted when the run ends)."""
+        self.pointed_at: set[str] = set()
+        """The ids of the shared resources this check's references point at."""
 
     def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
         """A context for another check of the same run."""
-        return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping)
+        return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references)
 
     @property
     def expected_status_codes(self) -> list[int]:
@@ -135,6 +142,11 @@ class ResourceManager:
             meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
             self.created.append(CreatedResource(model, str(resource_id), str(meta.get("resourceType") or "")))
 
+    def located(self, location: str) -> CreatedResource | None:
+        """The resource of this manager at this location (a `$ref`), if there is one."""
+        location = location.rstrip("/")
+        return next((item for item in self.created if location.endswith(f"/{item.id}")), None)
+
     def forget(self, resource_id: str) -> None:
         """Stop tracking a resource the check deleted itself."""
         self.created = [item for item in self.created if item.id != resource_id]
@@ -178,6 +190,40 @@ class ResourceManager:
             return bool(resource_type) and self.context.client.get_resource_model(resource_type) is model
         except Exception:
             return False
+
+
+class References:
+    """Resources made for references to point at (a manager, a group's members), shared by the
+    checks of a run instead of made again for each reference.
+
+    A check's references never point twice at the same resource: the resource a replacement
+    points at differs from the one it replaces, as when each reference had a resource of its
+    own. A resource is made, by the check that first needs it (its exchanges show the POST),
+    with its required attributes only; the run's own resource manager holds it, and deletes
+    it when the run ends.
+    """
+
+    def __init__(self, manager: ResourceManager):
+        self.manager = manager
+        self._made: dict[type[Resource[Any]], list[Resource[Any]]] = {}
+        self._lock = threading.RLock()  # held while making one, which may need references itself
+
+    def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
+        """A resource of `model` this check's references do not point at yet, made if there is none."""
+        with self._lock:
+            made = self._made.setdefault(model, [])
+            resource = next((item for item in made if str(item.id) not in context.pointed_at), None)
+            if resource is None:
+                resource = context.resource_manager.create_and_register(model, fill_all=False)
+                context.resource_manager.forget(str(resource.id))
+                self.manager.register(resource)
+                made.append(resource)
+        context.pointed_at.add(str(resource.id))
+        return resource
+
+    def located(self, location: str) -> CreatedResource | None:
+        """The shared resource at this location (its `$ref`), if it is one."""
+        return self.manager.located(location)
 
 
 def _id_in_location(post: Exchange) -> str | None:

@@ -161,18 +161,47 @@ def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[Check
 
 def _run_suites(context: CheckContext, suites: list[_Suite]) -> Iterator[CheckResult]:
     """Run the steps of several resource types together (no type waits for another), and
-    yield their results type by type, each followed by its summary."""
+    yield their results type by type, each followed by its summary.
+
+    Once every check ended, the resources their references pointed at are deleted: the
+    last result of the last suite that ran anything waits for that, and names what could
+    not be deleted.
+    """
     outcomes = _outcomes(context, [step for suite in suites for step in suite.steps])
-    with closing(outcomes):  # a closed run stops here, once the running checks have cleaned up
-        for suite in suites:
-            yield from suite.skipped
-            results: list[CheckResult] = []
-            for _ in suite.steps:
-                step_results = next(outcomes)
-                results.extend(step_results)
-                yield from step_results
-            if suite.summary is not None:
-                yield _summarize(context, suite.summary, results)
+    ran = [index for index, suite in enumerate(suites) if suite.steps or suite.summary]
+    try:
+        with closing(outcomes):  # a closed run stops here, once the running checks have cleaned up
+            for index, suite in enumerate(suites):
+                yield from suite.skipped
+                results: list[CheckResult] = []
+                for number in range(1, len(suite.steps) + 1):
+                    step_results = next(outcomes)
+                    results.extend(step_results)
+                    if index == ran[-1] and number == len(suite.steps) and suite.summary is None and step_results:
+                        _delete_shared(context, step_results[-1])
+                    yield from step_results
+                if suite.summary is not None:
+                    summary = _summarize(context, suite.summary, results)
+                    if index == ran[-1]:
+                        _delete_shared(context, summary)
+                    yield summary
+    finally:
+        context.references.manager.cleanup()  # a run closed early: nothing left to report it on
+
+
+def _delete_shared(context: CheckContext, last: CheckResult) -> None:
+    """Delete the resources the run's references pointed at; name on `last` what could not be."""
+    leftovers = context.references.manager.cleanup()
+    if not leftovers:
+        return
+    told = _leftovers_sentence(last.leftovers)
+    reason = (last.reason or "").removesuffix(told).rstrip() if last.leftovers else last.reason or ""
+    last.leftovers = [*last.leftovers, *leftovers]
+    last.reason = f"{reason} {_leftovers_sentence(last.leftovers)}".strip()
+
+
+def _leftovers_sentence(leftovers: list[str]) -> str:
+    return f"Clean-up failed: left on the server: {', '.join(leftovers)}."
 
 
 def _summarize(context: CheckContext, step: Step, results: list[CheckResult]) -> CheckResult:
@@ -309,7 +338,7 @@ def _finish(
         result.leftovers = list(leftovers)
     if leftovers and results:
         last = results[-1]
-        last.reason = f"{last.reason or ''} Clean-up failed: left on the server: {', '.join(leftovers)}.".strip()
+        last.reason = f"{last.reason or ''} {_leftovers_sentence(leftovers)}".strip()
     if context.conf.raise_exceptions:
         for result in results:
             if result.status.failed:

@@ -224,7 +224,7 @@ def _names(attribute: Attribute, kind: str) -> bool:
 
 
 def reference_value(context: CheckContext, attribute: Attribute) -> str:
-    """A URI, or the location of a resource created (and registered) for the reference."""
+    """A URI, or the location of a resource made for references to point at (see References)."""
     types = attribute.reference_types or ()
     if not types or URI_REFERENCE_TYPES & set(types):
         return f"https://{PREFIX}{uuid.uuid4().hex[:12]}.example.com/"
@@ -233,13 +233,14 @@ def reference_value(context: CheckContext, attribute: Attribute) -> str:
 
 
 def referenced_resource(context: CheckContext, types: tuple[str, ...], referrer: type[BaseModel]) -> Resource[Any]:
-    """Create, and register for deletion, a resource of one of `types` (another type than the referrer's when possible)."""
+    """A resource of one of `types` (another type than the referrer's when possible) for a
+    reference of this check to point at: shared with the other checks of the run."""
     models = [model for name in types if (model := context.client.get_resource_model(name)) is not None]
     if not models:
         raise ValueError(f"No resource type of the server matches the reference types {', '.join(types)}.")
     others = [model for model in models if model is not referrer]
     with _deeper(types):
-        return context.resource_manager.create_and_register((others or models)[0], fill_all=False)
+        return context.references.point_at(context, (others or models)[0])
 
 
 @contextmanager
@@ -259,10 +260,7 @@ def link_reference(context: CheckContext, model: type[BaseModel], data: dict[str
     location = data.get("$ref")
     if not isinstance(location, str):
         return
-    created = next(
-        (item for item in context.resource_manager.created if location.rstrip("/").endswith(f"/{item.id}")),
-        None,
-    )
+    created = context.references.located(location) or context.resource_manager.located(location)
     if created is None:
         return
     fields = {attribute.name: attribute for attribute in attributes_of(model)}

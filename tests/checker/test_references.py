@@ -1,0 +1,97 @@
+"""The resources references point at (a manager, a group's members): made once and shared by
+the checks of a run, never pointed at twice by one check, deleted when the run ends."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckContext
+from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import recording
+from scim_tui.checker.filling import build_resource
+from tests.checker.test_full_run import holdings
+from tests.checker.test_full_run import pet_app
+from tests.servers import Broken
+from tests.servers import make_client
+
+
+@pytest.fixture
+def run_context(serve):
+    """The root context of a run on a fresh server with the Pet resource type, the server described."""
+    server = serve(pet_app())
+    with make_client(server.url) as scim:
+        list(iter_checks(scim, CheckConfig(include_tags={"discovery"})))
+        yield CheckContext(scim), server.url
+
+
+def body(text: str | None) -> dict:
+    """A recorded JSON body; {} for one cut short in the record (long bodies are)."""
+    try:
+        return json.loads(text or "{}")
+    except ValueError:
+        return {}
+
+
+def owner_and_vet(context: CheckContext) -> tuple[str, str]:
+    """A Pet's owner (a User $ref) and vet (a complex value with its User id), as their User ids."""
+    pet = build_resource(context, context.client.get_resource_model("Pet")).model_dump()
+    return pet["owner"].rsplit("/", 1)[1], pet["vet"]["value"]
+
+
+def test_the_checks_of_a_run_point_at_the_same_resources(run_context):
+    root, _ = run_context
+    first, second = root.fork(), root.fork()
+    pointed = owner_and_vet(first)
+    assert owner_and_vet(second) == pointed
+    assert first.resource_manager.created == [] and second.resource_manager.created == []
+    assert {item.id for item in root.references.manager.created} == set(pointed)
+
+
+def test_a_check_never_points_twice_at_the_same_resource(run_context):
+    root, _ = run_context
+    check = root.fork()
+    owner, vet = owner_and_vet(check)
+    again = owner_and_vet(check)
+    assert owner != vet
+    assert not {owner, vet} & set(again)
+    assert len(root.references.manager.created) == 4
+
+
+def test_the_check_that_makes_a_shared_resource_shows_its_creation(run_context):
+    root, _ = run_context
+    with recording() as made:
+        owner, _ = owner_and_vet(root.fork(made))
+    with recording() as reused:
+        owner_and_vet(root.fork(reused))
+    assert owner in [body(e.response_body).get("id") for e in made if e.method == "POST"]
+    assert [e for e in reused if e.method == "POST"] == []
+
+
+def test_a_run_deletes_what_its_references_pointed_at(serve):
+    server = serve(pet_app())
+    before = holdings(server.url)
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(jobs=4, include_tags={"crud"})))
+    assert holdings(server.url) == before
+    assert all(r.leftovers == [] for r in results)
+    required_only = [
+        e for r in results for e in r.exchanges
+        if e.method == "POST" and e.status_code == 201 and urlsplit(e.url).path == "/v2/Users" and set(body(e.request_body)) == {"schemas", "userName"}
+    ]
+    # Each made once, a handful in all: as many as one check points at (32 without sharing).
+    assert 1 <= len(required_only) == len({e.response_body for e in required_only}) <= 5
+
+
+def test_what_a_run_could_not_delete_is_named_on_its_last_result(serve):
+    server = serve(Broken(pet_app()).answer("DELETE", "/v2/Users/.*", 500, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "500"}))
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud:create"})))
+    pet = next(r for r in results if r.title == "object_creation" and r.resource_type == "Pet")
+    last = results[-1]
+    made = {body(e.response_body)["id"] for e in pet.exchanges if e.method == "POST" and urlsplit(e.url).path == "/v2/Users"}
+    assert made and all(f"User/{user_id}" in last.leftovers for user_id in made)
+    assert "Clean-up failed: left on the server:" in last.reason
