@@ -138,6 +138,13 @@ def test_refused_credentials_are_exit_2(serve):
     assert f"{url} refused the credentials: 401 Unauthorized" in line
 
 
+def test_a_wrong_token_is_exit_2_though_the_server_config_needs_none(serve):
+    url = serve(make_app(bearer_tokens=["the-token"])).url
+    line = one_line_error(scim_tui("check", "--url", url, "--bearer-token-env", "WRONG_TOKEN", env={"WRONG_TOKEN": "not-the-token"}))
+    assert f"{url} refused the credentials: GET /v2/ResourceTypes answered 401 Unauthorized" in line
+    assert "not-the-token" not in line
+
+
 def test_a_server_that_answers_discovery_badly_is_checked_not_refused(serve):
     url = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 500, scim_error(500))).url
     process = scim_tui("check", "--url", url, "--include-tags", "service-provider-config")

@@ -250,6 +250,29 @@ def test_connection_test_explains_a_refusal(serve, status, expected):
     assert outcome.message.startswith(expected.format(ms=f"{outcome.elapsed * 1000:.0f}"))
 
 
+def test_connection_test_tries_the_credentials_where_the_server_asks_for_them(serve):
+    """scim2-server serves /ServiceProviderConfig to anyone: a wrong token shows on /ResourceTypes."""
+    url = serve(make_app(bearer_tokens=["the-right-one"])).url
+    wrong = connect.test_connection(Profile(name="x", url=url, auth=Auth(kind=AuthKind.BEARER, token="the-wrong-one")))
+    assert (wrong.ok, wrong.status_code) == (False, 401)
+    assert wrong.message == f"GET /v2/ResourceTypes answered 401 Unauthorized in {wrong.elapsed * 1000:.0f} ms: check the profile's authentication."
+    right = connect.test_connection(Profile(name="x", url=url, auth=Auth(kind=AuthKind.BEARER, token="the-right-one")))
+    assert (right.ok, right.status_code) == (True, 200)
+
+
+def test_connection_test_tries_the_credentials_on_a_resource_endpoint(serve):
+    url = serve(Broken(make_app()).answer("GET", "/v2/Users", 403, scim_error(403))).url
+    outcome = connect.test_connection(Profile(name="x", url=url))
+    assert (outcome.ok, outcome.status_code) == (False, 403)
+    assert outcome.message.startswith("GET /v2/Users answered 403 Forbidden in ")
+
+
+def test_connection_test_leaves_other_answers_to_the_checks(serve):
+    url = serve(Broken(make_app()).answer("GET", "/v2/ResourceTypes", 200, b"<html>not SCIM</html>", [("Content-Type", "text/html")])).url
+    outcome = connect.test_connection(Profile(name="x", url=url))
+    assert outcome.ok and outcome.message.startswith("200 OK in ")
+
+
 def test_connection_test_on_a_closed_port():
     outcome = connect.test_connection(Profile(name="x", url="http://127.0.0.1:9/v2"))
     assert (outcome.ok, outcome.status_code) == (False, None)

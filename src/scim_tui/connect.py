@@ -31,6 +31,9 @@ from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
 from scim_tui.transport import GuardedTransport
 
+REFUSED = (401, 403)
+"""The statuses that refuse a request's credentials."""
+
 
 class ConnectError(Exception):
     """A profile that cannot be turned into a client; the message is one line naming the fix."""
@@ -106,14 +109,46 @@ def test_connection(profile: Profile) -> ConnectionTest:
 
 
 def probe(connection: Connection) -> ConnectionTest:
-    """GET /ServiceProviderConfig on an open connection: the status and time, or why it failed."""
+    """GET /ServiceProviderConfig on an open connection: the status and time, or why it failed.
+
+    Servers often serve that document without credentials, so once it answers, the credentials
+    are tried on a resource endpoint too (the first /ResourceTypes names): a refusal there is
+    the test's outcome.
+    """
+    http = connection.client.client
     started = time.perf_counter()
     try:
-        response = connection.client.client.get("/ServiceProviderConfig")
+        response = http.get("/ServiceProviderConfig")
+        elapsed = time.perf_counter() - started
+        refusal = _refusal(http) if response.status_code == 200 else None
     except (httpx2.RequestError, TokenError) as exc:
         return ConnectionTest(False, None, time.perf_counter() - started, str(exc))
-    elapsed = time.perf_counter() - started
+    if refusal is not None:
+        took = refusal.elapsed.total_seconds()
+        return ConnectionTest(False, refusal.status_code, took, f"GET {refusal.url.path} answered {_answer(refusal, took)}")
     return ConnectionTest(response.status_code == 200, response.status_code, elapsed, _answer(response, elapsed))
+
+
+def _refusal(http: httpx2.Client) -> httpx2.Response | None:
+    """The answer that refuses the credentials, on /ResourceTypes or the first resource endpoint; None when neither does."""
+    listed = http.get("/ResourceTypes")
+    if listed.status_code in REFUSED:
+        return listed
+    endpoint = _first_endpoint(listed)
+    if endpoint is None:
+        return None
+    answer = http.get(endpoint, params={"count": 1})
+    return answer if answer.status_code in REFUSED else None
+
+
+def _first_endpoint(listed: httpx2.Response) -> str | None:
+    """The endpoint of the first resource type in a /ResourceTypes answer, when it names one."""
+    try:
+        resources = listed.json().get("Resources") or []
+        endpoint = resources[0].get("endpoint")
+    except (ValueError, AttributeError, IndexError, TypeError):
+        return None
+    return endpoint if isinstance(endpoint, str) and endpoint.startswith("/") and "//" not in endpoint else None
 
 
 test_connection.__test__ = False  # type: ignore[attr-defined]  # not a pytest test, despite its name

@@ -24,6 +24,7 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import is_sensitive
 from scim_tui.checker.registry import tag_matches
+from scim_tui.connect import REFUSED
 from scim_tui.connect import Connection
 from scim_tui.connect import open_client
 from scim_tui.connect import probe
@@ -41,10 +42,6 @@ from scim_tui.reports.text import summary_lines
 
 FAIL_ON = {"compliant": Status.COMPLIANT, "acceptable": Status.ACCEPTABLE, "deviation": Status.DEVIATION, "error": Status.ERROR, "critical": Status.CRITICAL}
 """--fail-on: the least bad status that fails the run."""
-
-
-REFUSED = (401, 403)
-"""Answers to GET /ServiceProviderConfig that mean the credentials are wrong: no point in running the checks."""
 
 
 class UsageError(Exception):
