@@ -141,7 +141,7 @@ def test_skipped_when_filter_is_not_claimed(serve, checker):
 def test_a_malformed_filter_gets_400_invalid_filter_from_scim2_server(scim_server, resource_type):
     [result] = run(scim_server.url, "filter_invalid", resource_type)
     assert result.status is Status.SUCCESS, result.reason
-    assert "answered 400 with scimType invalidFilter" in result.reason
+    assert 'answered 400 with a SCIM Error of scimType "invalidFilter"' in result.reason
     [exchange] = result.exchanges
     assert "filter=%28" in exchange.url
 
@@ -151,14 +151,21 @@ def test_a_malformed_filter_answered_with_a_list_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_query("GET", USERS, lambda params: {k: v for k, v in ignoring(params).items() if v}))
     [result] = run(server.url, "filter_invalid")
     assert result.status is Status.ERROR
-    assert "answered 200 instead of 400 with scimType invalidFilter" in result.reason
+    assert "(an unclosed parenthesis) answered 200 instead of 400 (RFC 7644 §3.4.2.2 and §3.12, Table 9)" in result.reason
 
 
 def test_a_400_without_invalid_filter_is_a_deviation(serve):
     server = serve(Broken(make_app()).rewrite_json("GET", USERS, lambda body: {k: v for k, v in body.items() if k != "scimType"}))
     [result] = run(server.url, "filter_invalid")
     assert result.status is Status.DEVIATION
-    assert "answered 400, but its scimType is null, not invalidFilter" in result.reason
+    assert 'answered 400 with no scimType instead of "invalidFilter"' in result.reason
+
+
+def test_a_400_that_is_not_a_scim_error_is_an_error_as_for_every_refusal(serve):
+    server = serve(Broken(make_app()).rewrite("GET", USERS, lambda answer: (answer[0], [("Content-Type", "text/html")], b"<h1>Bad filter</h1>") if answer[0] == 400 else answer))
+    [result] = run(server.url, "filter_invalid")
+    assert result.status is Status.ERROR
+    assert "answered 400" in result.reason and "(RFC 7644 §3.12, MUST)" in result.reason
 
 
 class Nameless(Resource):

@@ -9,7 +9,6 @@ the rule: MUST or SHALL gives ERROR, the SHOULD of Table 8 gives DEVIATION.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from scim2_models import Context
@@ -20,8 +19,9 @@ from scim2_models import Uniqueness
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import Refusal
+from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import results_of
-from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_reason
@@ -38,55 +38,12 @@ from scim_tui.checker.results import Status
 UNIQUE = (Uniqueness.server, Uniqueness.global_)
 
 
-@dataclass(frozen=True)
-class Refusal:
-    """How a server must refuse one kind of bad request."""
-
-    status: int
-    scim_type: str
-    rule: str
-    """The section and keyword the refusal comes from, as a reason quotes it."""
-    missed: Status = Status.ERROR
-    """The status of a wrong HTTP status or scimType: ERROR for MUST/SHALL, DEVIATION for SHOULD."""
-    lenient: str | None = None
-    """The SHOULD a server breaks by accepting the request, when accepting it is only a DEVIATION."""
-
-    @property
-    def met(self) -> Status:
-        return Status.COMPLIANT if self.missed is Status.DEVIATION else Status.SUCCESS
-
-
 INVALID_SYNTAX = Refusal(400, "invalidSyntax", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
 MISSING_REQUIRED = Refusal(400, "invalidValue", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
 DUPLICATE = Refusal(409, "uniqueness", "RFC 7644 §3.3, MUST", lenient="RFC 7643 §2.2: a server-unique value SHOULD be unique")
 INVALID_PATH = Refusal(400, "invalidPath", "RFC 7644 §3.5.2, SHALL")
 REMOVE_WITHOUT_PATH = Refusal(400, "noTarget", "RFC 7644 §3.5.2.2")
 UNMATCHED_FILTER = Refusal(400, "noTarget", "RFC 7644 §3.5.2.3, SHALL")
-
-
-def judge(request: str, response: Any, refusal: Refusal) -> CheckResult:
-    """The result of one request the server should have refused."""
-    payload = body_of(response)
-    code = response.status_code
-    if code < 400 and refusal.lenient:
-        return CheckResult(Status.DEVIATION, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.lenient}).", data=payload)
-    if code < 400:
-        return CheckResult(refusal.missed, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.rule}).", data=payload)
-    problems: list[tuple[Status, str]] = []
-    if code != refusal.status:
-        problems.append((refusal.missed, f"instead of {refusal.status} ({refusal.rule})"))
-    body_problem = scim_error_problem(payload, code)
-    if body_problem:
-        problems.append((Status.ERROR, f"{body_problem} (RFC 7644 §3.12, MUST)"))
-    elif payload.get("scimType") != refusal.scim_type:
-        scim_type = f'scimType "{payload["scimType"]}"' if payload.get("scimType") else "no scimType"
-        problems.append((refusal.missed, f'with {scim_type} instead of "{refusal.scim_type}" ({refusal.rule})'))
-    if not problems:
-        reason = f'{request} answered {code} with a SCIM Error of scimType "{refusal.scim_type}".'
-        return CheckResult(refusal.met, reason=reason, data=payload)
-    status = max(worst for worst, _ in problems)
-    reason = f"{request} answered {code} {', and '.join(text for _, text in problems)}."
-    return CheckResult(status, reason=reason, data=payload)
 
 
 def _post(context: CheckContext, model: type[Resource[Any]], request: str, body: Any, refusal: Refusal) -> CheckResult:
@@ -99,7 +56,7 @@ def _post(context: CheckContext, model: type[Resource[Any]], request: str, body:
     payload = body_of(response)
     if 200 <= response.status_code < 300 and isinstance(payload, dict) and payload.get("id"):
         context.resource_manager.register(model.model_construct(id=str(payload["id"])))
-    return results_of(context, mark, [judge(f"POST {resource_path(context, model)} {request}", response, refusal)])[0]
+    return results_of(context, mark, [judge_refusal(f"POST {resource_path(context, model)} {request}", response, refusal)])[0]
 
 
 def _creation_json(context: CheckContext, model: type[Resource[Any]], values: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -208,7 +165,7 @@ def patch_errors(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
 def _patch(context: CheckContext, path: str, refusal: Refusal, what: str, operation: dict[str, Any]) -> CheckResult:
     mark = len(context.exchanges)
     response = send_json(context, "PATCH", path, {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]})
-    return results_of(context, mark, [judge(f"PATCH {path} with {what}", response, refusal)])[0]
+    return results_of(context, mark, [judge_refusal(f"PATCH {path} with {what}", response, refusal)])[0]
 
 
 def filterable_attribute(model: type[Resource[Any]]) -> Attribute | None:

@@ -1,10 +1,11 @@
-"""Raw requests shared by several checkers: refused methods and unknown URLs."""
+"""Raw requests shared by several checkers: refused methods, unknown URLs, and how a refusal is judged."""
 
 from __future__ import annotations
 
 import json
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from scim2_models import Error
@@ -116,3 +117,49 @@ def send_json(
     content = (body if isinstance(body, str) else json.dumps(body)).encode()
     options: dict[str, Any] = {"params": params} if params else {}
     return context.client.request(method, path, content=content, headers={"Content-Type": SCIM_MEDIA_TYPE, **(headers or {})}, **options)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """How a server must refuse one kind of bad request."""
+
+    status: int
+    scim_type: str
+    rule: str
+    """The section and keyword the refusal comes from, as a reason quotes it."""
+    missed: Status = Status.ERROR
+    """The status of a wrong HTTP status or scimType: ERROR for MUST/SHALL, DEVIATION for SHOULD."""
+    lenient: str | None = None
+    """The SHOULD a server breaks by accepting the request, when accepting it is only a DEVIATION."""
+    other_scim_type: Status | None = None
+    """The status of a missing or other scimType, when not `missed`: DEVIATION where a table names
+    the scimType but the rule itself asks only for the status (scimType is OPTIONAL, §3.12)."""
+
+    @property
+    def met(self) -> Status:
+        return Status.COMPLIANT if self.missed is Status.DEVIATION else Status.SUCCESS
+
+
+def judge_refusal(request: str, response: Any, refusal: Refusal) -> CheckResult:
+    """The result of one request the server should have refused."""
+    payload = body_of(response)
+    code = response.status_code
+    if code < 400 and refusal.lenient:
+        return CheckResult(Status.DEVIATION, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.lenient}).", data=payload)
+    if code < 400:
+        return CheckResult(refusal.missed, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.rule}).", data=payload)
+    problems: list[tuple[Status, str]] = []
+    if code != refusal.status:
+        problems.append((refusal.missed, f"instead of {refusal.status} ({refusal.rule})"))
+    body_problem = scim_error_problem(payload, code)
+    if body_problem:
+        problems.append((Status.ERROR, f"{body_problem} (RFC 7644 §3.12, MUST)"))
+    elif payload.get("scimType") != refusal.scim_type:
+        scim_type = f'scimType "{payload["scimType"]}"' if payload.get("scimType") else "no scimType"
+        problems.append((refusal.other_scim_type or refusal.missed, f'with {scim_type} instead of "{refusal.scim_type}" ({refusal.rule})'))
+    if not problems:
+        reason = f'{request} answered {code} with a SCIM Error of scimType "{refusal.scim_type}".'
+        return CheckResult(refusal.met, reason=reason, data=payload)
+    status = max(worst for worst, _ in problems)
+    reason = f"{request} answered {code} {', and '.join(text for _, text in problems)}."
+    return CheckResult(status, reason=reason, data=payload)
