@@ -192,6 +192,17 @@ class RawServer:
             pass  # the client went away, or the server was stopped
 
 
+def read_request(connection: Any) -> None:
+    """Read one request's head (RawServer's handlers get no body); ConnectionAbortedError once
+    the client closed the connection (an OSError: it ends the handler quietly)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = connection.recv(65536)
+        if not chunk:
+            raise ConnectionAbortedError
+        data += chunk
+
+
 def silent(connection: Any) -> None:
     """Read the request and never answer (until the server stops)."""
     while connection.recv(65536):

@@ -41,6 +41,7 @@ from scim_tui.profiles import Profile
 from tests.servers import SCIM2_SERVER_BREAKS
 from tests.servers import Broken
 from tests.servers import RawServer
+from tests.servers import read_request
 
 TIMEOUT = 0.4
 SOUND_TIMEOUT = 10.0
@@ -106,15 +107,6 @@ def assert_bounded(outcome: Run) -> None:
         for exchange in result.exchanges:
             assert exchange.elapsed < TIMEOUT + SLACK, f"{exchange.method} {exchange.url} took {exchange.elapsed:.2f} s"
     assert outcome.seconds < outcome.requests() * (TIMEOUT + SLACK) + 2
-
-
-def read_request(connection: socket.socket) -> None:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = connection.recv(65536)
-        if not chunk:
-            raise ConnectionAbortedError
-        data += chunk
 
 
 def dripping(prefix: bytes) -> Callable[[socket.socket], None]:

@@ -16,19 +16,9 @@ import pytest
 from scim_tui.connect import open_client
 from scim_tui.profiles import Profile
 from tests.servers import RawServer
+from tests.servers import read_request
 
 TIMEOUT = 2.0
-
-
-def read_request(connection: socket.socket) -> bool:
-    """Read one request's head (these tests send no body); False once the client closed."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = connection.recv(65536)
-        if not chunk:
-            return False
-        data += chunk
-    return True
 
 
 def answering(*responses: bytes, then_close: bool = False) -> Callable[[socket.socket], None]:
@@ -37,7 +27,8 @@ def answering(*responses: bytes, then_close: bool = False) -> Callable[[socket.s
 
     def handle(connection: socket.socket) -> None:
         sent = 0
-        while read_request(connection):
+        while True:  # until the client closes the connection
+            read_request(connection)
             connection.sendall(responses[min(sent, len(responses) - 1)])
             sent += 1
             if then_close and sent == len(responses):

@@ -16,19 +16,9 @@ from scim_tui.checker import CheckContext
 from scim_tui.checker import iter_checks
 from scim_tui.checker.filling import build_resource
 from scim_tui.demo import make_app
-from tests.checker.test_full_run import pet_app
 from tests.servers import make_client
 
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
-
-
-@pytest.fixture
-def described(serve):
-    """A context on a fresh server with the Pet resource type, the server described."""
-    server = serve(pet_app())
-    with make_client(server.url) as scim:
-        list(iter_checks(scim, CheckConfig(include_tags={"discovery"})))
-        yield CheckContext(scim), server.url
 
 
 def payload(context: CheckContext, name: str, fill_all: bool = True) -> dict:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
-import pytest
-
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckContext
 from scim_tui.checker import iter_checks
@@ -17,15 +15,6 @@ from tests.checker.test_full_run import holdings
 from tests.checker.test_full_run import pet_app
 from tests.servers import Broken
 from tests.servers import make_client
-
-
-@pytest.fixture
-def run_context(serve):
-    """The root context of a run on a fresh server with the Pet resource type, the server described."""
-    server = serve(pet_app())
-    with make_client(server.url) as scim:
-        list(iter_checks(scim, CheckConfig(include_tags={"discovery"})))
-        yield CheckContext(scim), server.url
 
 
 def body(text: str | None) -> dict:
@@ -42,8 +31,8 @@ def owner_and_vet(context: CheckContext) -> tuple[str, str]:
     return pet["owner"].rsplit("/", 1)[1], pet["vet"]["value"]
 
 
-def test_the_checks_of_a_run_point_at_the_same_resources(run_context):
-    root, _ = run_context
+def test_the_checks_of_a_run_point_at_the_same_resources(described):
+    root, _ = described
     first, second = root.fork(), root.fork()
     pointed = owner_and_vet(first)
     assert owner_and_vet(second) == pointed
@@ -51,8 +40,8 @@ def test_the_checks_of_a_run_point_at_the_same_resources(run_context):
     assert {item.id for item in root.references.manager.created} == set(pointed)
 
 
-def test_a_check_never_points_twice_at_the_same_resource(run_context):
-    root, _ = run_context
+def test_a_check_never_points_twice_at_the_same_resource(described):
+    root, _ = described
     check = root.fork()
     owner, vet = owner_and_vet(check)
     again = owner_and_vet(check)
@@ -61,8 +50,8 @@ def test_a_check_never_points_twice_at_the_same_resource(run_context):
     assert len(root.references.manager.created) == 4
 
 
-def test_the_check_that_makes_a_shared_resource_shows_its_creation(run_context):
-    root, _ = run_context
+def test_the_check_that_makes_a_shared_resource_shows_its_creation(described):
+    root, _ = described
     with recording() as made:
         owner, _ = owner_and_vet(root.fork(made))
     with recording() as reused:
