@@ -11,10 +11,15 @@ import pytest
 from scim_tui.demo import DemoServer
 from tests.servers import make_client
 
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
 
 @pytest.fixture(autouse=True)
 def isolated_dirs(tmp_path, monkeypatch):
-    """Never read or write the developer's real profiles, history or settings."""
+    """Never read or write the developer's real profiles, history or settings, and never go
+    through the developer's proxy (tests/test_proxy.py sets its own)."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -3,7 +3,8 @@
 Redirects are never followed: a SCIM endpoint has no reason to redirect, a check must see
 the 3xx it got rather than what some other URL answered, and a followed redirect could
 carry credentials to another host. The transport (transport.py) bounds each request in
-time and size and tells transport errors in words a person understands.
+time and size and tells transport errors in words a person understands. HTTP proxies are
+taken from the environment (proxies.py), as curl takes them.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import TLS
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.proxies import ProxySettingError
+from scim_tui.proxies import environment_proxies
 from scim_tui.transport import GuardedTransport
 
 REFUSED = (401, 403)
@@ -200,9 +203,14 @@ def _credential_headers(profile: Profile) -> tuple[dict[str, str], list[str]]:
 
 
 def _http_client(profile: Profile, context: ssl.SSLContext, **options: object) -> httpx2.Client:
-    # trust_env=False: proxies from the environment would get their own transport, without our limits.
+    # trust_env=False: the transport itself goes through the environment's proxies, under its
+    # limits (httpx2 would give them a transport of its own). The embedded server never is.
+    try:
+        proxy_for = None if profile.demo else environment_proxies()
+    except ProxySettingError as exc:
+        raise ConnectError(str(exc)) from exc
     return httpx2.Client(
-        transport=GuardedTransport(context, profile.timeout, profile.max_response_bytes),
+        transport=GuardedTransport(context, profile.timeout, profile.max_response_bytes, proxy_for),
         timeout=profile.timeout,
         follow_redirects=False,
         trust_env=False,
@@ -233,6 +241,8 @@ def _answer(response: httpx2.Response, elapsed: float) -> str:
         return status
     if response.status_code in (401, 403):
         return f"{status}: check the profile's authentication."
+    if response.status_code == 407:
+        return f"{status}: the proxy asks for credentials: put them in its URL (http://user:password@host:port)."
     if response.is_redirect:
         return f"{status}: the server redirects to {response.headers.get('Location', '?')}; use that URL if you trust it."
     if response.status_code == 404:

@@ -1,4 +1,5 @@
-"""HTTP/1.1 connections for the transport: sockets bounded by a deadline, kept alive in a pool.
+"""HTTP/1.1 connections for the transport: sockets bounded by a deadline, kept alive in a pool,
+directly or through an HTTP proxy (proxies.py).
 
 The standard library's http.client speaks the protocol (status line, headers, chunked and
 sized bodies); this module gives it sockets. Every read and write of a socket waits at most
@@ -16,10 +17,17 @@ import threading
 import time
 from typing import Any
 
+from scim_tui.proxies import Proxy
+from scim_tui.proxies import ProxyFor
+
 KEEPALIVE_SECONDS = 5.0
 """How long an idle connection is kept for the next request."""
 MAX_IDLE_PER_ORIGIN = 16
 """Idle connections kept per origin: more than the concurrency a run uses."""
+
+
+class ProxyFailure(OSError):
+    """The proxy cannot be reached, or refuses to tunnel; the message says which and what to do."""
 
 
 class DeadlinePassed(TimeoutError):
@@ -61,6 +69,21 @@ class _DeadlineTLSSocket(ssl.SSLSocket):
         super().sendall(data, flags)
 
 
+def _tunnel(sock: socket.socket, proxy: Proxy, host: str, port: int) -> None:
+    """Ask the proxy for a tunnel to host:port (CONNECT, RFC 9110 §9.3.6)."""
+    target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    authorization = f"Proxy-Authorization: {proxy.authorization}\r\n" if proxy.authorization else ""
+    sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{authorization}\r\n".encode())
+    answer = http.client.HTTPResponse(sock, method="CONNECT")
+    try:
+        answer.begin()
+    except http.client.HTTPException as exc:
+        raise ProxyFailure(f"the proxy {proxy.label} did not answer CONNECT {target} in HTTP ({type(exc).__name__}): check the variable") from exc
+    if not 200 <= answer.status < 300:
+        fix = "put the proxy's user and password in its URL (http://user:password@host:port)" if answer.status == 407 else "check that it may reach that host, or list the host in NO_PROXY"
+        raise ProxyFailure(f"the proxy {proxy.label} refused to tunnel to {target} ({answer.status} {answer.reason}): {fix}")
+
+
 Origin = tuple[str, str, int]
 """Scheme, host and port."""
 
@@ -70,10 +93,12 @@ class Connection(http.client.HTTPConnection):
 
     auto_open = 0
 
-    def __init__(self, origin: Origin, sock: _DeadlineSocket | _DeadlineTLSSocket):
+    def __init__(self, origin: Origin, sock: _DeadlineSocket | _DeadlineTLSSocket, forward: Proxy | None = None):
         super().__init__(origin[1], origin[2])
         self.origin = origin
         self.sock = sock
+        self.forward = forward
+        """The proxy this connection goes to, when requests are sent to it whole (http URLs)."""
         self.idle_since = time.monotonic()
 
     def bound(self, deadline: float) -> None:
@@ -91,10 +116,11 @@ class Connection(http.client.HTTPConnection):
 class Pool:
     """Idle connections by origin, shared by the threads of a run."""
 
-    def __init__(self, ssl_context: ssl.SSLContext):
+    def __init__(self, ssl_context: ssl.SSLContext, proxy_for: ProxyFor | None = None):
         # The profile's own context: it now wraps sockets as deadline sockets.
         ssl_context.sslsocket_class = _DeadlineTLSSocket
         self._ssl_context = ssl_context
+        self._proxy_for = proxy_for
         self._idle: dict[Origin, list[Connection]] = {}
         self._lock = threading.Lock()
         self._closed = False
@@ -111,16 +137,30 @@ class Pool:
                 connection.bound(deadline)
                 return connection
             connection.close()
-        return Connection(origin, self._connect(origin, deadline))
+        proxy = self._proxy_for(origin[0], origin[1]) if self._proxy_for else None
+        sock = self._connect(origin, deadline, proxy)
+        return Connection(origin, sock, proxy if proxy and origin[0] != "https" else None)
 
-    def _connect(self, origin: Origin, deadline: float) -> _DeadlineSocket | _DeadlineTLSSocket:
+    def _connect(self, origin: Origin, deadline: float, proxy: Proxy | None) -> _DeadlineSocket | _DeadlineTLSSocket:
         scheme, host, port = origin
-        raw = socket.create_connection((host, port), timeout=_left(deadline))
+        try:
+            raw = socket.create_connection((proxy.host, proxy.port) if proxy else (host, port), timeout=_left(deadline))
+        except OSError as exc:
+            if proxy is None or isinstance(exc, TimeoutError):
+                raise
+            reason = getattr(exc, "strerror", None) or str(exc)
+            raise ProxyFailure(f"the proxy {proxy.label} cannot be reached ({reason}): check the variable, or list the host in NO_PROXY") from exc
         raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock = _DeadlineSocket(fileno=raw.detach())
         sock.deadline = deadline
         if scheme != "https":
             return sock
+        if proxy is not None:
+            try:
+                _tunnel(sock, proxy, host, port)
+            except BaseException:
+                sock.close()
+                raise
         sock.settimeout(_left(deadline))  # the handshake's time
         try:
             tls = self._ssl_context.wrap_socket(sock, server_hostname=host)

@@ -29,6 +29,8 @@ import httpx2
 
 from scim_tui.connections import Connection
 from scim_tui.connections import Pool
+from scim_tui.connections import ProxyFailure
+from scim_tui.proxies import ProxyFor
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -41,8 +43,8 @@ class GuardedTransport(httpx2.BaseTransport):
     """HTTP/1.1 over kept-alive connections (connections.py), with a deadline per request, a
     response size limit and human reasons."""
 
-    def __init__(self, ssl_context: ssl.SSLContext, timeout: float, max_response_bytes: int):
-        self._pool = Pool(ssl_context)
+    def __init__(self, ssl_context: ssl.SSLContext, timeout: float, max_response_bytes: int, proxy_for: ProxyFor | None = None):
+        self._pool = Pool(ssl_context, proxy_for)
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
 
@@ -56,9 +58,13 @@ class GuardedTransport(httpx2.BaseTransport):
             connection = self._pool.connection(origin, deadline)
         try:
             with self.guard(request, httpx2.WriteTimeout, httpx2.WriteError):
-                connection.putrequest(request.method, url.raw_path.decode("ascii"), skip_host=True, skip_accept_encoding=True)
+                # Through a proxy, an http request names its whole URL (RFC 9112 §3.2.2).
+                target = str(url.copy_with(fragment=None)) if connection.forward else url.raw_path.decode("ascii")
+                connection.putrequest(request.method, target, skip_host=True, skip_accept_encoding=True)
                 for name, value in request.headers.raw:
                     connection.putheader(name, value)
+                if connection.forward and connection.forward.authorization:
+                    connection.putheader("Proxy-Authorization", connection.forward.authorization)
                 try:
                     connection.endheaders(body or None)
                 except (ConnectionError, ssl.SSLError):
@@ -191,6 +197,8 @@ def human_reason(exc: httpx2.TransportError, request: httpx2.Request, timeout: f
     """What a transport error means for a person, and what to do; None when there is nothing better to say."""
     where = origin(request.url)
     causes = list(_chain(exc))
+    if proxy_failure := _find(causes, ProxyFailure):
+        return str(proxy_failure)
     if isinstance(exc, httpx2.TimeoutException):
         return f"no answer from {where} within {timeout:g} s (the profile's timeout)"
     if _find(causes, ssl.SSLCertVerificationError):
