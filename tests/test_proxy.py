@@ -22,6 +22,8 @@ from scim_tui.checker import iter_checks
 from scim_tui.connect import open_client
 from scim_tui.profiles import TLS
 from scim_tui.profiles import Profile
+from tests.command import one_line_error
+from tests.command import scim_tui
 from tests.servers import RawServer
 from tests.test_network_faults import closed_port
 from tests.test_network_faults import make_certificate
@@ -197,3 +199,11 @@ def test_a_proxy_setting_that_cannot_be_used_is_one_line(scim_server, monkeypatc
     monkeypatch.setenv(variable, value)
     outcome = connect.test_connection(Profile(name="p", url=scim_server.url))
     assert not outcome.ok and outcome.message.startswith(message) and "\n" not in outcome.message
+
+
+def test_scim_tui_check_stops_when_the_proxy_asks_for_credentials(scim_server):
+    with ForwardProxy(credentials="alice:s3cret-proxy") as asking:
+        process = scim_tui("check", "--url", scim_server.url, env={"HTTP_PROXY": asking.url})
+    line = one_line_error(process)
+    assert line.startswith(f"scim-tui: error: {scim_server.url} refused the credentials: 407 Proxy Authentication Required in ")
+    assert line.endswith("the proxy asks for credentials: put them in its URL (http://user:password@host:port).")

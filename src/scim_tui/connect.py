@@ -34,8 +34,8 @@ from scim_tui.proxies import ProxySettingError
 from scim_tui.proxies import environment_proxies
 from scim_tui.transport import GuardedTransport
 
-REFUSED = (401, 403)
-"""The statuses that refuse a request's credentials."""
+REFUSED = (401, 403, 407)
+"""The statuses that refuse a request's credentials (407: the proxy's)."""
 
 
 class ConnectError(Exception):
@@ -239,10 +239,10 @@ def _answer(response: httpx2.Response, elapsed: float) -> str:
     status = f"{status_line(response.status_code)} in {elapsed * 1000:.0f} ms"
     if response.status_code == 200:
         return status
-    if response.status_code in (401, 403):
-        return f"{status}: check the profile's authentication."
     if response.status_code == 407:
         return f"{status}: the proxy asks for credentials: put them in its URL (http://user:password@host:port)."
+    if response.status_code in REFUSED:
+        return f"{status}: check the profile's authentication."
     if response.is_redirect:
         return f"{status}: the server redirects to {response.headers.get('Location', '?')}; use that URL if you trust it."
     if response.status_code == 404:

@@ -168,7 +168,7 @@ def _run_suites(context: CheckContext, suites: list[_Suite]) -> Iterator[CheckRe
     not be deleted.
     """
     outcomes = _outcomes(context, [step for suite in suites for step in suite.steps])
-    ran = [index for index, suite in enumerate(suites) if suite.steps or suite.summary]
+    last_ran = max((index for index, suite in enumerate(suites) if suite.steps or suite.summary), default=None)
     try:
         with closing(outcomes):  # a closed run stops here, once the running checks have cleaned up
             for index, suite in enumerate(suites):
@@ -177,12 +177,12 @@ def _run_suites(context: CheckContext, suites: list[_Suite]) -> Iterator[CheckRe
                 for number in range(1, len(suite.steps) + 1):
                     step_results = next(outcomes)
                     results.extend(step_results)
-                    if index == ran[-1] and number == len(suite.steps) and suite.summary is None and step_results:
+                    if index == last_ran and number == len(suite.steps) and suite.summary is None and step_results:
                         _delete_shared(context, step_results[-1])
                     yield from step_results
                 if suite.summary is not None:
                     summary = _summarize(context, suite.summary, results)
-                    if index == ran[-1]:
+                    if index == last_ran:
                         _delete_shared(context, summary)
                     yield summary
     finally:
