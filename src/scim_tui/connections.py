@@ -109,8 +109,17 @@ class Connection(http.client.HTTPConnection):
         """Open, not idle for too long, and not closed (nor written to) by the server meanwhile."""
         if self.sock is None or time.monotonic() - self.idle_since > KEEPALIVE_SECONDS:
             return False
-        readable, _, _ = select.select([self.sock], [], [], 0)
-        return not readable
+        return not _readable(self.sock)
+
+
+def _readable(sock: socket.socket) -> bool:
+    """Whether an idle socket has something to read (a close, or bytes nobody asked for)."""
+    if hasattr(select, "poll"):  # select.select fails on descriptors past FD_SETSIZE
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([sock], [], [], 0)
+    return bool(readable)
 
 
 class Pool:
