@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,9 +55,15 @@ def test_requests_share_one_kept_alive_connection():
 
 
 def test_a_connection_the_server_closed_is_not_reused():
-    with RawServer(answering(OK, then_close=True)) as server, http(server.url) as client:
+    closed = threading.Event()
+
+    def answer_once(connection: socket.socket) -> None:
+        answering(OK, then_close=True)(connection)
+        closed.set()
+
+    with RawServer(answer_once) as server, http(server.url) as client:
         assert client.get("/Users").status_code == 200
-        time.sleep(0.1)  # the server's close reaches the client
+        assert closed.wait(10)  # the server closed the kept-alive connection
         assert client.get("/Users").status_code == 200
     assert len(server.connections) == 2
 
