@@ -192,15 +192,17 @@ class RawServer:
             pass  # the client went away, or the server was stopped
 
 
-def read_request(connection: Any) -> None:
-    """Read one request's head (RawServer's handlers get no body); ConnectionAbortedError once
-    the client closed the connection (an OSError: it ends the handler quietly)."""
+def read_request(connection: Any) -> bytes:
+    """Read one request's head, and return it with what came after it in the same reads.
+    ConnectionAbortedError once the client closed the connection (an OSError: it ends a
+    RawServer handler quietly)."""
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = connection.recv(65536)
         if not chunk:
             raise ConnectionAbortedError
         data += chunk
+    return data
 
 
 def silent(connection: Any) -> None:

@@ -25,6 +25,7 @@ from scim_tui.profiles import Profile
 from tests.command import one_line_error
 from tests.command import scim_tui
 from tests.servers import RawServer
+from tests.servers import read_request
 from tests.test_network_faults import closed_port
 from tests.test_network_faults import make_certificate
 from tests.test_network_faults import serving_tls
@@ -34,12 +35,10 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-authorization", "proxy-connecti
 
 def read_message(sock: socket.socket) -> tuple[str, list[tuple[str, str]], bytes] | None:
     """One request: its request line, headers and body; None once the client closed."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return None
-        data += chunk
+    try:
+        data = read_request(sock)
+    except ConnectionAbortedError:
+        return None
     head, _, body = data.partition(b"\r\n\r\n")
     line, *fields = head.decode("latin-1").split("\r\n")
     headers = [(name.strip(), value.strip()) for name, _, value in (field.partition(":") for field in fields)]
