@@ -41,32 +41,26 @@ def _left(deadline: float) -> float:
     return left
 
 
-class _DeadlineSocket(socket.socket):
-    """A TCP socket whose every read and write waits at most until `deadline`."""
+class _Deadline:
+    """Makes every read and write of a socket wait at most until its `deadline`."""
 
     deadline = float("inf")
 
-    def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
-        self.settimeout(_left(self.deadline))
-        return super().recv_into(buffer, nbytes, flags)
+    def recv_into(self, buffer: Any, *args: Any) -> int:
+        self.settimeout(_left(self.deadline))  # type: ignore[attr-defined]
+        return super().recv_into(buffer, *args)  # type: ignore[misc]
 
-    def sendall(self, data: Any, flags: int = 0) -> None:
-        self.settimeout(_left(self.deadline))
-        super().sendall(data, flags)
+    def sendall(self, data: Any, *args: Any) -> None:
+        self.settimeout(_left(self.deadline))  # type: ignore[attr-defined]
+        super().sendall(data, *args)  # type: ignore[misc]
 
 
-class _DeadlineTLSSocket(ssl.SSLSocket):
+class _DeadlineSocket(_Deadline, socket.socket):
+    """A TCP socket bounded by a deadline."""
+
+
+class _DeadlineTLSSocket(_Deadline, ssl.SSLSocket):
     """The same over TLS."""
-
-    deadline = float("inf")
-
-    def recv_into(self, buffer: Any, nbytes: int | None = None, flags: int = 0) -> int:
-        self.settimeout(_left(self.deadline))
-        return super().recv_into(buffer, nbytes, flags)
-
-    def sendall(self, data: Any, flags: int = 0) -> None:
-        self.settimeout(_left(self.deadline))
-        super().sendall(data, flags)
 
 
 def _tunnel(sock: socket.socket, proxy: Proxy, host: str, port: int) -> None:

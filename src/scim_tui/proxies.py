@@ -34,7 +34,7 @@ class Proxy:
         return f"{self.host}:{self.port} ({self.variable})"
 
 
-ProxyFor = Callable[[str, str], "Proxy | None"]
+ProxyFor = Callable[[str, str], Proxy | None]
 """The proxy for a request's scheme and host, or None to connect directly."""
 
 

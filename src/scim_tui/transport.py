@@ -180,10 +180,12 @@ class _GuardedBody(httpx2.SyncByteStream):
 
     def _release(self) -> None:
         connection, self._connection = self._connection, None
-        if connection is not None and not self._response.will_close:
-            self._transport.release(connection)
-        elif connection is not None:
+        if connection is None:
+            return
+        if self._response.will_close:
             connection.close()
+        else:
+            self._transport.release(connection)
 
     def close(self) -> None:
         # A body left unread leaves the connection unusable for another request.
@@ -238,7 +240,7 @@ def _find(causes: list[BaseException], kind: type[Any]) -> Any:
 
 
 def origin(url: httpx2.URL) -> str:
-    port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+    port = url.port or DEFAULT_PORTS.get(url.scheme)
     return f"{url.host}:{port}"
 
 
