@@ -166,15 +166,25 @@ class RawServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop accepting, then end every connection: nothing hangs on this server any more,
+        and a later request is refused. Closing twice does nothing more."""
         self._stopped.set()
         with suppress(OSError):
             self.listener.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept()
+        self._thread.join(timeout=5)  # so that no connection is accepted after those ended below
         self.listener.close()
-        for connection in self.connections:
+        self.end_connections()
+
+    def end_connections(self) -> None:
+        """End every connection open now: the requests hanging on them fail at once. The
+        server goes on accepting (and counting) connections."""
+        for connection in list(self.connections):
             with suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
             connection.close()
-        self._thread.join(timeout=5)
 
     def _accept(self) -> None:
         while not self._stopped.is_set():
