@@ -1,25 +1,79 @@
-"""Running the real `scim-tui` command in a subprocess, as a user or a CI job does."""
+"""Running the real `scim-tui` command as a user or a CI job does: in a new process, or, where
+the new interpreter is not the point, in this one through the same entry point."""
 
 from __future__ import annotations
 
+import io
+import logging
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from collections.abc import Mapping
+from contextlib import contextmanager
+from contextlib import redirect_stderr
+from contextlib import redirect_stdout
+from typing import Any
+from unittest import mock
+
+from scim_tui import cli
 
 TIMEOUT = 120
+COMMAND = [sys.executable, "-m", "scim_tui.cli"]
 
 
 def scim_tui(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run `scim-tui ARGS` with this environment (plus ``env``) and capture what it prints."""
+    """Run `scim-tui ARGS` in a new process with this environment (plus ``env``) and capture what it prints."""
     return subprocess.run(
-        [sys.executable, "-m", "scim_tui.cli", *args],
+        [*COMMAND, *args],
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
         env={**os.environ, **(env or {})},
         check=False,
     )
+
+
+def spawn(*args: str, **options: Any) -> subprocess.Popen[str]:
+    """Start `scim-tui ARGS` in a new process, its output piped, that Ctrl-C (SIGINT) interrupts
+    as in a terminal, even when the suite runs where SIGINT is ignored: a background job of a
+    shell without job control ignores it, and its children inherit that."""
+    return subprocess.Popen(
+        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint, **options
+    )
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Python then raises KeyboardInterrupt on it
+
+
+def scim_tui_here(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run `scim-tui ARGS` in this process as `scim_tui` runs it in a new one: the same entry
+    point (scim_tui.cli.run), exit status, standard output and standard error, warnings
+    included, without the second a new interpreter takes to start. For the tests whose point
+    is what the command does, not the process it runs in."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ, env or {}), _logging_as_in_a_new_process(), redirect_stdout(stdout), redirect_stderr(stderr):
+        try:
+            status = cli.run(list(args))
+        except SystemExit as exit:  # argparse's errors, --help and --version
+            status = exit.code if isinstance(exit.code, int) else 0 if exit.code is None else 1
+    return subprocess.CompletedProcess(["scim-tui", *args], status, stdout.getvalue(), stderr.getvalue())
+
+
+@contextmanager
+def _logging_as_in_a_new_process() -> Iterator[None]:
+    """A root logger without handlers, as a new process has it, so that the command's
+    logging.basicConfig sends its warnings to the standard error captured; restored afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    root.handlers.clear()
+    try:
+        yield
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
 
 
 def one_line_error(process: subprocess.CompletedProcess[str]) -> str:

@@ -1,4 +1,6 @@
-"""The real `scim-tui` command in a subprocess, against real scim2-servers on loopback."""
+"""The real `scim-tui` command against real scim2-servers on loopback: in a subprocess where
+the process is the point (a whole run, signals, imports, secrets in every byte it prints),
+else in the test's process through the same entry point (tests.command.scim_tui_here)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 
 import httpx2
 import pytest
@@ -23,6 +24,8 @@ from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
 from tests.command import one_line_error
 from tests.command import scim_tui
+from tests.command import scim_tui_here
+from tests.command import spawn
 from tests.servers import SCIM2_SERVER_BREAKS
 from tests.servers import Broken
 from tests.servers import scim_error
@@ -30,6 +33,8 @@ from tests.servers import scim_error
 TOKEN = "scim-tui-test-token-5f0c2a9e71"
 PASSING = ("--exclude-tags", ",".join(sorted(SCIM2_SERVER_BREAKS)))
 """Leaves out the checks scim2-server really fails, for a run that must pass."""
+BROKEN_CHECKS = ("--include-tags", "service-provider-config")
+"""The checks of /ServiceProviderConfig, where broken_url breaks a rule: a run of them fails."""
 RESULT_LINE = re.compile(r"^(SUCCESS|COMPLIANT|ACCEPTABLE|DEVIATION|ERROR|CRITICAL|SKIPPED) +\S+ ", re.MULTILINE)
 
 
@@ -50,7 +55,7 @@ def test_a_conforming_server_passes(scim_server):
 
 
 def test_a_broken_server_fails_with_exit_1(broken_url):
-    process = scim_tui("check", "--url", broken_url, *PASSING)
+    process = scim_tui_here("check", "--url", broken_url, *BROKEN_CHECKS)
     assert process.returncode == 1
     assert re.search(r"^ERROR +service_provider_config_endpoint_methods +PUT /ServiceProviderConfig answered 200", process.stdout, re.MULTILINE)
     assert " · 1 ERROR" in process.stdout
@@ -58,17 +63,17 @@ def test_a_broken_server_fails_with_exit_1(broken_url):
 
 @pytest.mark.parametrize(("fail_on", "expected"), [("error", 1), ("deviation", 1), ("critical", 0)])
 def test_fail_on_sets_the_worst_status_that_passes(broken_url, fail_on, expected):
-    assert scim_tui("check", "--url", broken_url, *PASSING, "--fail-on", fail_on).returncode == expected
+    assert scim_tui_here("check", "--url", broken_url, *BROKEN_CHECKS, "--fail-on", fail_on).returncode == expected
 
 
 def test_the_demo_target_runs_the_embedded_server():
-    process = scim_tui("check", "--demo", "--include-tags", "discovery", *PASSING, "--format", "json")
+    process = scim_tui_here("check", "--demo", "--include-tags", "discovery", *PASSING, "--format", "json")
     assert process.returncode == 0, process.stderr
     assert '"profile": "Demo"' in process.stdout
 
 
 def test_selection_flags_follow_the_engine_rules(scim_server):
-    process = scim_tui("check", "--url", scim_server.url, "--include-tags", "schemas,misc", "--exclude-tags", "misc", "--resource-type", "Group")
+    process = scim_tui_here("check", "--url", scim_server.url, "--include-tags", "schemas,misc", "--exclude-tags", "misc", "--resource-type", "Group")
     assert process.returncode == 0, process.stderr
     ran = {line.split()[1] for line in process.stdout.splitlines() if line.startswith("SUCCESS")}
     assert ran and all(name in {"query_all_schemas", "access_schema_by_id", "access_invalid_schema", "core_schemas_validation", "schemas_endpoint_methods"} for name in ran)
@@ -78,7 +83,7 @@ def test_selection_flags_follow_the_engine_rules(scim_server):
 
 def test_the_report_goes_to_a_file_and_the_summary_to_stdout(broken_url, tmp_path):
     output = tmp_path / "report.xml"
-    process = scim_tui("check", "--url", broken_url, *PASSING, "--format", "junit", "--output", str(output))
+    process = scim_tui_here("check", "--url", broken_url, *BROKEN_CHECKS, "--format", "junit", "--output", str(output))
     assert process.returncode == 1
     assert output.read_text().startswith("<?xml")
     assert re.match(r"^\d+ checks · \d+ SUCCESS · (\d+ COMPLIANT · )?1 ERROR", process.stdout)
@@ -86,7 +91,7 @@ def test_the_report_goes_to_a_file_and_the_summary_to_stdout(broken_url, tmp_pat
 
 
 def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
-    process = scim_tui("check", "--url", scim_server.url, "--format", "json")
+    process = scim_tui_here("check", "--url", scim_server.url, "--format", "json", "--include-tags", "misc")
     assert process.stdout.lstrip().startswith("{") and process.stdout.rstrip().endswith("}")
     assert re.match(r"^\d+ checks · ", process.stderr)
 
@@ -111,16 +116,16 @@ def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
     ],
 )
 def test_bad_usage_is_one_line_and_exit_2(args, message):
-    assert message in one_line_error(scim_tui(*args))
+    assert message in one_line_error(scim_tui_here(*args))
 
 
 def test_a_resource_type_the_server_lacks_is_bad_usage(scim_server):
-    line = one_line_error(scim_tui("check", "--url", scim_server.url, "--resource-type", "Users", "--include-tags", "misc"))
+    line = one_line_error(scim_tui_here("check", "--url", scim_server.url, "--resource-type", "Users", "--include-tags", "misc"))
     assert "The server has no resource type Users (--resource-type): use one of User, Group." in line
 
 
 def test_an_unset_token_variable_is_bad_usage(scim_server):
-    line = one_line_error(scim_tui("check", "--url", scim_server.url, "--bearer-token-env", "SCIM_TUI_TEST_UNSET"))
+    line = one_line_error(scim_tui_here("check", "--url", scim_server.url, "--bearer-token-env", "SCIM_TUI_TEST_UNSET"))
     assert line == "scim-tui: error: The environment variable SCIM_TUI_TEST_UNSET is not set: export it, or write the secret in the profile."
 
 
@@ -128,26 +133,26 @@ def test_an_unreachable_url_is_exit_2_without_traceback():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    line = one_line_error(scim_tui("check", "--url", f"http://someone:pa55word@127.0.0.1:{port}/v2"))
+    line = one_line_error(scim_tui_here("check", "--url", f"http://someone:pa55word@127.0.0.1:{port}/v2"))
     assert f"Cannot reach http://***@127.0.0.1:{port}/v2: " in line
 
 
 def test_refused_credentials_are_exit_2(serve):
     url = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 401, scim_error(401))).url
-    line = one_line_error(scim_tui("check", "--url", url, "--bearer-token-env", "WRONG_TOKEN", env={"WRONG_TOKEN": "not-the-token"}))
+    line = one_line_error(scim_tui_here("check", "--url", url, "--bearer-token-env", "WRONG_TOKEN", env={"WRONG_TOKEN": "not-the-token"}))
     assert f"{url} refused the credentials: 401 Unauthorized" in line
 
 
 def test_a_wrong_token_is_exit_2_though_the_server_config_needs_none(serve):
     url = serve(make_app(bearer_tokens=["the-token"])).url
-    line = one_line_error(scim_tui("check", "--url", url, "--bearer-token-env", "WRONG_TOKEN", env={"WRONG_TOKEN": "not-the-token"}))
+    line = one_line_error(scim_tui_here("check", "--url", url, "--bearer-token-env", "WRONG_TOKEN", env={"WRONG_TOKEN": "not-the-token"}))
     assert f"{url} refused the credentials: GET /v2/ResourceTypes answered 401 Unauthorized" in line
     assert "not-the-token" not in line
 
 
 def test_a_server_that_answers_discovery_badly_is_checked_not_refused(serve):
     url = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 500, scim_error(500))).url
-    process = scim_tui("check", "--url", url, "--include-tags", "service-provider-config")
+    process = scim_tui_here("check", "--url", url, "--include-tags", "service-provider-config")
     assert process.returncode == 1
     assert re.search(r"^ERROR +service_provider_config_endpoint +GET /v2/ServiceProviderConfig answered 500", process.stdout, re.MULTILINE)
 
@@ -173,7 +178,7 @@ def test_the_token_is_in_no_output_and_no_history_file(serve):
 
 
 def test_tags_lists_every_tag():
-    process = scim_tui("tags")
+    process = scim_tui_here("tags")
     assert process.returncode == 0
     assert process.stdout.split() == get_all_available_tags()
 
@@ -184,7 +189,7 @@ def test_the_checking_path_never_imports_textual():
 
 
 def test_demo_server_serves_until_interrupted():
-    server = subprocess.Popen([sys.executable, "-m", "scim_tui.cli", "demo-server"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = spawn("demo-server")
     try:
         first = server.stdout.readline()
         url = re.search(r"at (http://127\.0\.0\.1:\d+/v2)", first).group(1)
@@ -202,26 +207,29 @@ def test_demo_server_on_a_busy_port_is_bad_usage():
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        line = one_line_error(scim_tui("demo-server", "--port", str(port)))
+        line = one_line_error(scim_tui_here("demo-server", "--port", str(port)))
     assert f"cannot serve on port {port}: Address already in use: choose another --port." in line
 
 
 @pytest.mark.parametrize("jobs", ["1", "4"])
 def test_ctrl_c_deletes_what_the_run_created_then_exits_130(serve, jobs):
-    reading = threading.Event()
+    reading, interrupted = threading.Event(), threading.Event()
 
-    def slow(response):
+    def held(response):
+        """The read of a created resource is answered once Ctrl-C was pressed: the run is under way."""
         reading.set()
-        time.sleep(0.5)
+        interrupted.wait(60)
         return response
 
-    server = serve(Broken(make_app()).rewrite("GET", "/v2/(Users|Groups)/[^/]+", slow))
-    run = subprocess.Popen([sys.executable, "-m", "scim_tui.cli", "check", "--url", server.url, "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = serve(Broken(make_app()).rewrite("GET", "/v2/(Users|Groups)/[^/]+", held))
+    run = spawn("check", "--url", server.url, "--jobs", jobs)
     try:
         assert reading.wait(timeout=60), "the run never read a resource it created"
         run.send_signal(signal.SIGINT)
+        interrupted.set()
         out, err = run.communicate(timeout=60)
     finally:
+        interrupted.set()
         run.kill()
     assert run.returncode == 130, (out, err)
     assert re.fullmatch(r"scim-tui: Interrupted after \d+ results: the checks deleted what they had created\.\n", err)
