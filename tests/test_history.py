@@ -19,7 +19,7 @@ from scim_tui.demo import make_app
 from scim_tui.profiles import Profile
 from scim_tui.profiles import save_profile
 from scim_tui.reports import RunReport
-from tests.command import scim_tui
+from tests.command import scim_tui_here
 from tests.servers import Broken
 from tests.servers import make_client
 
@@ -110,16 +110,16 @@ def broken_profile(serve):
 
 def test_the_cli_marks_a_failure_fixed_once_the_server_is_repaired(broken_profile):
     args = ("check", "--profile", "Broken staging", "--include-tags", "discovery", "--exclude-tags", "discovery:strict")
-    first = scim_tui(*args)
+    first = scim_tui_here(*args)
     assert first.returncode == 1
     assert first.stdout.rstrip().endswith("First recorded run of the profile Broken staging: nothing to compare with.")
     broken_profile.repaired = True
-    second = scim_tui(*args)
+    second = scim_tui_here(*args)
     assert second.returncode == 0
     changes = second.stdout.split("Changes since the previous run", 1)[1]
     assert re.match(r" \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\): 0 new failure\(s\), 1 fixed\.\n  fixed        service_provider_config_endpoint_methods\n$", changes)
     broken_profile.repaired = False
-    third = scim_tui(*args, "--format", "json")
+    third = scim_tui_here(*args, "--format", "json")
     assert "new failure  service_provider_config_endpoint_methods" in third.stderr
     runs = history.runs("Broken staging")
     assert len(runs) == 3
@@ -127,7 +127,7 @@ def test_the_cli_marks_a_failure_fixed_once_the_server_is_repaired(broken_profil
 
 
 def test_no_history_leaves_the_history_alone(broken_profile):
-    assert scim_tui("check", "--profile", "Broken staging", "--include-tags", "misc", "--no-history").returncode == 0
+    assert scim_tui_here("check", "--profile", "Broken staging", "--include-tags", "misc", "--no-history").returncode == 0
     assert history.runs("Broken staging") == []
 
 
@@ -136,7 +136,7 @@ def test_the_cli_warns_about_a_malformed_history_file_and_leaves_it(broken_profi
     folder.mkdir(parents=True)
     malformed = folder / "20250101T000000000000Z.json"
     malformed.write_text("not json")
-    process = scim_tui("check", "--profile", "Broken staging", "--include-tags", "misc")
+    process = scim_tui_here("check", "--profile", "Broken staging", "--include-tags", "misc")
     assert process.returncode == 0
     assert process.stderr == f"scim-tui: warning: Skipped the unreadable history file {malformed} (Expecting value: line 1 column 1 (char 0)); it was left as it is.\n"
     assert "First recorded run of the profile Broken staging" in process.stdout
