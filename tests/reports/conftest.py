@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
+import functools
+from collections.abc import Callable
+from collections.abc import Iterator
 
 import pytest
 
+from scim_tui.demo import DemoServer
 from scim_tui.demo import make_app
-from tests.command import scim_tui
+from tests.command import scim_tui_here
 from tests.servers import SCIM2_SERVER_BREAKS
 from tests.servers import Broken
 
@@ -17,21 +20,25 @@ AWKWARD_SHOWN = AWKWARD_BODY.replace("\x01", "\u2401")
 """A body with a control character XML cannot hold and a fence Markdown must not close on."""
 
 
-@pytest.fixture
-def failing_url(serve) -> str:
-    """A server that accepts PUT on /ServiceProviderConfig (one ERROR) and answers it an awkward body."""
+@pytest.fixture(scope="session")
+def failing_url() -> Iterator[str]:
+    """A server that accepts PUT on /ServiceProviderConfig (one ERROR) and answers it an awkward
+    body. Shared by the session: a run leaves it as it found it."""
     broken = Broken(make_app()).answer("PUT", "/v2/ServiceProviderConfig", 200, AWKWARD_BODY.encode(), headers=[("Content-Type", "text/plain")])
-    return serve(broken).url
+    with DemoServer(broken) as server:
+        yield server.url
 
 
-@pytest.fixture
-def report_of(failing_url):
-    """The report the CLI writes, in a format, for a run on the failing server (exit 1 asserted)."""
+@pytest.fixture(scope="session")
+def report_of(failing_url) -> Callable[..., str]:
+    """The report the CLI writes, in a format, for a run on the failing server (exit 1 asserted).
+    Each run is made once a session: the tests only read its report."""
 
+    @functools.cache
     def run(format: str, *args: str) -> str:  # noqa: A002
         # Without the checks scim2-server really fails, the PUT is the run's one ERROR.
         passing = ("--exclude-tags", ",".join(sorted(SCIM2_SERVER_BREAKS)))
-        process: subprocess.CompletedProcess[str] = scim_tui("check", "--url", failing_url, *passing, "--format", format, *args)
+        process = scim_tui_here("check", "--url", failing_url, *passing, "--format", format, *args)
         assert process.returncode == 1, process.stderr
         return process.stdout
 

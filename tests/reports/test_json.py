@@ -10,7 +10,7 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 
 from scim_tui.reports import RunReport
-from tests.command import scim_tui
+from tests.command import scim_tui_here
 
 SCHEMA = json.loads((files("scim_tui.reports") / "report.schema.json").read_text())
 DOC = Path(__file__).parents[2] / "docs" / "report-format.md"
@@ -47,7 +47,7 @@ def test_a_report_reads_back_as_it_was_written(report_of):
 
 def test_the_target_never_carries_credentials(failing_url):
     with_userinfo = failing_url.replace("http://", "http://someone:hunter2secret@")
-    process = scim_tui("check", "--url", with_userinfo, "--format", "json", "--include-tags", "misc")
+    process = scim_tui_here("check", "--url", with_userinfo, "--format", "json", "--include-tags", "misc")
     document = json.loads(process.stdout)
     assert "hunter2secret" not in process.stdout and "someone" not in document["target"]
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from scim_tui.demo import make_app
-from tests.command import scim_tui
+from tests.command import scim_tui_here
 from tests.servers import Broken
 from tests.servers import scim_error
 
@@ -28,7 +28,7 @@ def test_one_line_per_result_then_the_summary(report_of):
 
 def test_resources_that_could_not_be_deleted_are_listed(serve):
     server = serve(Broken(make_app()).answer("DELETE", "/v2/Groups/.*", 500, scim_error(500)))
-    process = scim_tui("check", "--url", server.url, "--resource-type", "Group")
+    process = scim_tui_here("check", "--url", server.url, "--resource-type", "Group", "--include-tags", "crud:create,crud:delete")
     assert process.returncode == 1
     leftovers = re.search(r"^Left on the server: (.*) \(delete them by hand\)$", process.stdout, re.MULTILINE)
     assert leftovers, process.stdout[-2000:]
