@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -21,10 +22,26 @@ PLAIN_MODULES = [
     "scim_tui.headless",
     "scim_tui.cli",
 ]
+IMPORT_EACH = """
+import importlib, json, sys
+seen = {}
+for module in sys.argv[1:]:
+    importlib.import_module(module)
+    seen[module] = any(m == 'textual' or m.startswith(('textual.', 'scim_tui.tui')) for m in sys.modules)
+print(json.dumps(seen))
+"""
+"""Imports the modules one after the other in a new interpreter, telling after each whether
+Textual or the app is loaded. Once one of them loaded it, it stays: so the first module seen
+with it is the one that imported it, and none imports it if the last is seen without it."""
+
+
+@pytest.fixture(scope="module")
+def textual_loaded() -> dict[str, bool]:
+    """Whether Textual was loaded once each plain module was imported (one interpreter, not one per module)."""
+    output = subprocess.run([sys.executable, "-c", IMPORT_EACH, *PLAIN_MODULES], capture_output=True, text=True, check=True).stdout
+    return json.loads(output)
 
 
 @pytest.mark.parametrize("module", PLAIN_MODULES)
-def test_module_does_not_import_textual(module):
-    code = f"import sys, {module}; print(any(m == 'textual' or m.startswith(('textual.', 'scim_tui.tui')) for m in sys.modules))"
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert output.strip() == "False"
+def test_module_does_not_import_textual(module, textual_loaded):
+    assert textual_loaded[module] is False
