@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from scim_tui.checker import CheckResult
+from scim_tui.checker import iter_checks
 from scim_tui.demo import DemoServer
 from tests.servers import make_client
 
@@ -38,6 +40,14 @@ def scim_server() -> Iterator[DemoServer]:
     """A default scim2-server on a free loopback port, shared by the tests of a session."""
     with DemoServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def full_run(scim_server) -> list[CheckResult]:
+    """The results of every check, run once a session on the shared server with the default
+    options, for the tests that only read them."""
+    with make_client(scim_server.url) as scim:
+        return list(iter_checks(scim))
 
 
 @pytest.fixture

@@ -202,6 +202,30 @@ class RawServer:
             pass  # the client went away, or the server was stopped
 
 
+class Hanging:
+    """A ``Broken.rewrite`` change that holds each answer it is given until released, and
+    counts the requests held: a server whose requests hang for as long as the test wants."""
+
+    def __init__(self, ceiling: float = 60) -> None:
+        self.arrived = 0
+        self.reached = threading.Event()
+        """Set once a request arrived."""
+        self.released = threading.Event()
+        self.ceiling = ceiling
+        self._lock = threading.Lock()
+
+    def __call__(self, answer: Response) -> Response:
+        with self._lock:
+            self.arrived += 1
+        self.reached.set()
+        self.released.wait(self.ceiling)
+        return answer
+
+    def release(self) -> None:
+        """Answer the requests held, and those to come at once."""
+        self.released.set()
+
+
 def read_request(connection: Any) -> bytes:
     """Read one request's head, and return it with what came after it in the same reads.
     ConnectionAbortedError once the client closed the connection (an OSError: it ends a

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Callable
+from collections.abc import Iterator
 
 import pytest
 from rich.console import Console
+from scim2_models import Group
+from scim2_models import User
 from textual.pilot import Pilot
 
 from scim_tui.demo import make_app
@@ -16,12 +20,19 @@ from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.servers import SCIM2_SERVER_BREAKS
 from tests.servers import Broken
+from tests.servers import Hanging
+from tests.servers import make_client
 
 SIZE = (130, 40)
+CEILING = 60.0
+"""How long a test waits for a condition before it fails: generous, for a busy machine."""
 
 
 PASSING = Selection(exclude_tags=sorted(SCIM2_SERVER_BREAKS))
 """Every check but those scim2-server really fails: a run of it on scim2-server passes."""
+FEW = Selection(include_tags=["misc", "service-provider-config"])
+"""Three checks (random_url among them, which broken_random_url fails), every other one
+skipped: for the tests that need a run with results, not a run of every check."""
 
 
 @pytest.fixture
@@ -50,6 +61,14 @@ async def settle(pilot: Pilot, timeout: float = 60) -> None:
     await pilot.pause()
 
 
+async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float = CEILING) -> None:
+    """Let the app run until the condition holds; fail if it never does."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        await pilot.pause(0.02)
+
+
 async def run_checks(pilot: Pilot, key: str = "r") -> RunScreen:
     """Start a run with a key and wait until it has ended and been shown."""
     screen = run_screen(pilot)
@@ -74,3 +93,25 @@ def plain(renderable: object, width: int = 200) -> str:
 def broken_random_url() -> Broken:
     """scim2-server answering 200 to any unknown URL: the random_url check fails, nothing else."""
     return Broken(make_app()).answer("GET", r"/v2/scim-tui-missing-.*", 200, {"schemas": []})
+
+
+@pytest.fixture
+def hanging_patch(serve) -> Iterator[tuple[Hanging, str]]:
+    """A server whose PATCH requests on resources hang until released (or the test ends), and its URL.
+
+    The PATCH checks come after the create, read, replace and delete checks of a resource
+    type: a run waits there, with those done, for as long as the test wants."""
+    hanging = Hanging()
+    server = serve(Broken(make_app()).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", hanging))
+    yield hanging, server.url
+    hanging.release()
+
+
+def assert_nothing_left(url: str, wait: float = 0.0) -> None:
+    """No User or Group on the server, once the run's clean-up had up to ``wait`` seconds to finish."""
+    deadline = time.monotonic() + wait
+    with make_client(url) as client:
+        client.discover()
+        while (left := [client.query(model).total_results for model in (User, Group)]) != [0, 0] and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert left == [0, 0]

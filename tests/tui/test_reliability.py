@@ -4,12 +4,9 @@ timeout, never a traceback on screen, running on a broken config directory, clea
 from __future__ import annotations
 
 import socket
-import threading
-import time
 from collections.abc import Callable
 
 import pytest
-from scim2_models import Group
 from scim2_models import User
 
 from scim_tui.checker import CheckConfig
@@ -27,13 +24,17 @@ from scim_tui.tui.widgets.filter_input import FilterInput
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import outcome_text
 from tests.servers import Broken
+from tests.servers import Hanging
 from tests.servers import RawServer
 from tests.servers import make_client
 from tests.servers import scim_error
+from tests.tui.conftest import CEILING
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import assert_nothing_left
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
+from tests.tui.conftest import wait_until
 from tests.tui.profiles_support import screen_text
 from tests.tui.test_result import open_row
 
@@ -44,19 +45,10 @@ it soon elapses. No test races it: they wait for what it causes, with CEILING.""
 HANG = 30.0
 """The request timeout of a run whose requests must hang until the test ends them, however
 busy the machine: they end when the test lets them go, long before this."""
-CEILING = 60.0
-"""How long a test waits for a condition before it fails: generous, for a busy machine."""
 INTERNALS = ("Traceback", 'File "', "Exception", "NoneType")
 """What the screen must never show: a traceback or the names of Python internals."""
 MARKUP = "broken [/] [bold]on purpose[/bold] [link=https://example.com]here"
 """Server text that Rich would read as markup: shown as sent, it never breaks the screen."""
-
-
-async def wait_until(pilot, condition, timeout: float = CEILING) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never held"
-        await pilot.pause(0.02)
 
 
 async def start_hanging_run(pilot, server: RawServer):
@@ -112,29 +104,6 @@ async def assert_cancelled_promptly(pilot, screen, end_hanging: Callable[[], Non
     assert "cancelled" in screen_text(pilot.app)
 
 
-class Hanging:
-    """Makes matching requests hang until released, and counts them."""
-
-    def __init__(self) -> None:
-        self.arrived = 0
-        self.released = threading.Event()
-
-    def __call__(self, answer):
-        self.arrived += 1
-        self.released.wait(60)
-        return answer
-
-
-@pytest.fixture
-def hanging_patch(serve):
-    """A server whose PATCH requests hang (until released, or the test ends), and the profile
-    of a run against it, whose requests time out after TIMEOUT."""
-    hanging = Hanging()
-    server = serve(Broken(make_app()).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", hanging))
-    yield hanging, Profile(name="Hanging", url=server.url, timeout=TIMEOUT)
-    hanging.released.set()
-
-
 async def run_until_patches_hang(pilot, hanging: Hanging, count: int) -> None:
     await settle(pilot)
     await pilot.press("r")
@@ -143,34 +112,24 @@ async def run_until_patches_hang(pilot, hanging: Hanging, count: int) -> None:
 
 async def test_cancelling_a_check_whose_every_request_hangs_ends_within_the_timeout_and_cleans_up(hanging_patch):
     """A PATCH check sends one request per attribute: once cancelled, it sends no more but its clean-up."""
-    hanging, profile = hanging_patch
-    app = ScimTuiApp(profile.model_copy(update={"timeout": HANG}))
+    hanging, url = hanging_patch
+    app = ScimTuiApp(Profile(name="Hanging", url=url, timeout=HANG))
     async with app.run_test(size=SIZE) as pilot:
         await run_until_patches_hang(pilot, hanging, 2)  # into a PATCH check's attributes
         screen = run_screen(pilot)
-        await assert_cancelled_promptly(pilot, screen, end_hanging=hanging.released.set, sent=lambda: hanging.arrived)
+        await assert_cancelled_promptly(pilot, screen, end_hanging=hanging.release, sent=lambda: hanging.arrived)
         assert any(row.result.status is Status.SKIPPED and "cancelled" in row.result.reason for row in screen.state.rows.values())
-    assert_nothing_left(profile.url)
+    assert_nothing_left(url)
 
 
 async def test_quitting_while_a_request_hangs_leaves_nothing_on_the_server(hanging_patch):
-    hanging, profile = hanging_patch
-    app = ScimTuiApp(profile)
+    hanging, url = hanging_patch
+    app = ScimTuiApp(Profile(name="Hanging", url=url, timeout=TIMEOUT))
     async with app.run_test(size=SIZE) as pilot:
         await run_until_patches_hang(pilot, hanging, 1)
         await pilot.press("q")
     assert app.return_code == 0
-    assert_nothing_left(profile.url, wait=CEILING)  # the run's thread cleans up once its PATCH timed out
-
-
-def assert_nothing_left(url: str, wait: float = 0.0) -> None:
-    """No User or Group on the server, once the run's clean-up had up to ``wait`` seconds to finish."""
-    deadline = time.monotonic() + wait
-    with make_client(url) as client:
-        client.discover()
-        while (left := [client.query(model).total_results for model in (User, Group)]) != [0, 0] and time.monotonic() < deadline:
-            time.sleep(0.1)
-    assert left == [0, 0]
+    assert_nothing_left(url, wait=CEILING)  # the run's thread cleans up once its PATCH timed out
 
 
 def closed_port_url() -> str:

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-import time
 import tomllib
 
 import pytest
-from scim2_models import Group
-from scim2_models import User
 from textual.widgets import Static
 
 from scim_tui import history
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
-from scim_tui.checker import iter_checks
-from scim_tui.demo import make_app
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
@@ -31,16 +26,18 @@ from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import counts_text
 from scim_tui.tui.widgets.run_status import outcome_text
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.tui.conftest import PASSING
+from tests.servers import Hanging
+from tests.tui.conftest import CEILING
+from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import assert_nothing_left
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
+from tests.tui.conftest import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -49,8 +46,8 @@ def titles(rows) -> list[tuple[str | None, str | None, Status]]:
     return [(row.result.resource_type, row.result.title, row.result.status) for row in rows]
 
 
-async def test_a_run_shows_every_result_live_and_the_summary(local, client):
-    expected = list(iter_checks(client))
+async def test_a_run_shows_every_result_live_and_the_summary(local, full_run):
+    expected = full_run
     batches: set[int] = set()
     app = ScimTuiApp(local)
     async with app.run_test(size=SIZE, message_hook=lambda m: batches.add(id(m)) if isinstance(m, ResultsBatch) else None) as pilot:
@@ -72,42 +69,24 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, client):
         assert app.sub_title == "" and screen.sub_title == "Local"
 
 
-def slow_server(serve):
-    def slow(response):
-        time.sleep(0.03)  # a run longer than the 2 s pilot.press may wait for the app to be idle
-        return response
-
-    return serve(Broken(make_app()).rewrite(None, ".*", slow))
-
-
-def assert_nothing_left(url: str, wait: float = 0.0) -> None:
-    deadline = time.monotonic() + wait
-    with make_client(url) as client:
-        client.discover()
-        while True:
-            left = sum(client.query(model).total_results for model in (User, Group))
-            if not left or time.monotonic() >= deadline:
-                break
-            time.sleep(0.1)
-    assert left == 0
-
-
-async def start_and_wait_for_resource_checks(pilot) -> RunScreen:
+async def start_and_wait_for_resource_checks(pilot, hanging: Hanging) -> RunScreen:
+    """Start a run and wait until it is into the resource checks, which create resources:
+    their PATCHes hang, so it waits there, with twenty checks or more done."""
     screen = run_screen(pilot)
     await settle(pilot)
     await pilot.press("r")
-    while screen.state.checks_done() < 20:  # into the resource checks, which create resources
-        await pilot.pause(0.05)
+    await wait_until(pilot, lambda: hanging.arrived > 0 and screen.state.checks_done() >= 20)
     assert screen.running
     return screen
 
 
-async def test_escape_cancels_keeps_the_results_and_cleans_up(serve):
-    server = slow_server(serve)
-    app = ScimTuiApp(Profile(name="Slow", url=server.url))
+async def test_escape_cancels_keeps_the_results_and_cleans_up(hanging_patch):
+    hanging, url = hanging_patch
+    app = ScimTuiApp(Profile(name="Slow", url=url))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await start_and_wait_for_resource_checks(pilot)
+        screen = await start_and_wait_for_resource_checks(pilot, hanging)
         await pilot.press("escape")
+        hanging.release()
         await settle(pilot)
         assert screen.progress.phase is Phase.CANCELLED
         assert "cancelled" in outcome_text(screen.progress).plain
@@ -115,23 +94,24 @@ async def test_escape_cancels_keeps_the_results_and_cleans_up(serve):
         assert 20 <= kept < screen.progress.planned
         assert len(table_of(pilot).keys) > kept
         assert isinstance(app.screen, RunScreen), "escape during a run cancels, it does not leave"
-    assert_nothing_left(server.url)
+    assert_nothing_left(url)
 
 
-async def test_quitting_during_a_run_stops_it_and_cleans_up(serve):
-    server = slow_server(serve)
-    app = ScimTuiApp(Profile(name="Slow", url=server.url))
+async def test_quitting_during_a_run_stops_it_and_cleans_up(hanging_patch):
+    hanging, url = hanging_patch
+    app = ScimTuiApp(Profile(name="Slow", url=url))
     async with app.run_test(size=SIZE) as pilot:
-        await start_and_wait_for_resource_checks(pilot)
+        await start_and_wait_for_resource_checks(pilot, hanging)
         checks = [worker for worker in app.workers if worker.group == "checks"]
         await pilot.press("q")
+        hanging.release()
     assert checks and all(worker.is_cancelled for worker in checks)
-    assert_nothing_left(server.url, wait=10)
+    assert_nothing_left(url, wait=CEILING)
 
 
 async def test_statuses_and_text_filter_the_results(serve):
     server = serve(broken_random_url())
-    app = ScimTuiApp(Profile(name="Broken", url=server.url))
+    app = ScimTuiApp(Profile(name="Broken", url=server.url, selection=FEW))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         everything = len(screen.state.rows)
@@ -161,7 +141,7 @@ async def test_statuses_and_text_filter_the_results(serve):
 async def test_rerun_failed_replaces_rows_in_place_and_marks_them_fixed(serve):
     broken = broken_random_url()
     server = serve(broken)
-    app = ScimTuiApp(Profile(name="Broken", url=server.url, selection=PASSING))
+    app = ScimTuiApp(Profile(name="Broken", url=server.url, selection=FEW))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         table = table_of(pilot)
@@ -237,7 +217,7 @@ async def test_q_quits_and_escape_goes_back_to_the_profiles(local):
 async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marked(serve):
     broken = broken_random_url()
     server = serve(broken)
-    app = ScimTuiApp(Profile(name="History", url=server.url, selection=PASSING))
+    app = ScimTuiApp(Profile(name="History", url=server.url, selection=FEW))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         assert not screen.state.marks(), "the first run has nothing to compare with"
@@ -258,7 +238,7 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
 
 async def test_e_exports_the_run_to_a_new_file_in_the_current_directory(local, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = ScimTuiApp(local)
+    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         for _ in range(2):
@@ -276,7 +256,7 @@ async def test_e_exports_the_run_to_a_new_file_in_the_current_directory(local, t
 
 
 async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands(local):
-    app = ScimTuiApp(local.model_copy(update={"selection": PASSING}))
+    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         names = {command.name for command in ScreenCommands(screen).commands()}
