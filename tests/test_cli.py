@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 
 import httpx2
 import pytest
@@ -28,6 +27,7 @@ from tests.command import scim_tui_here
 from tests.command import spawn
 from tests.servers import SCIM2_SERVER_BREAKS
 from tests.servers import Broken
+from tests.servers import Hanging
 from tests.servers import scim_error
 
 TOKEN = "scim-tui-test-token-5f0c2a9e71"
@@ -213,23 +213,16 @@ def test_demo_server_on_a_busy_port_is_bad_usage():
 
 @pytest.mark.parametrize("jobs", ["1", "4"])
 def test_ctrl_c_deletes_what_the_run_created_then_exits_130(serve, jobs):
-    reading, interrupted = threading.Event(), threading.Event()
-
-    def held(response):
-        """The read of a created resource is answered once Ctrl-C was pressed: the run is under way."""
-        reading.set()
-        interrupted.wait(60)
-        return response
-
-    server = serve(Broken(make_app()).rewrite("GET", "/v2/(Users|Groups)/[^/]+", held))
+    reading = Hanging()  # the read of a created resource is answered once Ctrl-C was pressed: the run is under way
+    server = serve(Broken(make_app()).rewrite("GET", "/v2/(Users|Groups)/[^/]+", reading))
     run = spawn("check", "--url", server.url, "--jobs", jobs)
     try:
-        assert reading.wait(timeout=60), "the run never read a resource it created"
+        assert reading.reached.wait(timeout=60), "the run never read a resource it created"
         run.send_signal(signal.SIGINT)
-        interrupted.set()
+        reading.release()
         out, err = run.communicate(timeout=60)
     finally:
-        interrupted.set()
+        reading.release()
         run.kill()
     assert run.returncode == 130, (out, err)
     assert re.fullmatch(r"scim-tui: Interrupted after \d+ results: the checks deleted what they had created\.\n", err)
