@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-import time
 from collections import defaultdict
 from urllib.parse import urlsplit
+
+import pytest
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.demo import DemoServer
 from tests.checker.test_full_run import holdings
 from tests.checker.test_full_run import pet_app
 from tests.checker.test_full_run import seed
 from tests.servers import Broken
+from tests.servers import Hanging
 from tests.servers import make_client
 
 RESOURCE_ENDPOINTS = ("Users", "Groups", "Pets")
@@ -30,9 +32,16 @@ def run(url: str, jobs: int) -> list:
         return list(iter_checks(scim, CheckConfig(jobs=jobs)))
 
 
-def test_four_jobs_give_the_same_checks_statuses_and_order_as_one(serve):
-    url = serve(pet_app()).url
-    one, four = run(url, 1), run(url, 4)
+@pytest.fixture(scope="module")
+def pet_runs() -> dict[int, list]:
+    """Full runs with one and with four jobs, one after the other on a Pet server of their own:
+    the tests below only read them."""
+    with DemoServer(pet_app()) as server:
+        return {jobs: run(server.url, jobs) for jobs in (1, 4)}
+
+
+def test_four_jobs_give_the_same_checks_statuses_and_order_as_one(pet_runs):
+    one, four = pet_runs[1], pet_runs[4]
     assert len(one) > 100
     assert [(r.title, r.resource_type, r.status) for r in four] == [(r.title, r.resource_type, r.status) for r in one]
 
@@ -72,8 +81,8 @@ def on_its_own(resource_type: str, exchange: Exchange) -> bool:
     return path.startswith(own) or bool(resource_ids([exchange]))
 
 
-def test_no_check_sees_another_checks_exchanges(serve):
-    results = run(serve(pet_app()).url, 4)
+def test_no_check_sees_another_checks_exchanges(pet_runs):
+    results = pet_runs[4]
     owner: dict[str, CheckId] = {}
     for check, exchanges in exchanges_by_check(results).items():
         for resource_id in resource_ids(exchanges):
@@ -111,21 +120,15 @@ def test_cancelling_four_jobs_leaves_nothing_on_the_server(serve):
 
 def test_closing_a_run_stops_the_checks_still_running_at_their_next_request(serve):
     """A Ctrl-C or a cancel must not wait for four long PATCH checks to send all their requests."""
-    patching = threading.Event()
-
-    def slow(response):
-        patching.set()
-        time.sleep(0.2)
-        return response
-
-    server = serve(Broken(pet_app()).rewrite("PATCH", r"/v2/.*", slow))
+    patching = Hanging(ceiling=1.0)  # never released: each PATCH is answered after a second
+    server = serve(Broken(pet_app()).rewrite("PATCH", r"/v2/.*", patching))
     before = holdings(server.url)
     with make_client(server.url) as scim:
         run = iter_checks(scim, CheckConfig(jobs=4, include_tags={"crud:update"}, resource_types=["User"]))
         next(result for result in run if result.resource_type == "User")
-        assert patching.wait(10)
-        started = time.perf_counter()
+        assert patching.reached.wait(10)
+        sent = patching.arrived
         run.close()
-        closing_time = time.perf_counter() - started
-    assert closing_time < 3.0  # each running PATCH check would otherwise send some 30 more PATCHes
+    # Each running PATCH check would otherwise send some 30 more PATCHes (a second each).
+    assert patching.arrived - sent <= 4, "a running check sent no PATCH after the one it was sending"
     assert holdings(server.url) == before

@@ -21,6 +21,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import check_server
 from scim_tui.checker import iter_checks
+from scim_tui.demo import DemoServer
 from scim_tui.demo import make_app
 from tests.checker.test_discovery import DISCOVERY_CHECKERS
 from tests.servers import make_client
@@ -131,16 +132,23 @@ def assert_clean_full_run(url: str) -> list:
     return results
 
 
-def test_a_full_run_on_the_default_server_passes_and_leaves_it_as_it_was(serve):
+@pytest.fixture(scope="module")
+def default_server_run() -> list:
+    """A full run on a default server of its own, asserted clean: the tests below only read it."""
+    with DemoServer() as server:
+        return assert_clean_full_run(server.url)
+
+
+def test_a_full_run_on_the_default_server_passes_and_leaves_it_as_it_was(default_server_run):
     assert len(SPEC_CHECKERS) == 25
-    results = assert_clean_full_run(serve(make_app()).url)
+    results = default_server_run
     ran = {(r.resource_type, r.title) for r in results if r.status is not Status.SKIPPED}
     for resource_type in ("User", "Group"):
         assert (resource_type, "check_add_attribute") in ran and (resource_type, "object_deletion") in ran
 
 
-def test_the_enterprise_extension_is_patched_by_urn(serve):
-    results = assert_clean_full_run(serve(make_app()).url)
+def test_the_enterprise_extension_is_patched_by_urn(default_server_run):
+    results = default_server_run
     for checker in ("check_add_attribute", "check_remove_attribute", "check_replace_attribute"):
         reasons = [r.reason for r in results if r.title == checker and r.resource_type == "User"]
         assert any(reason.startswith(f"{ENTERPRISE}:employeeNumber:") for reason in reasons), checker

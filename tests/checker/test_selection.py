@@ -73,8 +73,8 @@ def test_raise_exceptions_raises_when_a_check_stops_on_an_error(serve):
         check_server(scim, raise_exceptions=True, include_tags={"crud:create"}, resource_types=["User"])
 
 
-def test_the_wsgi_engine_gives_the_same_statuses_as_httpx2(scim_server, client):
-    over_http = check_server(client)
+def test_the_wsgi_engine_gives_the_same_statuses_as_httpx2(full_run):
+    over_http = full_run
     in_process = check_server(WSGISCIMClient(make_app(), base_url="http://localhost/v2"))
     assert Counter((r.resource_type, r.title, r.status) for r in in_process) == Counter((r.resource_type, r.title, r.status) for r in over_http)
     assert_only_known_violations(in_process)

@@ -19,6 +19,7 @@ from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.exchange_view import ExchangeView
+from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import plain
@@ -48,7 +49,7 @@ async def open_row(pilot, title: str) -> ResultScreen:
 async def test_the_detail_shows_the_result_and_every_exchange(serve):
     broken = broken_random_url()
     server = serve(broken)
-    profile = Profile(name="Broken", url=server.url, auth=Auth(kind=AuthKind.BEARER, token=SECRET))
+    profile = Profile(name="Broken", url=server.url, auth=Auth(kind=AuthKind.BEARER, token=SECRET), selection=FEW)
     app = ScimTuiApp(profile)
     async with app.run_test(size=SIZE) as pilot:
         await run_checks(pilot)
@@ -79,7 +80,7 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve):
 
 
 async def test_escape_returns_to_the_results_with_the_cursor_where_it_was(local):
-    app = ScimTuiApp(local)
+    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
     async with app.run_test(size=SIZE) as pilot:
         await run_checks(pilot)
         table = table_of(pilot)
@@ -98,7 +99,7 @@ async def test_escape_returns_to_the_results_with_the_cursor_where_it_was(local)
 
 
 async def test_enter_on_a_group_heading_opens_nothing(local):
-    app = ScimTuiApp(local)
+    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
     async with app.run_test(size=SIZE) as pilot:
         await run_checks(pilot)
         table = table_of(pilot)
