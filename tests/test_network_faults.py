@@ -60,11 +60,13 @@ class Run:
         return sum(len(result.exchanges) for result in self.results)
 
 
-def run(url: str, timeout: float = TIMEOUT, **options: Any) -> Run:
+def run(url: str, timeout: float = TIMEOUT, tags: set[str] | None = None, **options: Any) -> Run:
+    """A run of every check (or of those with one of ``tags``) but those scim2-server really fails."""
     profile = Profile(name="faulty", url=url, timeout=timeout, max_response_bytes=LIMIT, **options)
+    conf = CheckConfig(include_tags=tags, exclude_tags=set(SCIM2_SERVER_BREAKS))
     started = time.perf_counter()
     with open_client(profile) as connection:
-        results = list(iter_checks(connection.client, CheckConfig(exclude_tags=set(SCIM2_SERVER_BREAKS)), secrets=connection.secrets))
+        results = list(iter_checks(connection.client, conf, secrets=connection.secrets))
     return Run(results, time.perf_counter() - started)
 
 
@@ -263,7 +265,16 @@ class _TLSServer(ThreadingMixIn, WSGIServer):
 
     def get_request(self) -> tuple[Any, Any]:
         connection, address = super().get_request()
-        return self.context.wrap_socket(connection, server_side=True), address
+        return self.context.wrap_socket(connection, server_side=True, do_handshake_on_connect=False), address
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        """The handshake is made in the connection's own thread: made by the one thread that
+        accepts, concurrent handshakes queued past a short timeout on a busy machine."""
+        try:
+            request.do_handshake()
+        except OSError:
+            return  # a client that refused the certificate, or spoke plain HTTP: the connection is closed
+        super().finish_request(request, client_address)
 
 
 class _Quiet(WSGIRequestHandler):
@@ -304,7 +315,7 @@ def test_a_self_signed_certificate_says_how_to_trust_it(tls_server):
 @pytest.mark.parametrize("tls", ["ca_bundle", "no_verify"])
 def test_a_self_signed_certificate_is_trusted_as_told(tls_server, certificate, tls):
     settings = TLS(ca_bundle=str(certificate[0])) if tls == "ca_bundle" else TLS(verify=False)
-    outcome = run(tls_server, timeout=SOUND_TIMEOUT, tls=settings)
+    outcome = run(tls_server, timeout=SOUND_TIMEOUT, tags={"discovery"}, tls=settings)
     discovery = [r for r in outcome.results if "discovery" in r.tags and "discovery:strict" not in r.tags]
     assert discovery and all(r.status is Status.SUCCESS for r in discovery)
 
@@ -330,7 +341,7 @@ def test_a_client_certificate_is_shown_when_the_server_asks(certificate, tmp_pat
     trusted = TLS(ca_bundle=str(certificate[0]))
     with serving_tls(certificate, client_ca=client_cert) as url:
         anonymous = run(url, tls=trusted)
-        identified = run(url, tls=trusted.model_copy(update={"client_cert": str(client_cert), "client_key": str(client_key)}))
+        identified = run(url, timeout=SOUND_TIMEOUT, tags={"discovery"}, tls=trusted.model_copy(update={"client_cert": str(client_cert), "client_key": str(client_key)}))
     assert_fault(anonymous, "asks for a client certificate: set tls.client_cert and tls.client_key")
     discovery = [r for r in identified.results if "discovery" in r.tags and "discovery:strict" not in r.tags]
     assert discovery and all(r.status is Status.SUCCESS for r in discovery)
