@@ -9,6 +9,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import warnings
 from collections.abc import Iterator
 from collections.abc import Mapping
 from contextlib import contextmanager
@@ -50,11 +52,11 @@ def _default_sigint() -> None:
 
 def scim_tui_here(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run `scim-tui ARGS` in this process as `scim_tui` runs it in a new one: the same entry
-    point (scim_tui.cli.run), exit status, standard output and standard error, warnings
-    included, without the second a new interpreter takes to start. For the tests whose point
-    is what the command does, not the process it runs in."""
+    point (scim_tui.cli.run) and exit status, and on standard output and standard error all a
+    new process prints, without the second a new interpreter takes to start. For the tests
+    whose point is what the command does, not the process it runs in."""
     stdout, stderr = io.StringIO(), io.StringIO()
-    with mock.patch.dict(os.environ, env or {}), _logging_as_in_a_new_process(), redirect_stdout(stdout), redirect_stderr(stderr):
+    with mock.patch.dict(os.environ, env or {}), redirect_stdout(stdout), redirect_stderr(stderr), _stderr_as_in_a_new_process(stderr):
         try:
             status = cli.run(list(args))
         except SystemExit as exit:  # argparse's errors, --help and --version
@@ -63,17 +65,25 @@ def scim_tui_here(*args: str, env: Mapping[str, str] | None = None) -> subproces
 
 
 @contextmanager
-def _logging_as_in_a_new_process() -> Iterator[None]:
-    """A root logger without handlers, as a new process has it, so that the command's
-    logging.basicConfig sends its warnings to the standard error captured; restored afterwards."""
+def _stderr_as_in_a_new_process(stderr: io.StringIO) -> Iterator[None]:
+    """Send to ``stderr`` what a new process would print there besides what the command writes:
+    the warnings of its logging (a root logger without handlers, as a new process has it, so
+    the command's logging.basicConfig writes to the stderr captured), Python's warnings (each
+    once, as `python -W default` shows them) and the traceback of an exception no thread
+    caught. pytest's own hooks are restored afterwards."""
     root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
+    handlers, level, thread_hook = root.handlers[:], root.level, threading.excepthook
     root.handlers.clear()
+    threading.excepthook = threading.__excepthook__  # prints on sys.stderr: the one captured
     try:
-        yield
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            yield
+        stderr.writelines(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line) for w in caught)
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
+        threading.excepthook = thread_hook
 
 
 def one_line_error(process: subprocess.CompletedProcess[str]) -> str:
