@@ -166,10 +166,10 @@ def test_the_token_is_in_no_output_and_no_history_file(serve):
     printed = []
     for format in FORMATS:
         for target in targets:
-            process = scim_tui("check", *target, "--format", format, "--include-tags", "misc,service-provider-config", env=env)
+            process = scim_tui_here("check", *target, "--format", format, "--include-tags", "misc,service-provider-config", env=env)
             assert process.returncode == 0, process.stderr
             printed += [process.stdout, process.stderr]
-    full = scim_tui("check", "--profile", "Secured", *PASSING, "--format", "json", env=env)
+    full = scim_tui("check", "--profile", "Secured", *PASSING, "--format", "json", env=env)  # every check, in a new process
     assert full.returncode == 0, full.stderr
     saved = [path.read_text() for path in history.runs("Secured")]
     assert len(saved) == len(FORMATS) + 1

@@ -20,7 +20,7 @@ from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.profiles import ProfilesScreen
-from tests.command import scim_tui
+from tests.command import scim_tui_here
 from tests.servers import Broken
 from tests.servers import scim_error
 from tests.tui.conftest import SIZE
@@ -66,10 +66,11 @@ async def app_outputs(profile: Profile) -> dict[str, str]:
 
 
 def command_outputs(profile: Profile) -> dict[str, str]:
-    """``scim-tui check`` on the profile, in every format: what it prints and writes."""
+    """``scim-tui check`` on the profile, in every format: what it prints and writes. (A whole
+    run of the command in a new process is searched by tests/test_cli.py.)"""
     outputs = {}
     for format in FORMATS:
-        process = scim_tui("check", "--profile", profile.name, "--format", format, "--include-tags", "misc,service-provider-config")
+        process = scim_tui_here("check", "--profile", profile.name, "--format", format, "--include-tags", "misc,service-provider-config")
         assert process.returncode == 0, process.stderr
         outputs[f"{profile.name}: check --format {format}"] = process.stdout + process.stderr
     return outputs
