@@ -6,10 +6,12 @@ one rule: it answers some requests itself, or rewrites the answers of scim2-serv
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import re
 import socket
+import ssl
 import threading
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -26,11 +28,33 @@ Response = tuple[int, list[tuple[str, str]], bytes]
 SCIM_JSON = [("Content-Type", "application/scim+json")]
 
 
+TIMEOUT = 30.0
+"""The timeout of the tests' clients, a profile's default: a loaded machine may answer slowly."""
+
+
+@functools.cache
+def _trust_store() -> ssl.SSLContext:
+    """The trust store httpx2 would read again for each new client (tens of milliseconds),
+    read once for all the tests' clients."""
+    return httpx2.create_ssl_context()
+
+
+def http_client(url: str, **httpx_options: Any) -> httpx2.Client:
+    """A plain httpx2 client on a server, to look at it from outside scim-tui."""
+    return httpx2.Client(base_url=url, **{"verify": _trust_store(), "timeout": TIMEOUT, **httpx_options})
+
+
 @contextmanager
 def make_client(url: str, **httpx_options: Any):
     """A scim2-client over httpx2 on a server, closed afterwards."""
-    with httpx2.Client(base_url=url, **httpx_options) as http:
+    with http_client(url, **httpx_options) as http:
         yield SyncSCIMClient(http)
+
+
+def stored(url: str, *endpoints: str) -> list[dict]:
+    """The resources a server holds on these endpoints: its Users and Groups unless told."""
+    with http_client(url) as http:
+        return [resource for endpoint in endpoints or ("/Users", "/Groups") for resource in http.get(endpoint).json().get("Resources", [])]
 
 
 def scim_error(status: int, detail: str = "broken on purpose") -> bytes:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import httpx2
 import pytest
 
 from scim_tui.checker import CheckConfig
@@ -14,6 +13,7 @@ from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
+from tests.servers import stored
 
 BULK = "/v2/Bulk"
 SPC = "/v2/ServiceProviderConfig"
@@ -25,13 +25,8 @@ def run(url: str, checker: str, resource_type: str = "User"):
         return list(iter_checks(scim, CheckConfig(), only={CheckId(checker, resource_type)}))
 
 
-def stored(url: str, endpoint: str) -> list[dict]:
-    with httpx2.Client(base_url=url) as http:
-        return http.get(endpoint).json().get("Resources", [])
-
-
 def left_nothing(url: str) -> bool:
-    return stored(url, "/Users") == [] and stored(url, "/Groups") == []
+    return stored(url) == []
 
 
 def drop(method: str):

@@ -6,7 +6,6 @@ import io
 import json
 import uuid
 
-import httpx2
 import pytest
 from scim2_models import Patch
 from scim2_server.utils import load_default_service_provider_config
@@ -19,6 +18,7 @@ from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
+from tests.servers import stored
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -30,10 +30,6 @@ def run(url: str, checker: str, resource_type: str = "User"):
     with make_client(url) as scim:
         return list(iter_checks(scim, CheckConfig(), only={CheckId(checker, resource_type)}))
 
-
-def stored(url: str) -> list[dict]:
-    with httpx2.Client(base_url=url) as http:
-        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
 
 
 def statuses(results) -> list[Status]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import httpx2
 from scim2_client.engines.httpx2 import SyncSCIMClient
 from scim2_client.engines.wsgi import WSGISCIMClient
 
@@ -13,6 +12,7 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.demo import make_app
 from tests.servers import Broken
+from tests.servers import http_client
 from tests.servers import make_client
 
 TOKEN = "s3cr3t-token-value"
@@ -32,7 +32,7 @@ def test_exchanges_hold_the_request_and_the_response(client):
 def test_bearer_tokens_and_known_secrets_are_redacted(serve):
     server = serve(make_app(bearer_tokens=[TOKEN]))
     headers = {"Authorization": f"Bearer {TOKEN}", "X-Api-Key": "key-123456", "X-Trace": f"trace-{TOKEN}"}
-    with httpx2.Client(base_url=server.url, headers=headers) as http:
+    with http_client(server.url, headers=headers) as http:
         results = list(iter_checks(SyncSCIMClient(http), CheckConfig(include_tags={"discovery"}), secrets=[TOKEN]))
     assert results and all(r.status is not Status.ERROR for r in results if r.title != "resource_type_tests")
     for result in results:
@@ -55,7 +55,7 @@ def test_the_wsgi_engine_is_recorded_too():
 
 
 def test_concurrent_checks_never_see_each_other_exchanges(scim_server):
-    with httpx2.Client(base_url=scim_server.url) as http:
+    with http_client(scim_server.url) as http:
         results = list(iter_checks(SyncSCIMClient(http), CheckConfig(include_tags={"discovery", "misc"}, jobs=4)))
     endpoint_of = {
         "service_provider_config_endpoint_methods": "/ServiceProviderConfig",

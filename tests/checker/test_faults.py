@@ -16,7 +16,6 @@ from datetime import UTC
 from datetime import datetime
 from typing import Any
 
-import httpx2
 import pytest
 
 from scim_tui.checker import CheckConfig
@@ -29,6 +28,7 @@ from scim_tui.reports import RunReport
 from scim_tui.reports import write_report
 from tests.servers import Broken
 from tests.servers import Response
+from tests.servers import http_client
 from tests.servers import make_client
 from tests.servers import scim_error
 
@@ -36,7 +36,6 @@ USERS = "/v2/Users"
 USER = r"/v2/Users/[^/?]+"
 HTML_PAGE = b"<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1><p>nginx</p></body></html>"
 HTML = [("Content-Type", "text/html; charset=utf-8")]
-REQUEST_TIMEOUT = 5
 RUN_BOUND = 60
 """Seconds a whole run against one faulty server may take (a sound run takes a few)."""
 UNREADABLE = ("Traceback", "NoneType", "pydantic", "validation error for", "Expecting value: line", "<html", "<!DOCTYPE")
@@ -97,14 +96,14 @@ FAULTS = [
 def run(url: str, **options: Any) -> tuple[list[CheckResult], float]:
     """Every check of the User resource type (and of the server), timed."""
     started = time.perf_counter()
-    with make_client(url, timeout=REQUEST_TIMEOUT) as scim:
+    with make_client(url) as scim:
         results = list(iter_checks(scim, CheckConfig(resource_types=["User"]), **options))
     return results, time.perf_counter() - started
 
 
 def stored(url: str) -> dict[str, list[str]]:
     """The ids of the resources on a server, by resource type, every type it publishes."""
-    with httpx2.Client(base_url=url) as http:
+    with http_client(url) as http:
         types = http.get("/ResourceTypes").json()["Resources"]
         return {kind["name"]: [item["id"] for item in http.get(kind["endpoint"]).json().get("Resources", [])] for kind in types}
 
@@ -162,7 +161,7 @@ def test_a_location_elsewhere_is_never_deleted(serve):
     assert result.status is Status.ERROR
     assert not [e for e in result.exchanges if e.method == "DELETE"]
     broken.repaired = True
-    with httpx2.Client(base_url=server.url) as http:  # what the broken server created, removed by hand
+    with http_client(server.url) as http:  # what the broken server created, removed by hand
         for user in stored(server.url)["User"]:
             http.delete(f"/Users/{user}")
 
@@ -181,7 +180,7 @@ def test_a_deletion_that_fails_during_clean_up_names_the_leftovers(serve):
     assert f"Left on the server: {', '.join(result.leftovers)}" in write_report(report, "text")
     assert json.loads(write_report(report, "json"))["leftovers"] == result.leftovers
     broken.repaired = True
-    with httpx2.Client(base_url=server.url) as http:
+    with http_client(server.url) as http:
         for user in left:
             http.delete(f"/Users/{user}")
 
@@ -217,7 +216,7 @@ def test_the_names_and_ids_the_client_chooses_start_with_scim_tui(scim_server, f
 
 def test_a_summary_names_six_failed_checks_and_counts_the_rest(serve):
     server = serve(Broken(make_app()).answer("POST", USERS, 500, scim_error(500)))
-    with make_client(server.url, timeout=REQUEST_TIMEOUT) as scim:
+    with make_client(server.url) as scim:
         results = list(iter_checks(scim, CheckConfig(resource_types=["User"])))
     failed = sorted({r.title for r in results if r.resource_type == "User" and r.status.failed and r.title != "resource_type_tests"})
     summary = next(r for r in results if r.resource_type == "User" and r.title == "resource_type_tests")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 from datetime import datetime
 
-import httpx2
 import pytest
 from scim2_models import Attribute
 from scim2_models import ResourceType
@@ -16,6 +15,7 @@ from scim_tui.checker import CheckContext
 from scim_tui.checker import iter_checks
 from scim_tui.checker.filling import build_resource
 from scim_tui.demo import make_app
+from tests.servers import http_client
 from tests.servers import make_client
 
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
@@ -77,10 +77,10 @@ def test_references_point_to_resources_created_and_registered_first(described):
     owner_id = pet["owner"].rsplit("/", 1)[1]
     assert owner_id in users
     assert pet["vet"]["value"] in users and pet["vet"]["$ref"].endswith(f"/Users/{pet['vet']['value']}")
-    with httpx2.Client(base_url=url) as http:
+    with http_client(url) as http:
         assert http.get(f"/Users/{owner_id}").status_code == 200
     assert context.resource_manager.cleanup() == []
-    with httpx2.Client(base_url=url) as http:
+    with http_client(url) as http:
         assert http.get("/Users").json()["totalResults"] == 0
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import httpx2
 import pytest
 from scim2_client.engines.httpx2 import SyncSCIMClient
 from scim2_models import EnterpriseUser
@@ -24,6 +23,7 @@ from scim_tui.checker import iter_checks
 from scim_tui.demo import DemoServer
 from scim_tui.demo import make_app
 from tests.checker.test_discovery import DISCOVERY_CHECKERS
+from tests.servers import http_client
 from tests.servers import make_client
 
 SCHEMAS = Path(__file__).parent / "schemas"
@@ -105,7 +105,7 @@ def pet_app():
 
 def holdings(url: str) -> dict[str, list[dict]]:
     """Every resource of every resource type the server serves, as it serves them."""
-    with httpx2.Client(base_url=url) as http:
+    with http_client(url) as http:
         resource_types = http.get("/ResourceTypes").json()["Resources"]
         return {
             rt["name"]: sorted(http.get(rt["endpoint"], params={"count": 1000}).json().get("Resources", []), key=lambda r: r["id"])
@@ -115,7 +115,7 @@ def holdings(url: str) -> dict[str, list[dict]]:
 
 def seed(url: str) -> None:
     """Resources the engine did not create: it must leave them as they are."""
-    with httpx2.Client(base_url=url) as http:
+    with http_client(url) as http:
         user = http.post("/Users", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "someone-else"}).json()
         http.post("/Groups", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"], "displayName": "theirs", "members": [{"value": user["id"]}]})
 
@@ -191,7 +191,7 @@ def test_a_client_configured_with_the_scim2_models_classes_runs_the_same_suite(s
         models=[User, EnterpriseUser, Group],
         resource_types=[ResourceType.from_resource(User[EnterpriseUser]), ResourceType.from_resource(Group)],
     )
-    with httpx2.Client(base_url=server.url) as http:
+    with http_client(server.url) as http:
         results = check_server(SyncSCIMClient(http, provider=provider))
     assert {r.title for r in results} == ALL_CHECKERS
     assert_only_known_violations(results)

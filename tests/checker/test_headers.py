@@ -3,7 +3,6 @@ that break one of its rules: the media type of requests or answers, the Location
 
 from __future__ import annotations
 
-import httpx2
 import pytest
 
 from scim_tui.checker import CheckConfig
@@ -14,6 +13,7 @@ from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
+from tests.servers import stored
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -23,10 +23,6 @@ def run(url: str, resource_type: str = "User"):
     with make_client(url) as scim:
         return list(iter_checks(scim, CheckConfig(), only={CheckId("http_headers", resource_type)}))
 
-
-def stored(url: str) -> list[dict]:
-    with httpx2.Client(base_url=url) as http:
-        return http.get("/Users").json()["Resources"] + http.get("/Groups").json()["Resources"]
 
 
 def headers(change):

@@ -8,7 +8,6 @@ import time
 from urllib.parse import parse_qs
 from urllib.parse import urlsplit
 
-import httpx2
 import pytest
 from scim2_server.utils import load_default_service_provider_config
 
@@ -20,6 +19,7 @@ from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
+from tests.servers import stored
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -32,10 +32,6 @@ def run(url: str, resource_type: str = "User") -> dict:
     assert len(results) == len(RULES), results
     return dict(zip(RULES, results, strict=True))
 
-
-def stored(url: str) -> list[dict]:
-    with httpx2.Client(base_url=url) as http:
-        return http.get("/Users").json()["Resources"] + http.get("/Groups").json()["Resources"]
 
 
 def with_meta(**changes):

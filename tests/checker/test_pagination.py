@@ -8,9 +8,9 @@ from scim_tui.checker import Status
 from scim_tui.demo import make_app
 from tests.checker.test_filtering import by_rule
 from tests.checker.test_filtering import run
-from tests.checker.test_filtering import stored
 from tests.checker.test_filtering import without_filter_support
 from tests.servers import Broken
+from tests.servers import stored
 
 USERS = "/v2/Users"
 RULES = ["count", "startIndex", "totalResults", "itemsPerPage and startIndex", "count=0", "startIndex below 1", "negative count"]
@@ -40,7 +40,7 @@ def test_every_rule_holds_on_scim2_server(serve, resource_type):
     assert "both answered totalResults 3" in rules["totalResults"].reason
     assert [e.status_code for e in rules["totalResults"].exchanges] == [200, 200]
     assert all(r.leftovers == [] for r in rules.values())
-    assert stored(server.url, f"/{resource_type}s") == 0
+    assert stored(server.url, f"/{resource_type}s") == []
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_a_server_breaking_one_rule_fails_it(serve, broken, rule, seen, intact):
     assert rules[rule].status is Status.ERROR, rules[rule].reason
     assert seen in rules[rule].reason
     assert rules[intact].status is Status.SUCCESS, rules[intact].reason
-    assert stored(server.url, "/Users") == 0
+    assert stored(server.url, "/Users") == []
 
 
 def test_fewer_resources_than_count_is_acceptable(serve):
@@ -82,4 +82,4 @@ def test_without_filter_support_the_rules_needing_exact_matches_are_skipped(serv
     assert all(r.status is Status.SUCCESS for r in others), [r.reason for r in others if r.status is not Status.SUCCESS]
     assert all("filter=" not in e.url for r in others for e in r.exchanges)
     assert "totalResults 3" in rules["count=0"].reason
-    assert stored(server.url, "/Users") == 0
+    assert stored(server.url, "/Users") == []

@@ -8,7 +8,6 @@ from typing import Annotated
 from urllib.parse import parse_qs
 from urllib.parse import urlsplit
 
-import httpx2
 import pytest
 from scim2_models import URN
 from scim2_models import Mutability
@@ -26,6 +25,7 @@ from scim_tui.checker.checks.patch import check_add_attribute
 from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
+from tests.servers import stored
 
 USER = r"/v2/Users/[^/]+"
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
@@ -40,10 +40,6 @@ def run(url: str, checker: str, resource_type: str = "User"):
 def by_path(results) -> dict:
     return {r.reason.split(": ", 1)[0]: r for r in results}
 
-
-def stored(url: str) -> list[dict]:
-    with httpx2.Client(base_url=url) as http:
-        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
 
 
 @pytest.mark.parametrize("checker", PATCH_CHECKERS)

@@ -6,7 +6,6 @@ import json
 import re
 from typing import Annotated
 
-import httpx2
 import pytest
 from scim2_models import URN
 from scim2_models import Mutability
@@ -25,6 +24,7 @@ from scim_tui.checker.checks.patch_paths import patch_without_path
 from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
+from tests.servers import stored
 
 RESOURCES = r"/v2/(Users|Groups)/[^/]+"
 APPLICABLE = [
@@ -41,10 +41,6 @@ def run(url: str, checker: str, resource_type: str):
     with make_client(url) as scim:
         return list(iter_checks(scim, CheckConfig(), only={CheckId(checker, resource_type)}))
 
-
-def stored(url: str) -> list[dict]:
-    with httpx2.Client(base_url=url) as http:
-        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
 
 
 def operations(result) -> list[list[dict]]:

@@ -6,7 +6,6 @@ import json
 import re
 from typing import Annotated
 
-import httpx2
 import pytest
 from scim2_models import Filter
 from scim2_models import Mutability
@@ -24,6 +23,7 @@ from scim_tui.checker.checks.projection import attribute_projection
 from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
+from tests.servers import stored
 
 USER = r"/v2/Users/[^/]+"
 STEPS = ["POST attributes", "GET attributes", "GET excludedAttributes", "SEARCH attributes", "SEARCH excludedAttributes", "PUT excludedAttributes", "PATCH attributes"]
@@ -41,10 +41,6 @@ def step(reason: str) -> str:
     method = "SEARCH" if "/.search" in label else label.split()[0]
     return f"{method} {'excludedAttributes' if 'excludedAttributes=' in label else 'attributes'}"
 
-
-def stored(url: str) -> list[dict]:
-    with httpx2.Client(base_url=url) as http:
-        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
 
 
 def projected(body: dict) -> dict:

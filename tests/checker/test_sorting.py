@@ -10,9 +10,9 @@ from scim_tui.demo import make_app
 from tests.checker.test_filtering import by_rule
 from tests.checker.test_filtering import case_exact_user_names
 from tests.checker.test_filtering import run
-from tests.checker.test_filtering import stored
 from tests.checker.test_filtering import without_filter_support
 from tests.servers import Broken
+from tests.servers import stored
 
 USERS = "/v2/Users"
 
@@ -42,7 +42,7 @@ def test_both_orders_and_the_default_on_scim2_server(serve, resource_type):
     assert "sortOrder" not in rules["default order"].exchanges[0].url
     assert "without case" in rules["ascending"].reason
     assert all(r.leftovers == [] for r in rules.values())
-    assert stored(server.url, f"/{resource_type}s") == 0
+    assert stored(server.url, f"/{resource_type}s") == []
 
 
 def test_a_case_exact_name_sorts_with_case(serve):
@@ -59,7 +59,7 @@ def test_a_server_ignoring_sort_order_fails_descending(serve):
     assert rules["descending"].status is Status.ERROR
     assert "answered alpha, Bravo, charlie instead of charlie, Bravo, alpha" in rules["descending"].reason
     assert rules["ascending"].status is Status.SUCCESS and rules["default order"].status is Status.SUCCESS
-    assert stored(server.url, "/Users") == 0
+    assert stored(server.url, "/Users") == []
 
 
 def test_a_server_defaulting_to_descending_fails_the_default_order(serve):
@@ -88,4 +88,4 @@ def test_skipped_without_sort_or_filter_support(serve, app, claim):
     [result] = run(server.url, "sort_order")
     assert result.status is Status.SKIPPED
     assert claim in result.reason
-    assert stored(server.url, "/Users") == 0
+    assert stored(server.url, "/Users") == []

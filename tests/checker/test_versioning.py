@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import httpx2
 import pytest
 from scim2_models import ETag
 from scim2_models import Patch
@@ -18,6 +17,7 @@ from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
+from tests.servers import stored
 
 USER = r"/v2/Users/[^/]+"
 RULES = ("header", "version", "not_modified", "put", "patch", "delete")
@@ -29,10 +29,6 @@ def run(url: str, resource_type: str = "User") -> dict:
     assert len(results) == len(RULES), [r.reason for r in results]
     return dict(zip(RULES, results, strict=True))
 
-
-def stored(url: str) -> list[dict]:
-    with httpx2.Client(base_url=url) as http:
-        return http.get("/Users").json().get("Resources", []) + http.get("/Groups").json().get("Resources", [])
 
 
 def configured(**features) -> object:
