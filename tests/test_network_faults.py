@@ -46,8 +46,8 @@ from tests.servers import read_request
 TIMEOUT = 0.4
 SOUND_TIMEOUT = 10.0
 """For the runs that must succeed: a loaded CI machine may take longer than TIMEOUT."""
-SLACK = 0.3
-"""What a request may take beyond its timeout (scheduling on a busy machine)."""
+MARGIN = 10.0
+"""What a run against a faulty server may take beyond its requests' timeouts, on a busy machine."""
 LIMIT = 256 * 1024
 
 
@@ -96,7 +96,7 @@ def test_connection_refused():
     port = closed_port()
     outcome = run(f"http://127.0.0.1:{port}/v2")
     assert_fault(outcome, f"nothing listens on 127.0.0.1:{port}: is the server running and the URL right?")
-    assert outcome.seconds < 10
+    assert outcome.seconds < MARGIN
 
 
 def test_dns_failure():
@@ -105,10 +105,17 @@ def test_dns_failure():
 
 
 def assert_bounded(outcome: Run) -> None:
-    for result in outcome.results:
-        for exchange in result.exchanges:
-            assert exchange.elapsed < TIMEOUT + SLACK, f"{exchange.method} {exchange.url} took {exchange.elapsed:.2f} s"
-    assert outcome.seconds < outcome.requests() * (TIMEOUT + SLACK) + 2
+    """Each request was ended by the profile's timeout, whatever the server sent meanwhile, and
+    the run took no longer than its requests' timeouts one after the other (and a margin).
+
+    Nothing else ends a request here: the server never closes a connection, and a deadline
+    per read, which each drip would move on, would never end it. So no request's time is
+    raced against a clock: each says it ended by the timeout."""
+    exchanges = list({id(exchange): exchange for result in outcome.results for exchange in result.exchanges}.values())
+    assert exchanges
+    for exchange in exchanges:
+        assert f"within {TIMEOUT:g} s (the profile's timeout)" in (exchange.error or ""), f"{exchange.method} {exchange.url}: {exchange.error}"
+    assert outcome.seconds < len(exchanges) * TIMEOUT + MARGIN
 
 
 def dripping(prefix: bytes) -> Callable[[socket.socket], None]:
@@ -159,7 +166,7 @@ def test_a_response_larger_than_the_limit_is_an_error(headers):
     with RawServer(flooding(headers)) as server:
         outcome = run(server.url)
     assert_fault(outcome, f"the response of 127.0.0.1:{server.port} is larger than 256 KiB (the profile's max_response_bytes)")
-    assert outcome.seconds < 10
+    assert outcome.seconds < MARGIN
 
 
 @pytest.fixture(scope="session")
