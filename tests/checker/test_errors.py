@@ -31,7 +31,6 @@ def run(url: str, checker: str, resource_type: str = "User"):
         return list(iter_checks(scim, CheckConfig(), only={CheckId(checker, resource_type)}))
 
 
-
 def statuses(results) -> list[Status]:
     return [r.status for r in results]
 

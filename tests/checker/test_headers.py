@@ -24,7 +24,6 @@ def run(url: str, resource_type: str = "User"):
         return list(iter_checks(scim, CheckConfig(), only={CheckId("http_headers", resource_type)}))
 
 
-
 def headers(change):
     """A rewrite of an answer's headers (its status and body stay)."""
     return lambda answer: (answer[0], change(answer[1]), answer[2])

@@ -4,7 +4,6 @@ its rules: meta of a created resource, an id of the server's own and stable, las
 from __future__ import annotations
 
 import json
-import time
 from urllib.parse import parse_qs
 from urllib.parse import urlsplit
 
@@ -15,6 +14,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.checks import meta
 from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
@@ -31,7 +31,6 @@ def run(url: str, resource_type: str = "User") -> dict:
         results = list(iter_checks(scim, CheckConfig(), only={CheckId("resource_metadata", resource_type)}))
     assert len(results) == len(RULES), results
     return dict(zip(RULES, results, strict=True))
-
 
 
 def with_meta(**changes):
@@ -137,15 +136,34 @@ def whole_seconds(body):
     return with_meta(created=meta["created"][:19] + "Z", lastModified=meta["created"][:19] + "Z")(body)
 
 
-def slowly(seconds: float):
-    def delay(answer):
-        time.sleep(seconds)
-        return answer
+class Clock:
+    """The checker's clock (its time module), moved by the test alone: how long a step of the
+    check takes never depends on how busy the machine is."""
 
-    return delay
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def taking(self, seconds: float):
+        """A rewrite after which the answer came this much later."""
+
+        def later(answer):
+            self.now += seconds
+            return answer
+
+        return later
 
 
-def test_lastmodified_unchanged_within_the_second_at_one_second_precision_is_no_error(serve):
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    clock = Clock()
+    monkeypatch.setattr(meta, "time", clock)
+    return clock
+
+
+def test_lastmodified_unchanged_within_the_second_at_one_second_precision_is_no_error(serve, clock):
     """A server that keeps whole seconds, updated within the second of the creation."""
     broken = Broken(make_app()).rewrite_json("POST", USERS, whole_seconds).rewrite_json("PUT", USER, whole_seconds)
     result = run(serve(broken).url)["after PUT"]
@@ -153,10 +171,10 @@ def test_lastmodified_unchanged_within_the_second_at_one_second_precision_is_no_
     assert "the server keeps whole seconds, and the PUT came within a second of the creation" in result.reason
 
 
-def test_lastmodified_unchanged_a_second_later_at_one_second_precision_gives_an_error(serve):
+def test_lastmodified_unchanged_a_second_later_at_one_second_precision_gives_an_error(serve, clock):
     """The same server, but the read between the creation and the PUT takes more than a second."""
     broken = Broken(make_app()).rewrite_json("POST", USERS, whole_seconds).rewrite_json("PUT", USER, whole_seconds)
-    broken.rewrite("GET", USER, slowly(1.1))
+    broken.rewrite("GET", USER, clock.taking(1.1))
     result = run(serve(broken).url)["after PUT"]
     assert result.status is Status.ERROR
     assert "left lastModified at" in result.reason and "(RFC 7643 §3.1)" in result.reason

@@ -41,7 +41,6 @@ def by_path(results) -> dict:
     return {r.reason.split(": ", 1)[0]: r for r in results}
 
 
-
 @pytest.mark.parametrize("checker", PATCH_CHECKERS)
 def test_each_attribute_path_is_its_own_result(serve, checker):
     server = serve(make_app())

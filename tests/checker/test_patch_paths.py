@@ -42,7 +42,6 @@ def run(url: str, checker: str, resource_type: str):
         return list(iter_checks(scim, CheckConfig(), only={CheckId(checker, resource_type)}))
 
 
-
 def operations(result) -> list[list[dict]]:
     return [json.loads(e.request_body)["Operations"] for e in result.exchanges if e.method == "PATCH"]
 

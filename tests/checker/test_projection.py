@@ -42,7 +42,6 @@ def step(reason: str) -> str:
     return f"{method} {'excludedAttributes' if 'excludedAttributes=' in label else 'attributes'}"
 
 
-
 def projected(body: dict) -> dict:
     """What a server honouring attributes=externalId answers."""
     return {key: body[key] for key in ("schemas", "id", "externalId") if key in body}

@@ -30,7 +30,6 @@ def run(url: str, resource_type: str = "User") -> dict:
     return dict(zip(RULES, results, strict=True))
 
 
-
 def configured(**features) -> object:
     return make_app(config=load_default_service_provider_config().model_copy(update=features))
 
