@@ -11,6 +11,7 @@ import pytest
 from rich.console import Console
 from scim2_models import Group
 from scim2_models import User
+from textual.command import CommandList
 from textual.pilot import Pilot
 
 from scim_tui.demo import make_app
@@ -67,6 +68,16 @@ async def wait_until(pilot: Pilot, condition: Callable[[], bool], timeout: float
     while not condition():
         assert time.monotonic() < deadline, "the condition never held"
         await pilot.pause(0.02)
+
+
+async def run_from_palette(pilot: Pilot, query: str, command: str) -> None:
+    """Open the command palette, type ``query``, wait until its search (made in the
+    background) lists ``command`` first, and run it."""
+    await pilot.press("ctrl+p", *query)
+    listed = pilot.app.screen.query_one(CommandList)
+    await wait_until(pilot, lambda: listed.option_count > 0 and command in str(listed.get_option_at_index(0).prompt))
+    await pilot.press("enter")
+    await pilot.pause()
 
 
 async def run_checks(pilot: Pilot, key: str = "r") -> RunScreen:

@@ -8,7 +8,6 @@ from datetime import UTC
 from datetime import datetime
 
 import pytest
-from textual.command import CommandList
 from textual.widgets import OptionList
 from textual.widgets import Static
 
@@ -24,6 +23,7 @@ from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.run import RunScreen
 from tests.test_history import real_report
+from tests.tui.conftest import run_from_palette
 from tests.tui.profiles_support import screen_text
 from tests.tui.profiles_support import type_into
 
@@ -223,15 +223,7 @@ async def test_the_keys_are_commands_in_the_palette():
     app = ScimTuiApp()
     async with app.run_test(size=(110, 30)) as pilot:
         await highlight(pilot, "Staging")
-        await pilot.press("ctrl+p", *"duplicate")
-        commands = app.screen.query_one(CommandList)
-        for _ in range(100):  # the palette searches in the background
-            if commands.option_count:
-                break
-            await pilot.pause(0.02)
-        assert "Duplicate" in str(commands.get_option_at_index(0).prompt)
-        await pilot.press("enter")
-        await pilot.pause()
+        await run_from_palette(pilot, "duplicate", "Duplicate")
         assert isinstance(app.screen, ProfileFormScreen)
         assert app.screen.query_one("#name").value == "Staging copy"
 

@@ -34,6 +34,7 @@ from tests.tui.conftest import assert_nothing_left
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
+from tests.tui.conftest import run_from_palette
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
@@ -263,12 +264,7 @@ async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands
         assert {"Run", "Filter", "Export", "Quit", "Show or hide SKIPPED results", "Show only failures"} <= names
         assert "Statuses" not in names and "Rerun failed" not in names  # a summary label; nothing failed
 
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"only failures")
-        await pilot.pause(0.3)
-        await pilot.press("enter")
-        await pilot.pause()
+        await run_from_palette(pilot, "only failures", "Show only failures")
         assert screen.view.statuses == {Status.ERROR, Status.CRITICAL}
 
         await pilot.press("escape")
