@@ -23,7 +23,7 @@ from scim_tui.connect import open_client
 from scim_tui.profiles import TLS
 from scim_tui.profiles import Profile
 from tests.command import one_line_error
-from tests.command import scim_tui
+from tests.command import scim_tui_here
 from tests.servers import RawServer
 from tests.servers import read_request
 from tests.test_network_faults import closed_port
@@ -202,7 +202,7 @@ def test_a_proxy_setting_that_cannot_be_used_is_one_line(scim_server, monkeypatc
 
 def test_scim_tui_check_stops_when_the_proxy_asks_for_credentials(scim_server):
     with ForwardProxy(credentials="alice:s3cret-proxy") as asking:
-        process = scim_tui("check", "--url", scim_server.url, env={"HTTP_PROXY": asking.url})
+        process = scim_tui_here("check", "--url", scim_server.url, env={"HTTP_PROXY": asking.url})
     line = one_line_error(process)
     assert line.startswith(f"scim-tui: error: {scim_server.url} refused the credentials: 407 Proxy Authentication Required in ")
     assert line.endswith("the proxy asks for credentials: put them in its URL (http://user:password@host:port).")
