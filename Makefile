@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench screenshots clean
+.PHONY: demo test test-fast bench screenshots clean
 
 # Reinstall only when pyproject.toml changed since the last install.
 $(STAMP): pyproject.toml
@@ -16,9 +16,17 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/scim-tui --demo
 
+# Two workers for two cores; worksteal hands the slow tests left at the end to the idle worker.
+PYTEST := $(BIN)/python -m pytest -n 2 --dist worksteal
+
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench scripts
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
+
+# The edit-test loop: every test but those marked slow (CONTRIBUTING.md, "Tests").
+test-fast: $(STAMP)
+	$(BIN)/ruff check src tests bench scripts
+	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
 # The benchmark is not part of `make test`. scim2-tester, the peer it compares against,
 # is installed here only.

@@ -13,7 +13,17 @@ from scim_tui.checker import iter_checks
 from scim_tui.demo import DemoServer
 from tests.servers import make_client
 
+APP_FIXTURES = frozenset({"anyio_backend", "snap_compare"})
+"""The fixtures of the tests that drive the app: an async Pilot test, a snapshot."""
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that drives the app is slow (a second or more): marked so here, as the tests
+    that run every check, start a new process or wait out a timeout are where they are."""
+    for item in items:
+        if APP_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

@@ -44,6 +44,7 @@ def broken_url(serve):
     return serve(Broken(make_app()).answer("PUT", "/v2/ServiceProviderConfig", 200, {"schemas": []})).url
 
 
+@pytest.mark.slow
 def test_a_conforming_server_passes(scim_server):
     process = scim_tui("check", "--url", scim_server.url, *PASSING)
     assert process.returncode == 0, process.stderr
@@ -157,6 +158,7 @@ def test_a_server_that_answers_discovery_badly_is_checked_not_refused(serve):
     assert re.search(r"^ERROR +service_provider_config_endpoint +GET /v2/ServiceProviderConfig answered 500", process.stdout, re.MULTILINE)
 
 
+@pytest.mark.slow
 def test_the_token_is_in_no_output_and_no_history_file(serve):
     echo = scim_error(404, f"No such path; you sent Authorization: Bearer {TOKEN}")
     url = serve(Broken(make_app(bearer_tokens=[TOKEN])).answer("GET", "/v2/scim-tui-missing.*", 404, echo)).url
@@ -183,11 +185,13 @@ def test_tags_lists_every_tag():
     assert process.stdout.split() == get_all_available_tags()
 
 
+@pytest.mark.slow
 def test_the_checking_path_never_imports_textual():
     code = "import sys, scim_tui.cli, scim_tui.headless, scim_tui.history, scim_tui.reports; assert 'textual' not in sys.modules, 'textual imported'"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False).returncode == 0
 
 
+@pytest.mark.slow
 def test_demo_server_serves_until_interrupted():
     server = spawn("demo-server")
     try:
@@ -211,6 +215,7 @@ def test_demo_server_on_a_busy_port_is_bad_usage():
     assert f"cannot serve on port {port}: Address already in use: choose another --port." in line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "4"])
 def test_ctrl_c_deletes_what_the_run_created_then_exits_130(serve, jobs):
     reading = Hanging()  # the read of a created resource is answered once Ctrl-C was pressed: the run is under way

@@ -104,6 +104,7 @@ def assert_nowhere(secret: str, results: list[CheckResult]) -> None:
         assert secret not in (result.reason or "")
 
 
+@pytest.mark.slow
 def test_bearer_token_end_to_end(serve, monkeypatch):
     monkeypatch.setenv("SCIM_TOKEN", "b3arer-from-env")
     server = serve(make_app(bearer_tokens=["b3arer-from-env"]))
@@ -169,6 +170,7 @@ def oauth(serve):
     return start
 
 
+@pytest.mark.slow
 def test_oauth_client_credentials_end_to_end(oauth):
     server, endpoint, token_url = oauth()
     profile = oauth_profile(server.url, token_url)

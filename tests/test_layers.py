@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a new interpreter
+
 PLAIN_MODULES = [
     "scim_tui.checker",
     "scim_tui.profiles",

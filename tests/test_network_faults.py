@@ -43,6 +43,8 @@ from tests.servers import Broken
 from tests.servers import RawServer
 from tests.servers import read_request
 
+pytestmark = pytest.mark.slow  # runs that wait out timeouts, TLS handshakes, whole runs
+
 TIMEOUT = 0.4
 """The timeout of the runs against a server that hangs or drips: small, so that it soon elapses."""
 PATIENCE = 30.0

@@ -21,6 +21,8 @@ from tests.servers import Broken
 from tests.servers import Hanging
 from tests.servers import make_client
 
+pytestmark = pytest.mark.slow  # whole runs, and runs closed early
+
 RESOURCE_ENDPOINTS = ("Users", "Groups", "Pets")
 RESOURCE_PATH = re.compile(rf"/v2/({'|'.join(RESOURCE_ENDPOINTS)})/(?!\.search$)([^/?]+)")
 """A resource's URL (a search on an endpoint, /Users/.search, names none)."""

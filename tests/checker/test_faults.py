@@ -114,6 +114,7 @@ def assert_understandable(result: CheckResult) -> None:
     assert "\n" not in (result.reason or "") and len(result.reason or "") < 400
 
 
+@pytest.mark.slow  # every check of the User resource type, for each fault
 @pytest.mark.parametrize(("method", "breaks", "checker", "status", "expected"), FAULTS)
 def test_a_garbled_answer_is_an_error_that_says_what_came_back(serve, method, breaks, checker, status, expected):
     broken = breaks(Broken(make_app()))
@@ -203,6 +204,7 @@ def parsed(body: str) -> Any:
         return None
 
 
+@pytest.mark.slow
 def test_the_names_and_ids_the_client_chooses_start_with_scim_tui(scim_server, full_run):
     exchanges = [e for r in full_run for e in r.exchanges]
     sent = [parsed(e.request_body) for e in exchanges if e.method in ("POST", "PUT") and e.request_body]

@@ -26,6 +26,8 @@ from tests.checker.test_discovery import DISCOVERY_CHECKERS
 from tests.servers import http_client
 from tests.servers import make_client
 
+pytestmark = pytest.mark.slow  # whole runs
+
 SCHEMAS = Path(__file__).parent / "schemas"
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 

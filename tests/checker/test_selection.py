@@ -73,6 +73,7 @@ def test_raise_exceptions_raises_when_a_check_stops_on_an_error(serve):
         check_server(scim, raise_exceptions=True, include_tags={"crud:create"}, resource_types=["User"])
 
 
+@pytest.mark.slow
 def test_the_wsgi_engine_gives_the_same_statuses_as_httpx2(full_run):
     over_http = full_run
     in_process = check_server(WSGISCIMClient(make_app(), base_url="http://localhost/v2"))

@@ -7,6 +7,7 @@ import re
 from importlib.resources import files
 from pathlib import Path
 
+import pytest
 from jsonschema import Draft202012Validator
 
 from scim_tui.reports import RunReport
@@ -21,6 +22,7 @@ def validate(document: dict) -> None:
     Draft202012Validator(SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER).validate(document)
 
 
+@pytest.mark.slow
 def test_a_full_run_validates_against_the_schema(report_of):
     document = json.loads(report_of("json"))
     validate(document)
@@ -39,6 +41,7 @@ def test_models_are_serialised_as_scim_json(report_of):
     assert None not in _values(config)
 
 
+@pytest.mark.slow
 def test_a_report_reads_back_as_it_was_written(report_of):
     document = json.loads(report_of("json"))
     again = RunReport.from_dict(document).to_dict()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+import pytest
 import xmlschema
 
 from tests.reports.conftest import AWKWARD_SHOWN
@@ -12,6 +13,7 @@ from tests.reports.conftest import AWKWARD_SHOWN
 JUNIT_XSD = xmlschema.XMLSchema(Path(__file__).with_name("junit.xsd"))
 
 
+@pytest.mark.slow
 def test_the_report_validates_against_the_junit_schema(report_of):
     document = report_of("junit")
     JUNIT_XSD.validate(document)
@@ -23,6 +25,7 @@ def test_the_report_validates_against_the_junit_schema(report_of):
     assert int(root.get("failures")) == len(list(root.iter("failure")))
 
 
+@pytest.mark.slow
 def test_an_error_is_a_failure_with_its_reason_and_exchange(report_of):
     root = ET.fromstring(report_of("junit"))
     [failure] = [f for f in root.iter("failure") if "ServiceProviderConfig" in f.get("message")]
@@ -32,6 +35,7 @@ def test_an_error_is_a_failure_with_its_reason_and_exchange(report_of):
     assert AWKWARD_SHOWN in failure.text, "a character XML cannot hold never reaches the report"
 
 
+@pytest.mark.slow
 def test_cases_are_named_by_check_and_filtered_checks_are_skipped(report_of):
     root = ET.fromstring(report_of("junit", "--exclude-tags", "schemas"))
     discovery = next(s for s in root.iter("testsuite") if s.get("name") == "discovery")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.reports.conftest import AWKWARD_SHOWN
 
 
+@pytest.mark.slow
 def test_the_summary_table_counts_every_status(report_of):
     document = report_of("markdown")
     assert document.startswith("# SCIM compliance report: http://127.0.0.1:")
@@ -15,6 +18,7 @@ def test_the_summary_table_counts_every_status(report_of):
     assert rows["ERROR"] == "1" and sum(map(int, rows.values())) == total
 
 
+@pytest.mark.slow
 def test_a_failure_is_ready_to_paste_with_its_request_and_response(report_of):
     document = report_of("markdown")
     section = document.split("### ERROR · `service_provider_config_endpoint_methods`", 1)[1]

@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from scim_tui.demo import make_app
 from tests.command import scim_tui_here
 from tests.servers import Broken
@@ -16,6 +18,7 @@ from tests.servers import scim_error
 RESULT = re.compile(r"^(SUCCESS|COMPLIANT|ACCEPTABLE|DEVIATION|ERROR|CRITICAL|SKIPPED) +(\S+)  ", re.MULTILINE)
 
 
+@pytest.mark.slow
 def test_one_line_per_result_then_the_summary(report_of):
     output = report_of("text")
     lines = RESULT.findall(output)
@@ -57,12 +60,14 @@ def run_on_a_terminal(*args: str, no_color: bool = False) -> str:
     return b"".join(chunks).decode()
 
 
+@pytest.mark.slow
 def test_statuses_are_coloured_on_a_terminal(failing_url):
     output = run_on_a_terminal("check", "--url", failing_url, "--include-tags", "service-provider-config")
     assert "\x1b[31mERROR     \x1b[0m  service_provider_config_endpoint_methods" in output
     assert "\x1b[32mSUCCESS   \x1b[0m  service_provider_config_endpoint" in output
 
 
+@pytest.mark.slow
 def test_no_color_turns_colour_off(failing_url):
     output = run_on_a_terminal("check", "--url", failing_url, "--include-tags", "service-provider-config", no_color=True)
     assert "ERROR       service_provider_config_endpoint_methods" in output
