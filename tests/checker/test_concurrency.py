@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import defaultdict
 from urllib.parse import urlsplit
 
@@ -102,7 +103,9 @@ def test_cancelling_four_jobs_leaves_nothing_on_the_server(serve):
         created.append(response[0])
         return response
 
-    server = serve(Broken(pet_app()).rewrite("POST", rf"/v2/({'|'.join(RESOURCE_ENDPOINTS)})", count))
+    reading = Hanging()  # a check reading back what it created waits there until the run is being closed
+    endpoints = "|".join(RESOURCE_ENDPOINTS)
+    server = serve(Broken(pet_app()).rewrite("POST", rf"/v2/({endpoints})", count).rewrite("GET", rf"/v2/({endpoints})/[^/]+", reading))
     seed(server.url)
     before = holdings(server.url)
     created.clear()
@@ -113,7 +116,12 @@ def test_cancelling_four_jobs_leaves_nothing_on_the_server(serve):
             yielded.append(result)
             if result.title == "object_creation":
                 break
-        run.close()
+        assert reading.reached.wait(60), "no check still running had created a resource"
+        closing = threading.Thread(target=run.close)
+        closing.start()
+        reading.release()
+        closing.join(60)
+        assert not closing.is_alive()
     assert holdings(server.url) == before
     assert all(r.leftovers == [] for r in yielded)
     created_by_yielded = sum(len(created_ids(exchanges)) for exchanges in exchanges_by_check(yielded).values())
