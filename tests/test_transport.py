@@ -17,7 +17,8 @@ from scim_tui.profiles import Profile
 from tests.servers import RawServer
 from tests.servers import read_request
 
-TIMEOUT = 2.0
+TIMEOUT = 30.0
+"""A profile's default: no test here waits for it, and a loaded machine may answer slowly."""
 
 
 def answering(*responses: bytes, then_close: bool = False) -> Callable[[socket.socket], None]:
