@@ -126,7 +126,7 @@ def test_a_server_applying_nothing_is_an_error_for_each_shape(serve):
     assert remove.status is Status.ERROR and "after remove, the PATCH answer still holds" in remove.reason
     added, replaced = run(server.url, "patch_without_path", "User")
     assert added.status is replaced.status is Status.ERROR
-    assert "the PATCH answer holds externalId = None instead of 'scim-tui-externalId-" in added.reason
+    assert re.search(r"the PATCH answer holds externalId = 'scim-tui-externalId-\w+' instead of 'scim-tui-externalId-", added.reason), added.reason
     then_replace, then_remove = run(server.url, "patch_operations_in_order", "Group")
     assert then_replace.status is then_remove.status is Status.ERROR
     assert then_remove.reason.startswith("add then remove externalId in one request: the PATCH answer still holds externalId = 'scim-tui-")
@@ -159,7 +159,7 @@ def test_a_server_dropping_attributes_sent_without_a_path_is_an_error(serve):
     added, replaced = run(server.url, "patch_without_path", "User")
     assert added.status is replaced.status is Status.ERROR
     for op, result in (("add", added), ("replace", replaced)):
-        assert result.reason.startswith(f"{op} without a path, value {{externalId, displayName}}: the PATCH answer holds displayName = None instead of 'scim-tui-displayName-")
+        assert re.match(rf"{op} without a path, value {{externalId, displayName}}: the PATCH answer holds displayName = 'scim-tui-displayName-\w+' instead of 'scim-tui-displayName-", result.reason)
     assert stored(server.url) == []
 
 
