@@ -23,6 +23,7 @@ from pydantic import Field
 from pydantic import ValidationError
 
 from scim_tui.checker import CheckConfig
+from scim_tui.errors import UserError
 
 DEMO_NAME = "Demo"
 ENV_PREFIX = "env:"
@@ -123,7 +124,7 @@ CONFIG_DIR_VARIABLE = "SCIM_TUI_CONFIG_DIR"
 PROFILE_SUFFIX = ".toml"
 
 
-class ProfileError(Exception):
+class ProfileError(UserError):
     """A profile that cannot be found, saved or deleted; the message is one line naming the fix."""
 
 

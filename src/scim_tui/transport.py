@@ -9,7 +9,10 @@
 - Size: a response body larger than the limit is read no further, and the request fails.
   The limit counts the body as decoded: requests ask for no compression, and a gzip or
   deflate body sent anyway is decoded here, under the limit (a small "gzip bomb" cannot
-  expand to gigabytes in memory).
+  expand to gigabytes in memory). Any other encoding (stacked, br, zstd, unknown) is
+  refused, never handed to a decoder without a limit.
+- Nesting: a JSON body nested deeper than MAX_JSON_DEPTH is refused before anyone parses it
+  (a parser's recursion would fail, or take the process down).
 - Reasons: socket, TLS and protocol errors are raised as httpx2's transport errors, with a
   sentence a person understands (what happened and what to do), the original kept as the cause.
 """
@@ -17,6 +20,7 @@
 from __future__ import annotations
 
 import http.client
+import re
 import socket
 import ssl
 import time
@@ -33,10 +37,19 @@ from scim_tui.connections import ProxyFailure
 from scim_tui.proxies import ProxyFor
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+MAX_JSON_DEPTH = 64
+"""How deep a JSON answer may nest; SCIM documents nest about ten levels."""
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_PAIRS = re.compile(rb"\[\]|\{\}")
 
 
 class ResponseTooLarge(httpx2.ReadError):
     """A response body longer than the connection's limit."""
+
+
+class ResponseUnreadable(httpx2.DecodingError):
+    """A response whose body is refused unread: an encoding not decoded under the limit, or JSON nested too deep."""
 
 
 class GuardedTransport(httpx2.BaseTransport):
@@ -82,7 +95,12 @@ class GuardedTransport(httpx2.BaseTransport):
             response.close()
             connection.close()
             raise self.too_large(request)
-        decoder = _decoder(response.getheader("Content-Encoding", ""))
+        try:
+            decoder = _decoder(response.getheader("Content-Encoding", ""))
+        except ValueError as refused:
+            response.close()
+            connection.close()
+            raise ResponseUnreadable(f"the response of {origin(request.url)} {refused}", request=request) from None
         if decoder is not None:
             # Decoded here, so that httpx gets (and measures) the plain body.
             headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
@@ -131,14 +149,35 @@ class GuardedTransport(httpx2.BaseTransport):
         )
 
 
-def _decoder(encoding: str) -> Any:
-    """A zlib decoder for a gzip or deflate body; None for any other encoding (left to httpx)."""
-    encoding = encoding.strip().lower()
-    if encoding in ("gzip", "x-gzip"):
+def _decoder(header: str) -> Any:
+    """A zlib decoder for a gzip or deflate body, None for a plain one; ValueError, saying why,
+    for any other encoding: stacked, br, zstd or unknown, none decoded under the size limit."""
+    encodings = [part.strip().lower() for part in header.split(",") if part.strip() and part.strip().lower() != "identity"]
+    if not encodings:
+        return None
+    if encodings in (["gzip"], ["x-gzip"]):
         return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if encoding == "deflate":
+    if encodings == ["deflate"]:
         return zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib-wrapped, as RFC 9110 means it
-    return None
+    raise ValueError(
+        f"is encoded as {header.strip()!r} (Content-Encoding), though the request asked for none: only a single gzip or deflate "
+        "encoding is decoded, within the profile's max_response_bytes, so the body was not read"
+    )
+
+
+def json_depth_problem(body: bytes, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """Why a body that looks like JSON nests too deep to be parsed safely; None when it does not."""
+    start = body[:64].lstrip()
+    if not start.startswith((b"{", b"[")) or body.count(b"[") + body.count(b"{") <= limit:
+        return None
+    brackets = _STRINGS.sub(b"", body).translate(None, _NOT_BRACKETS)
+    for _ in range(limit):  # each pass takes away the innermost level
+        brackets, removed = _PAIRS.subn(b"", brackets)
+        if not brackets or (not removed and len(brackets) <= limit):
+            return None  # shallow enough (what is left, unbalanced, the parser refuses)
+        if not removed:
+            break
+    return f"nests JSON more than {limit} levels deep, so it was not parsed"
 
 
 class _GuardedBody(httpx2.SyncByteStream):
@@ -156,12 +195,15 @@ class _GuardedBody(httpx2.SyncByteStream):
     def __iter__(self) -> Iterator[bytes]:
         limit = self._transport.max_response_bytes
         received = 0
+        chunks: list[bytes] = []
+        openers = 0
         while True:
             with self._transport.guard(self._request, httpx2.ReadTimeout, httpx2.ReadError):
                 chunk = self._response.read(65536)
                 if not chunk and self._response.length:
                     raise http.client.IncompleteRead(b"", self._response.length)
             if not chunk:
+                self._check_depth(chunks, openers)
                 self._release()
                 return
             if self._decoder is not None:
@@ -170,7 +212,18 @@ class _GuardedBody(httpx2.SyncByteStream):
             received += len(chunk)
             if received > limit:
                 raise self._transport.too_large(self._request)
+            chunks.append(chunk)
+            openers += chunk.count(b"[") + chunk.count(b"{")
             yield chunk
+
+    def _check_depth(self, chunks: list[bytes], openers: int) -> None:
+        """Refuse, once read, a JSON body nested too deep to parse (only a body with that many
+        brackets in all is looked at)."""
+        if openers <= MAX_JSON_DEPTH:
+            return
+        problem = json_depth_problem(b"".join(chunks))
+        if problem:
+            raise ResponseUnreadable(f"the response of {origin(self._request.url)} {problem}", request=self._request)
 
     def _decode(self, chunk: bytes, room: int) -> bytes:
         try:

@@ -30,7 +30,15 @@ def listed(words: list[str]) -> str:
 
 def answer_name(answer: Any) -> str:
     """What a client call gave back, as a reason names it: "an empty body", or its type (ListResponse ...)."""
-    return "an empty body" if answer is None else type(answer).__name__
+    return "an empty body (or JSON null)" if answer is None else type(answer).__name__
+
+
+def expected(answer: Any, kind: type) -> Any:
+    """A client call's answer when it is a `kind`; ValueError, naming what came instead, when not
+    (the error of the check tells which request it was)."""
+    if isinstance(answer, kind):
+        return answer
+    raise ValueError(f"the answer is {answer_name(answer)} instead of a {kind.__name__}")
 
 
 def body_of(response: Any) -> Any:

@@ -124,17 +124,11 @@ class ResourceManager:
         self.context = context
         self.owned: list[Owned] = []
         self.pending: list[Pending] = []
-        self.lost: list[str] = []
-        """Resources that may remain and are never written to (an unsafe id ...), as leftovers name them."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
 
     def record(self, item: Owned | Pending) -> None:
         with self._lock:
             (self.owned if isinstance(item, Owned) else self.pending).append(item)  # type: ignore[arg-type]
-
-    def lose(self, note: str) -> None:
-        with self._lock:
-            self.lost.append(note)
 
     def create_and_register(
         self, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None, **request: Any
@@ -181,8 +175,8 @@ class ResourceManager:
         deletion was tried.
         """
         with self._lock:
-            owned, pending, lost = self.owned, self.pending, self.lost
-            self.owned, self.pending, self.lost = [], [], []
+            owned, pending = self.owned, self.pending
+            self.owned, self.pending = [], []
         run_manager = self.context.references.manager
         leftovers: list[str] = []
         interrupted: KeyboardInterrupt | None = None
@@ -198,7 +192,7 @@ class ResourceManager:
                 leftovers.append(str(item))
         if interrupted is not None:
             raise interrupted
-        return leftovers + lost
+        return leftovers
 
     def _delete(self, item: Owned) -> list[str]:
         """Delete one resource at its URL; [] once gone (a 404 says it already is), else its name."""
@@ -236,16 +230,24 @@ class ResourceManager:
             except Exception:
                 told = False
                 continue
-            resources = json_object(response.text).get("Resources", []) if response.status_code == 200 else None
+            listed = json_object(response.text) if response.status_code == 200 else {}
+            resources = listed.get("Resources", []) if listed else None
             if not isinstance(resources, list):
                 told = False
                 continue
             matching = [r for r in resources if isinstance(r, dict) and carries(r, [marker])]
-            told = told and len(matching) == len(resources)
+            # Resources without the marker: the filter was ignored, so only a whole list tells.
+            told = told and (len(matching) == len(resources) or _whole(listed, resources))
             ids = [resource_id for r in matching if not unsafe_id_problem(resource_id := id_text(r.get("id")))]
             if ids:
                 return [self.context.guard.own(Owned(pending.kind, pending.endpoint, i, pending.markers), record=False) for i in ids]
         return [] if told else None
+
+
+def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
+    """Whether a ListResponse holds every resource there is (its first page is its only one)."""
+    total = listed.get("totalResults")
+    return isinstance(total, int) and total <= len(resources) and listed.get("startIndex") in (None, 1)
 
 
 class References:

@@ -194,8 +194,6 @@ class Ledger(Protocol):
 
     def record(self, item: Owned | Pending) -> None: ...
 
-    def lose(self, note: str) -> None: ...
-
 
 _ledger: ContextVar[Ledger | None] = ContextVar("scim_tui_ledger", default=None)
 
@@ -282,13 +280,13 @@ class Guard:
             return
         target = self._target(url)
         if target is None:
-            raise WriteRefused(f"not sent: {method} {url} leaves the base URL or holds a dot segment, and the run writes only to its own resources")
+            raise WriteRefused("not sent: its URL leaves the base URL, or holds a dot or empty segment, and the run writes only to its own resources")
         if target.path in DISCOVERY_ENDPOINTS:
             return
         if method == "POST":
             self._check_post(target, body)
             return
-        self._check_write(method, target)
+        self._check_write(target)
 
     def _check_post(self, target: _Target, body: Any) -> None:
         if target.endpoint is not None and target.id is None:
@@ -298,18 +296,19 @@ class Guard:
         if target.path == BULK_ENDPOINT:
             self._check_bulk(body)
             return
-        raise WriteRefused(f"not sent: POST {target.path} is neither a creation on a resource endpoint, a search nor a bulk request")
+        raise WriteRefused("not sent: a POST there is neither a creation on a resource endpoint, a search nor a bulk request")
 
-    def _check_write(self, method: str, target: _Target) -> None:
+    def _check_write(self, target: _Target, what: str = "it") -> None:
+        """`what` names the write in a refusal: "it" for the request itself, else a bulk operation."""
         if target.endpoint is None or target.id is None:
-            raise WriteRefused(f"not sent: {method} {target.path} is not the URL of a resource this run created")
+            raise WriteRefused(f"not sent: {what} is not on the URL of a resource this run created, and the run writes only to its own")
         if MADE_UP_ID.fullmatch(target.id):
             return
         item = self.owned(target.endpoint, target.id)
         if item is None:
-            raise WriteRefused(f"not sent: {method} {target.path} names a resource this run did not create, and the run writes only to its own")
+            raise WriteRefused(f"not sent: {what} names a resource this run did not create, and the run writes only to its own")
         if self.confirm(item) is None:
-            raise WriteRefused(f"not sent: {method} {target.path}: the resource is gone (a GET answered 404)")
+            raise WriteRefused(f"not sent: {what} names a resource that is gone (a GET answered 404)")
 
     def _check_bulk(self, body: Any) -> None:
         operations = _bulk_operations(body)
@@ -326,7 +325,7 @@ class Guard:
                 continue
             if method in ("PUT", "PATCH", "DELETE") and target.id is not None and target.id.startswith("bulkId:") and target.id[7:] in bulk_ids:
                 continue
-            self._check_write(f"the bulk operation {method}", target)
+            self._check_write(target, f"the bulk operation {method} {path}")
 
     # After a request
 
@@ -372,7 +371,8 @@ class Guard:
             return
         problem = unsafe_id_problem(resource_id)
         if problem:
-            self._lose(f"{self._kind(endpoint)} with the id {resource_id!r} (may remain: its id {problem}, so it was never written to)")
+            # Never written to at that id; looked for by its markers, as a creation whose id is unknown.
+            self._pending(endpoint, markers, f"its POST answered the unsafe id {resource_id!r}", created=True)
             raise NotTheRunsOwn(f"the server answered {code} with the id {resource_id!r}, which {problem}: the resource cannot be addressed safely and was never written to")
         if self.owned(endpoint, resource_id) is not None:
             return
@@ -424,9 +424,6 @@ class Guard:
 
     def _pending(self, endpoint: str, markers: tuple[Marker, ...], why: str, late: bool = False, created: bool = False) -> None:
         (_ledger.get() or self.fallback).record(Pending(self._kind(endpoint), endpoint, markers, why, late, created))
-
-    def _lose(self, note: str) -> None:
-        (_ledger.get() or self.fallback).lose(note)
 
     # Where a request goes
 

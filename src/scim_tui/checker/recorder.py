@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.guard import WRITE_METHODS
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import WriteRefused
 from scim_tui.checker.secrets import Secrets
@@ -78,27 +79,34 @@ def recording() -> Iterator[list[Exchange]]:
 
 
 class Silence:
-    """Counts the requests in a row that got no answer in time; past SILENT_AFTER the server is
-    taken as stopped, and then a clean-up request that gets none ends the clean-up too."""
+    """Counts the requests in a row that got no answer in time, reads and writes apart (a server
+    may hang on every write while it still answers reads). Past SILENT_AFTER of one kind the
+    server is taken as stopped; then a clean-up request that gets no answer ends the clean-up too."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._in_a_row = 0
+        self._in_a_row = {True: 0, False: 0}
         self.reason: str | None = None
         """Why the run ends early, once the server stopped answering."""
         self.cleanup_abandoned = False
 
-    def answered(self) -> None:
+    def answered(self, method: str) -> None:
         with self._lock:
-            self._in_a_row = 0
+            self._in_a_row[_writes(method)] = 0
 
-    def timed_out(self, detail: str) -> None:
+    def timed_out(self, method: str, detail: str) -> None:
         with self._lock:
             if self.reason is not None and _cleaning.get():
                 self.cleanup_abandoned = True
-            self._in_a_row += 1
-            if self._in_a_row >= SILENT_AFTER and self.reason is None:
-                self.reason = f"the server stopped answering ({SILENT_AFTER} requests in a row got no answer: {detail}), so the run ended early"
+            writes = _writes(method)
+            self._in_a_row[writes] += 1
+            if self._in_a_row[writes] >= SILENT_AFTER and self.reason is None:
+                kind = "writes" if writes else "reads"
+                self.reason = f"the server stopped answering {kind} ({SILENT_AFTER} in a row got no answer: {detail}), so the run ended early"
+
+
+def _writes(method: str) -> bool:
+    return method.upper() in WRITE_METHODS
 
 
 def is_timeout(exc: BaseException) -> bool:
@@ -140,10 +148,10 @@ class Recorder:
             if not isinstance(exc, WriteRefused):
                 timed_out = is_timeout(exc)
                 if timed_out:
-                    self.silence.timed_out(describe_error(exc, 160))
+                    self.silence.timed_out(method, describe_error(exc, 160))
                 self.guard.failed(method, url, body, late=timed_out)
             raise
-        self.silence.answered()
+        self.silence.answered(method)
         if exchanges is not None:
             exchanges.append(self._exchange(method, url, kwargs, response, time.perf_counter() - started))
         self.guard.after(method, url, body, response)

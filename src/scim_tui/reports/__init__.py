@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from scim_tui.choices import FORMATS
 from scim_tui.reports import json_report
 from scim_tui.reports import junit
 from scim_tui.reports import markdown
@@ -9,7 +10,6 @@ from scim_tui.reports import text
 from scim_tui.reports.model import SCHEMA_VERSION
 from scim_tui.reports.model import RunReport
 
-FORMATS = ("text", "json", "junit", "markdown")
 EXTENSIONS = {"text": "txt", "json": "json", "junit": "xml", "markdown": "md"}
 """The usual file extension of each format, for a default export file name."""
 

@@ -43,6 +43,9 @@ class RunReport:
     selection: Selection = field(default_factory=Selection)
     tool_version: str = __version__
     schema_version: int = SCHEMA_VERSION
+    closing_leftovers: list[str] = field(default_factory=list)
+    """What the run's own clean-up could not delete (or may remain) when the run was closed
+    early: no result was left to name them on."""
 
     @classmethod
     def create(
@@ -55,6 +58,7 @@ class RunReport:
         profile: str | None = None,
         selection: Selection | None = None,
         secrets: Iterable[str] = (),
+        closing_leftovers: Iterable[str] = (),
     ) -> RunReport:
         """A report of a run, with the known secrets taken out of the target, reasons and data.
 
@@ -68,6 +72,7 @@ class RunReport:
             results=[redacted(result, redactor) for result in results],
             profile=profile,
             selection=selection or Selection(),
+            closing_leftovers=[redactor.text(item) or "" for item in closing_leftovers],
         )
 
     def counts(self) -> dict[Status, int]:
@@ -79,8 +84,8 @@ class RunReport:
 
     @property
     def leftovers(self) -> list[str]:
-        """Resources the run created and could not delete, each named once."""
-        return list(dict.fromkeys(item for result in self.results for item in result.leftovers))
+        """Resources the run created and could not delete (or that may remain), each named once."""
+        return list(dict.fromkeys([*(item for result in self.results for item in result.leftovers), *self.closing_leftovers]))
 
     def at_or_above(self, threshold: Status) -> list[CheckResult]:
         """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is)."""
@@ -112,14 +117,17 @@ class RunReport:
         """The report a ``to_dict`` made; ValueError (or KeyError, TypeError) when it is not one."""
         if data.get("schema_version") != SCHEMA_VERSION:
             raise ValueError(f"unsupported schema_version {data.get('schema_version')!r}")
+        results = [result_from_dict(item) for item in data["results"]]
+        named = {item for result in results for item in result.leftovers}
         return cls(
             target=data["target"],
             started_at=datetime.fromisoformat(data["started_at"]),
             duration=float(data["duration"]),
-            results=[result_from_dict(item) for item in data["results"]],
+            results=results,
             profile=data.get("profile"),
             selection=Selection.model_validate(data.get("selection") or {}),
             tool_version=data["tool"]["version"],
+            closing_leftovers=[str(item) for item in data.get("leftovers") or () if item not in named],
         )
 
 

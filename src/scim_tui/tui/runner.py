@@ -71,12 +71,17 @@ def remember_selection(profile: Profile, selection: Selection) -> None:
 
 
 class Runner:
-    """Runs one request in the calling thread and posts its progress."""
+    """Runs one request in the calling thread and posts its progress.
 
-    def __init__(self, post: Post, cancelled: Callable[[], bool], interval: float = BATCH_INTERVAL) -> None:
+    `ended` hears of the end too, from the thread itself: the app may have stopped listening
+    for messages by then (it quit, or a signal ended it).
+    """
+
+    def __init__(self, post: Post, cancelled: Callable[[], bool], interval: float = BATCH_INTERVAL, ended: Callable[[RunFinished], None] | None = None) -> None:
         self.post = post
         self.cancelled = cancelled
         self.interval = interval
+        self.ended = ended
 
     def run(self, request: RunRequest) -> None:
         finished = RunFinished(request.run_id)
@@ -85,12 +90,15 @@ class Runner:
         except Exception as exc:  # a bad profile or an unreachable server: one line, never a traceback
             finished.error = describe_error(exc)
         finished.cancelled = self.cancelled()
+        if self.ended is not None:
+            self.ended(finished)
         self.post(finished)
 
     def _stream(self, request: RunRequest) -> RunFinished:
         run_id = request.run_id
         started_at, started = datetime.now(UTC), time.monotonic()
         everything: list[CheckResult] = []
+        late: list[str] = []
         with open_client(request.profile) as connection:
             results = iter_checks(
                 connection.client,
@@ -99,6 +107,7 @@ class Runner:
                 secrets=connection.secrets,
                 on_plan=lambda planned: self.post(RunPlanned(run_id, planned)),
                 cancelled=self.cancelled,
+                on_leftovers=late.extend,
             )
             batch: list[CheckResult] = []
             sent = time.monotonic()
@@ -125,6 +134,7 @@ class Runner:
             profile=request.profile.name,
             selection=request.selection,
             secrets=connection.secrets,
+            closing_leftovers=late,
         )
         finished = RunFinished(run_id, report=report)
         if request.recorded and not self.cancelled():

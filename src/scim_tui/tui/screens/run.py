@@ -195,7 +195,7 @@ class RunScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="checks", exit_on_error=False)
     def run_checks(self, request: RunRequest) -> None:
         worker = get_current_worker()
-        Runner(self.post_message, lambda: worker.is_cancelled).run(request)
+        Runner(self.post_message, lambda: worker.is_cancelled, ended=self.app.remember_run_end).run(request)
 
     def action_cancel(self) -> None:
         self.workers.cancel_group(self, "checks")
@@ -259,7 +259,8 @@ class RunScreen(Screen[None]):
         self.progress.done = self.state.checks_done()
         self.progress.counts = self.state.counts()
         self.progress.marks = self.state.marks()
-        self.progress.leftovers = self.state.leftovers()
+        closing = self.report.closing_leftovers if self.report is not None else []
+        self.progress.leftovers = list(dict.fromkeys([*self.state.leftovers(), *closing]))
         self.progress.shown = self.view.statuses
         self.query_one(RunStatus).show(self.progress)
 
