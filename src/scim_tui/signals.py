@@ -57,4 +57,5 @@ class RunInterrupted(Exception):
 
     def message(self) -> str:
         left = f"; left on the server: {', '.join(self.leftovers)}" if self.leftovers else ""
-        return f"{stopped_line(self.interrupt).capitalize()} after {self.done} results: the checks deleted what they had created{left}."
+        line = stopped_line(self.interrupt)
+        return f"{line[0].upper()}{line[1:]} after {self.done} results: the checks deleted what they had created{left}."
