@@ -39,7 +39,7 @@ from scim_tui.profiles import Selection
 from scim_tui.profiles import find_profile
 from scim_tui.profiles import write_atomically
 from scim_tui.reports import RunReport
-from scim_tui.reports import write_report
+from scim_tui.reports import report_pieces
 from scim_tui.reports.text import paint
 from scim_tui.reports.text import summary_lines
 from scim_tui.signals import RunInterrupted
@@ -215,10 +215,11 @@ def _record(report: RunReport) -> None:
 
 def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa: A002
     if output is None:
-        sys.stdout.write(write_report(report, format, color=format == "text" and _colour(sys.stdout)))
+        for piece in report_pieces(report, format, color=format == "text" and _colour(sys.stdout)):
+            sys.stdout.write(piece)
         return
     try:
-        write_atomically(output, write_report(report, format).encode())
+        write_atomically(output, (piece.encode() for piece in report_pieces(report, format)))
     except OSError as exc:
         raise UsageError(f"Cannot write {output}: {exc.strerror or exc}.") from exc
 

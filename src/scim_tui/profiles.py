@@ -10,6 +10,7 @@ import os
 import re
 import secrets
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
@@ -246,8 +247,9 @@ def delete_profile(name: str) -> None:
         raise ProfileError(f"Cannot delete {path}: {_os_reason(exc)}: check the directory's permissions.") from exc
 
 
-def write_atomically(path: Path, content: bytes, private: bool = False) -> None:
+def write_atomically(path: Path, content: bytes | Iterable[bytes], private: bool = False) -> None:
     """Replace a file's content all at once: a crash or a full disk leaves the old content whole.
+    `content` may come in pieces, written as they come.
 
     The temporary file is created with mode 0600 when ``private``, so a secret is never readable
     by others, not even for an instant.
@@ -256,7 +258,8 @@ def write_atomically(path: Path, content: bytes, private: bool = False) -> None:
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if private else 0o644)
     try:
         with os.fdopen(descriptor, "wb") as file:
-            file.write(content)
+            for piece in [content] if isinstance(content, bytes) else content:
+                file.write(piece)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
