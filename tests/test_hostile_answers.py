@@ -8,6 +8,7 @@ import gzip
 import json
 import zlib
 from functools import cache
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -22,7 +23,7 @@ from scim_tui.profiles import Profile
 from tests.command import scim_tui
 from tests.servers import Broken
 
-INTERNALS = ("Traceback", "NoneType", "object has no attribute", "RecursionError", "maximum recursion")
+INTERNALS = ("Traceback", "NoneType", "object has no attribute", "RecursionError", "maximum recursion", "is not callable", "positional argument", "keyword argument")
 DISCOVERY = CheckConfig(include_tags={"discovery", "crud:create"}, exclude_tags={"discovery:strict"})
 
 
@@ -66,7 +67,11 @@ def test_an_encoding_not_decoded_under_the_limit_is_refused_unread(serve, encodi
     results = run(server.url)
     [config] = [r for r in results if r.title == "service_provider_config_endpoint"]
     assert config.status is Status.ERROR
-    assert f"is encoded as {encoding!r} (Content-Encoding), though the request asked for none" in config.reason
+    expected = (
+        f"GET /v2/ServiceProviderConfig failed: the response of {urlsplit(server.url).netloc} is encoded as {encoding!r} (Content-Encoding), "
+        "though the request asked for none: only a single gzip or deflate encoding is decoded, within the profile's max_response_bytes, so the body was not read"
+    )
+    assert config.reason == expected
     assert config.exchanges[-1].response_body is None, "nothing of the body was read"
     assert_understandable(results)
 
@@ -93,7 +98,7 @@ def test_json_nested_too_deep_is_refused_before_parsing(serve, shape):
     results = run(server.url)
     [listed] = [r for r in results if r.title == "query_all_resource_types"]
     assert listed.status is Status.ERROR
-    assert "nests JSON more than 64 levels deep, so it was not parsed" in listed.reason
+    assert listed.reason == f"GET /v2/ResourceTypes failed: the response of {urlsplit(server.url).netloc} nests JSON more than 64 levels deep, so it was not parsed"
     assert_understandable(results)
 
 

@@ -31,12 +31,19 @@ from typing import Any
 
 import httpx2
 
+from scim_tui.checker.exchanges import NOTE_EXTENSION
 from scim_tui.connections import Connection
+from scim_tui.connections import Origin
 from scim_tui.connections import Pool
 from scim_tui.connections import ProxyFailure
 from scim_tui.proxies import ProxyFor
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+"""The methods sent again when a kept-alive connection was closed before any answer (never POST or PATCH)."""
+RETRIED = "sent again on a new connection: the server had closed the kept-alive one before answering"
+DROPPED = (http.client.RemoteDisconnected, ConnectionResetError)
+"""How a connection closed before any byte of its answer shows."""
 MAX_JSON_DEPTH = 64
 """How deep a JSON answer may nest; SCIM documents nest about ten levels."""
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
@@ -66,29 +73,22 @@ class GuardedTransport(httpx2.BaseTransport):
         request.headers["Accept-Encoding"] = "identity"
         body = request.read()
         url = request.url
-        origin = (url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme, 80))
-        with self.guard(request, httpx2.ConnectTimeout, httpx2.ConnectError):
-            connection = self._pool.connection(origin, deadline)
+        address = (url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme, 80))
+        connection = self._connection(request, address, deadline)
+        retried = None
         try:
-            with self.guard(request, httpx2.WriteTimeout, httpx2.WriteError):
-                # Through a proxy, an http request names its whole URL (RFC 9112 §3.2.2).
-                target = str(url.copy_with(fragment=None)) if connection.forward else url.raw_path.decode("ascii")
-                connection.putrequest(request.method, target, skip_host=True, skip_accept_encoding=True)
-                for name, value in request.headers.raw:
-                    connection.putheader(name, value)
-                if connection.forward and connection.forward.authorization:
-                    connection.putheader("Proxy-Authorization", connection.forward.authorization)
-                try:
-                    connection.endheaders(body or None)
-                except (ConnectionError, ssl.SSLError):
-                    # The server may have answered (an error status, a TLS alert) and closed
-                    # before reading the whole request: what it said is read below.
-                    pass
-            with self.guard(request, httpx2.ReadTimeout, httpx2.ReadError):
-                response = connection.getresponse()
-        except BaseException:
-            connection.close()
-            raise
+            response = self._send(connection, request, body)
+        except DROPPED as dropped:
+            # A kept-alive connection the server closed before answering a byte: an idempotent
+            # request goes again on a new connection, as browsers and curl do (RFC 9112 §9.3.1).
+            if not connection.served or request.method not in IDEMPOTENT:
+                raise self._dropped(request, dropped) from dropped
+            connection = self._connection(request, address, deadline, fresh=True)
+            try:
+                response = self._send(connection, request, body)
+            except DROPPED as again:
+                raise self._dropped(request, again) from again
+            retried = RETRIED
         headers = response.getheaders()
         declared = response.getheader("Content-Length", "")
         if declared.isdigit() and int(declared) > self.max_response_bytes:
@@ -108,8 +108,45 @@ class GuardedTransport(httpx2.BaseTransport):
             response.status,
             headers=headers,
             stream=_GuardedBody(response, connection, self, request, decoder),
-            extensions={"http_version": b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1", "reason_phrase": response.reason.encode("latin-1", "replace")},
+            extensions={
+                "http_version": b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1",
+                "reason_phrase": response.reason.encode("latin-1", "replace"),
+                **({NOTE_EXTENSION: retried} if retried else {}),
+            },
         )
+
+    def _connection(self, request: httpx2.Request, address: Origin, deadline: float, fresh: bool = False) -> Connection:
+        with self.guard(request, httpx2.ConnectTimeout, httpx2.ConnectError):
+            return self._pool.connection(address, deadline, fresh)
+
+    def _send(self, connection: Connection, request: httpx2.Request, body: bytes) -> http.client.HTTPResponse:
+        """Send the request on the connection and read the head of its response. A connection
+        closed before any byte of the answer raises as http.client does (the caller may retry)."""
+        try:
+            with self.guard(request, httpx2.WriteTimeout, httpx2.WriteError):
+                # Through a proxy, an http request names its whole URL (RFC 9112 §3.2.2).
+                target = str(request.url.copy_with(fragment=None)) if connection.forward else request.url.raw_path.decode("ascii")
+                connection.putrequest(request.method, target, skip_host=True, skip_accept_encoding=True)
+                for name, value in request.headers.raw:
+                    connection.putheader(name, value)
+                if connection.forward and connection.forward.authorization:
+                    connection.putheader("Proxy-Authorization", connection.forward.authorization)
+                try:
+                    connection.endheaders(body or None)
+                except (ConnectionError, ssl.SSLError):
+                    # The server may have answered (an error status, a TLS alert) and closed
+                    # before reading the whole request: what it said is read below.
+                    pass
+            with self.guard(request, httpx2.ReadTimeout, httpx2.ReadError, passing=DROPPED):
+                return connection.getresponse()
+        except BaseException:
+            connection.close()
+            raise
+
+    def _dropped(self, request: httpx2.Request, exc: BaseException) -> httpx2.TransportError:
+        """A connection closed or reset before any answer, as httpx2's error in plain words."""
+        kind = httpx2.RemoteProtocolError if isinstance(exc, http.client.HTTPException) else httpx2.ReadError
+        return self._plain(kind, request, exc)
 
     def release(self, connection: Connection) -> None:
         """Give back a connection whose response was read whole."""
@@ -119,12 +156,14 @@ class GuardedTransport(httpx2.BaseTransport):
         self._pool.close()
 
     @contextmanager
-    def guard(self, request: httpx2.Request, timed_out: type[httpx2.TransportError], failed: type[httpx2.TransportError]) -> Iterator[None]:
+    def guard(
+        self, request: httpx2.Request, timed_out: type[httpx2.TransportError], failed: type[httpx2.TransportError], passing: tuple[type[BaseException], ...] = ()
+    ) -> Iterator[None]:
         """Run a step of the request with what the socket layer raises told as httpx2's
-        errors (`timed_out`, `failed`, or a protocol error), in plain words."""
+        errors (`timed_out`, `failed`, or a protocol error), in plain words; `passing` go as they are."""
         try:
             yield
-        except httpx2.TransportError:
+        except (httpx2.TransportError, *passing):
             raise
         except TimeoutError as exc:
             raise self._plain(timed_out, request, exc) from exc

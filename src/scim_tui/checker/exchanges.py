@@ -24,6 +24,8 @@ from scim_tui.checker.answers import response_problem
 from scim_tui.checker.secrets import Secrets
 
 REDACTED = "***"
+NOTE_EXTENSION = "scim_tui.note"
+"""The response extension in which a transport tells what it did beyond sending the request once."""
 
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 SENSITIVE_WORDS = ("token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "auth", "session", "credential")
@@ -46,6 +48,8 @@ class Exchange:
     """Seconds from sending the request to reading the whole response."""
     error: str | None = None
     """Why no response came, when none did."""
+    note: str | None = None
+    """What the client did beyond sending the request once (sent it again on a new connection ...)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +62,7 @@ class Exchange:
             "response_body": self.response_body,
             "elapsed": round(self.elapsed, 6),
             "error": self.error,
+            "note": self.note,
         }
 
     @classmethod

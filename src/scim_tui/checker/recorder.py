@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 from urllib.parse import urljoin
 from urllib.parse import urlsplit
 
+from scim_tui.checker.exchanges import NOTE_EXTENSION
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
@@ -180,6 +181,7 @@ class Recorder:
         exchange.status_code = response.status_code
         exchange.response_headers = self.redactor.headers(_header_items(response.headers))
         exchange.response_body = self.redactor.text(_cut(_response_text(response)))
+        exchange.note = (getattr(response, "extensions", None) or {}).get(NOTE_EXTENSION)
         return exchange
 
     def _request_part(self, method: str, url: str, kwargs: dict[str, Any], response: Any) -> Exchange:
