@@ -66,7 +66,7 @@ def test_a_missing_directory_means_no_profile():
 @pytest.mark.parametrize("auth", EVERY_AUTH, ids=[auth.kind.value for auth in EVERY_AUTH])
 def test_every_auth_kind_round_trips(auth):
     profile = full_profile(auth=auth)
-    path = save_profile(profile)
+    path = save_profile(profile).path
     assert path == profiles_dir() / "staging.toml"
     assert load_profiles().profiles == [profile]
     assert find_profile("Staging") == profile
@@ -124,7 +124,7 @@ def test_a_missing_variable_is_a_one_line_error_naming_it(monkeypatch):
 def test_a_file_holding_a_literal_secret_is_private(auth, private):
     umask = os.umask(0o022)
     try:
-        path = save_profile(full_profile(auth=auth))
+        path = save_profile(full_profile(auth=auth)).path
     finally:
         os.umask(umask)
     assert stat.S_IMODE(path.stat().st_mode) == (0o600 if private else 0o644)
@@ -152,7 +152,7 @@ def test_a_malformed_file_is_listed_with_its_line_and_never_touched():
     ("text", "message", "line"),
     [
         ('name = "A"\n\n[auth]\nkind = "kerberos"\n', "auth.kind: Input should be", 4),
-        ('name = "A"\ntimeout = -1\n', "timeout: Input should be greater than 0", 2),
+        ('name = "A"\ntimeout = -1\n', "timeout = -1 is not a number of seconds from 1 to 600: write e.g. timeout = 30", 2),
         ('name = "A"\nurll = "http://x"\n', "urll: Extra inputs are not permitted", 2),
         ('name = "Demo"\n', "belongs to the built-in demo profile", 1),
     ],
@@ -176,7 +176,7 @@ def test_an_undecodable_file_is_broken_and_the_others_load():
 def test_renaming_writes_the_new_file_then_removes_the_old_one():
     save_profile(full_profile("Staging"))
     renamed = full_profile("Staging EU")
-    path = save_profile(renamed, previous_name="Staging")
+    path = save_profile(renamed, previous_name="Staging").path
     assert path.name == "staging-eu.toml"
     assert sorted(p.name for p in profiles_dir().iterdir()) == ["staging-eu.toml"]
     assert find_profile("Staging EU") == renamed
@@ -222,7 +222,7 @@ def file_size_limit(limit: int) -> Iterator[None]:
 
 
 def test_a_failed_write_leaves_the_previous_file_whole_and_no_temporary_file():
-    path = save_profile(Profile(name="Staging", url="http://one.example/v2"))
+    path = save_profile(Profile(name="Staging", url="http://one.example/v2")).path
     before = path.read_bytes()
     bigger = full_profile("Staging", Auth(kind=AuthKind.BEARER, token="x" * 4096))
     with file_size_limit(len(before) + 10), pytest.raises(ProfileError, match="Cannot save the profile 'Staging'") as error:
@@ -270,5 +270,5 @@ def test_the_file_of_a_hand_named_profile_is_kept_on_save():
     profiles_dir().mkdir(parents=True)
     hand_written = profiles_dir() / "My Server.toml"
     hand_written.write_text('name = "Mine"\nurl = "http://mine.example/v2"\n')
-    assert save_profile(Profile(name="Mine", url="http://mine.example/v3")) == hand_written
+    assert save_profile(Profile(name="Mine", url="http://mine.example/v3")).path == hand_written
     assert [p.name for p in Path(profiles_dir()).iterdir()] == ["My Server.toml"]
