@@ -172,7 +172,7 @@ def test_the_cli_marks_a_failure_fixed_once_the_server_is_repaired(broken_profil
     assert "new failure  service_provider_config_endpoint_methods" in third.stderr
     runs = history.runs("Broken staging")
     assert len(runs) == 3
-    assert [json.loads(gzip.decompress(path.read_bytes()))["counts"]["ERROR"] for path in runs] == [1, 0, 1]
+    assert [json.loads(history.run_json(path))["counts"]["ERROR"] for path in runs] == [1, 0, 1]
 
 
 def test_no_history_leaves_the_history_alone(broken_profile):

@@ -43,7 +43,7 @@ from tests.servers import Broken
 from tests.servers import RawServer
 from tests.servers import read_request
 
-TIMEOUT = 0.4
+TIMEOUT = 1.0
 SOUND_TIMEOUT = 10.0
 """For the runs that must succeed: a loaded CI machine may take longer than TIMEOUT."""
 SLACK = 0.3

@@ -109,14 +109,15 @@ def _run_files(folder: Path) -> list[Path]:
 def load(path: Path, warn: Warn = log.warning) -> RunReport | None:
     """The report in a run file; None when it cannot be read as one (then it is set aside, and said so)."""
     try:
-        return RunReport.from_json(_read(path))
+        return RunReport.from_json(run_json(path))
     except (OSError, EOFError, zlib.error, ValueError) as exc:  # a bad file's every way to fail (tests/test_fuzz_state.py)
         _set_aside(path, _reason(exc), warn)
         return None
 
 
-def _read(path: Path) -> bytes:
-    """A run file's JSON, unpacked, refusing what is larger than any report."""
+def run_json(path: Path) -> bytes:
+    """A run file's JSON, unpacked; ValueError when it is larger than any report, OSError (or
+    EOFError, zlib.error) when it cannot be read or unpacked."""
     opener = gzip.open if path.name.endswith(".gz") else open
     with opener(path, "rb") as file:
         content = file.read(MAX_REPORT_BYTES + 1)

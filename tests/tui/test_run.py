@@ -21,6 +21,7 @@ from scim_tui.demo import make_app
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
 from scim_tui.profiles import find_profile
 from scim_tui.profiles import profiles_dir
 from scim_tui.tui.app import ScimTuiApp
@@ -35,6 +36,7 @@ from scim_tui.tui.widgets.run_status import counts_text
 from scim_tui.tui.widgets.run_status import outcome_text
 from tests.servers import Broken
 from tests.servers import make_client
+from tests.test_history import report_with
 from tests.tui.conftest import PASSING
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
@@ -349,3 +351,19 @@ async def test_thousands_of_results_are_shown_in_batches_and_filtered(local):
         await pilot.press("1")
         await pilot.pause()
         assert len(table_of(pilot).keys) == 5000 - len(range(0, 5000, 7)) + 3
+
+
+async def test_a_bad_history_file_is_set_aside_and_the_run_finishes(local):
+    """Issue 14, point 8: the app said "Run failed: int too large to convert to float"."""
+    folder = history.profile_dir(local.name)
+    folder.mkdir(parents=True)
+    (folder / "20250101T000000000000Z.json").write_bytes(report_with(duration=10**400))
+    app = ScimTuiApp(local.model_copy(update={"selection": Selection(include_tags=["misc"])}))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        assert screen.progress.phase is Phase.FINISHED and screen.progress.error is None
+        assert screen.state.rows
+        [warning] = [n.message for n in app._notifications]
+        assert warning.startswith("Set aside the unreadable history file 20250101T000000000000Z.json (duration: Input should be a finite number)")
+    assert (folder / "set-aside" / "20250101T000000000000Z.json").exists()
+    assert [path.name.endswith(".json.gz") for path in history.runs(local.name)] == [True]
