@@ -183,7 +183,8 @@ def scale_child(url: str, pid: int, jobs: int) -> None:
 
 
 def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
-    """What the run takes in the profile's history (compressed) and as plain JSON, and the time to record it."""
+    """What the run takes in the profile's history (compressed) and as plain JSON, and the times to record
+    it and to read it back (as the next run does to compare)."""
     from datetime import UTC
     from datetime import datetime
 
@@ -197,7 +198,10 @@ def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
         path = history.record(report)
         record_s = time.perf_counter() - started
         stored = path.stat().st_size
-    return {"history_mib": stored / 2**20, "json_mib": len(report.to_json()) / 2**20, "record_s": record_s}
+        started = time.perf_counter()
+        assert history.load(path) is not None
+        load_s = time.perf_counter() - started
+    return {"history_mib": stored / 2**20, "json_mib": len(report.to_json()) / 2**20, "record_s": record_s, "load_s": load_s}
 
 
 def peak_kib() -> int:
@@ -259,14 +263,14 @@ def report(figures: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result | peak MiB | history MiB (JSON MiB, record s) |",
+        "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result | peak MiB | history MiB (JSON MiB; record, load s) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in [*figures["growth"], figures["scale"]]:
         lines.append(
             f"| {s['types']} types × {s['attributes']} attributes | {s['wall']:.2f} | {s['results']} | {s['results_per_s']:.0f} "
             f"| {s['requests']} | {s['cpu']:.2f} | {s['server_cpu'] or 0:.2f} | {1000 * s['cpu'] / max(1, s['results']):.2f} | {s['peak_mib']:.0f} "
-            f"| {s['history_mib']:.2f} ({s['json_mib']:.1f}, {s['record_s']:.2f}) |"
+            f"| {s['history_mib']:.2f} ({s['json_mib']:.1f}; {s['record_s']:.2f}, {s['load_s']:.2f}) |"
         )
     return "\n".join(lines)
 

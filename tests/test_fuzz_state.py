@@ -1,4 +1,4 @@
-"""Fuzzed profile files and history files never cost a run, its report, or a traceback (issue 14).
+"""Fuzzed profile, history and app state files never cost a run, its report, or a traceback (issue 14).
 
 Property-style: hypothesis writes random profile files (a random TOML value for each key, or
 garbage) and random history files (a stored report with a random value in a random field,
@@ -26,8 +26,10 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from scim_tui import history
+from scim_tui import selections
 from scim_tui.profiles import BrokenProfile
 from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
 from scim_tui.profiles import load_profiles
 from scim_tui.profiles import profiles_dir
 from scim_tui.reports import RunReport
@@ -179,6 +181,23 @@ def test_any_profile_file_loads_or_is_broken_with_one_line(monkeypatch, text):
             assert entry.message and "\n" not in entry.message and entry.path == path
         else:
             assert isinstance(entry, Profile) and 1 <= entry.timeout <= 600
+
+
+@settings(FUZZ, max_examples=100)
+@given(content=st.binary(max_size=200) | values.map(lambda value: json.dumps(value).encode()) | st.just(b"[" * 5000))
+def test_any_selection_state_is_read_or_ignored_with_one_line(monkeypatch, content):
+    with fresh_dirs(monkeypatch):
+        path = selections.selection_file("Fuzzed")
+        path.parent.mkdir(parents=True)
+        path.write_bytes(content)
+        warnings: list[str] = []
+        own = Selection(include_tags=["misc"])
+        remembered = selections.remembered(Profile(name="Fuzzed", selection=own), warn=warnings.append)
+        if warnings:
+            [line] = warnings
+            assert remembered == own and str(path) in line and "\n" not in line
+        else:
+            assert remembered == Selection.model_validate_json(content)
 
 
 # The command, in a subprocess against a real server: a handful of examples.
