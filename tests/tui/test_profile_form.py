@@ -240,9 +240,9 @@ async def test_saving_from_the_form_keeps_a_hand_written_file_but_the_changed_ke
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
 
-def changed_on_disk(path) -> str:
+def changed_on_disk(path, timeout: int = 30) -> str:
     """What another scim-tui or an editor saves while the form is open."""
-    text = HAND_WRITTEN.replace("jobs = 2", "jobs = 8  # changed elsewhere")
+    text = HAND_WRITTEN.replace("jobs = 2", "jobs = 8  # changed elsewhere").replace("timeout = 30 ", f"timeout = {timeout} ")
     path.write_text(text)
     return text
 
@@ -279,8 +279,7 @@ async def test_reload_drops_the_edits_and_shows_the_file_as_it_is_now():
         await edit_from_the_list(pilot, "Staging")
         await type_into(pilot, "#url", "https://mine.example.test/v2")
         await type_into(pilot, "#timeout", "45")
-        elsewhere = changed_on_disk(path).replace("timeout = 30 ", "timeout = 90 ")
-        path.write_text(elsewhere)
+        elsewhere = changed_on_disk(path, timeout=90)
         await pilot.press("ctrl+s")
         await pilot.pause()
         await pilot.press("r")
