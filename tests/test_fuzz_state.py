@@ -114,17 +114,17 @@ def history_files(draw) -> tuple[str, bytes]:
     elif kind == "garbage":
         content = draw(st.binary(max_size=300))
     elif kind == "cut gzip":
-        whole = gzip.compress(report_with())
+        whole = gzip.compress(report_with(), mtime=0)
         return "20250101T000000000000Z.json.gz", whole[: draw(st.integers(0, len(whole) - 1))]
     elif kind == "gzip garbage":
-        return "20250101T000000000000Z.json.gz", gzip.compress(draw(st.binary(max_size=300)))
+        return "20250101T000000000000Z.json.gz", gzip.compress(draw(st.binary(max_size=300)), mtime=0)
     elif kind == "sound":
         content = report_with()
     else:
         field = draw(st.sampled_from(FIELDS))
         content = json.dumps(replaced(SOUND, field, draw(values))).replace("Infinity", "1e400").encode()
     if draw(st.booleans()):
-        return "20250101T000000000000Z.json.gz", gzip.compress(content)
+        return "20250101T000000000000Z.json.gz", gzip.compress(content, mtime=0)
     return "20250101T000000000000Z.json", content
 
 

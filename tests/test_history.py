@@ -112,19 +112,25 @@ def test_a_malformed_file_is_set_aside_reported_once_and_never_deleted(scim_serv
     assert set_aside.read_text() == '{"schema_version": 1, "target": ', "a file set aside is never pruned"
 
 
-def test_an_unreadable_file_due_for_pruning_is_set_aside_not_deleted(scim_server, monkeypatch):
+@pytest.mark.parametrize("content", [b"not a report at all", gzip.compress(b"[]", mtime=0), b"\x1f\x8b cut"], ids=["text", "gzip of a list", "cut gzip"])
+def test_a_file_due_for_pruning_that_is_no_report_is_set_aside_not_deleted(scim_server, monkeypatch, content):
     report = real_report(scim_server.url, datetime(2025, 1, 2, tzinfo=UTC))
     history.record(report)
     folder = history.profile_dir("Staging")
     oldest = folder / "20250101T000000000000Z.json.gz"
-    oldest.write_bytes(gzip.compress(b'{"schema_version": 1, "duration": 1e400}'))
+    oldest.write_bytes(content)
     monkeypatch.setattr(history, "KEPT_RUNS", 2)
     report.started_at = datetime(2025, 1, 3, tzinfo=UTC)
     warnings: list[str] = []
     history.record(report, warn=warnings.append)
     assert [path.name for path in history.runs("Staging")] == ["20250102T000000000000Z.json.gz", "20250103T000000000000Z.json.gz"]
-    assert (folder / "set-aside" / oldest.name).read_bytes() == gzip.compress(b'{"schema_version": 1, "duration": 1e400}')
-    assert len(warnings) == 1 and oldest.name in warnings[0]
+    assert (folder / "set-aside" / oldest.name).read_bytes() == content
+    assert warnings == [f"Set aside the unreadable history file {oldest.name} (it does not start as a report) in {folder / 'set-aside'}: look at it or delete it; runs go on without it."]
+
+
+def test_every_run_file_starts_as_pruning_expects(scim_server):
+    path = history.record(real_report(scim_server.url, datetime(2025, 1, 1, tzinfo=UTC)))
+    assert history.run_json(path).startswith(history.REPORT_START)
 
 
 def test_compare_names_new_failures_and_fixes_by_check(serve):
@@ -255,7 +261,7 @@ def test_a_bad_run_file_is_set_aside_with_one_line_and_never_raises(content):
     assert history.runs("Staging") == []
 
 
-@pytest.mark.parametrize("content", [b"\x1f\x8b\x08\x00garbage", gzip.compress(report_with())[:-12], gzip.compress(b"[" * 10_000)])
+@pytest.mark.parametrize("content", [b"\x1f\x8b\x08\x00garbage", gzip.compress(report_with(), mtime=0)[:-12], gzip.compress(b"[" * 10_000, mtime=0)], ids=["garbage", "cut", "deep"])
 def test_a_bad_compressed_run_file_is_set_aside(content):
     folder = history.profile_dir("Staging")
     folder.mkdir(parents=True)

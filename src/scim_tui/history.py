@@ -21,6 +21,7 @@ from dataclasses import field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import BinaryIO
 
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
@@ -38,6 +39,8 @@ MAX_REPORT_BYTES = 1024**3
 COMPRESSION_LEVEL = 6
 RUN_FILE = re.compile(r"^\d{8}T\d{6}\d{6}Z\.json(\.gz)?$")
 SET_ASIDE = "set-aside"
+REPORT_START = b'{"schema_version"'
+"""How every run file scim-tui wrote begins (RunReport.to_dict puts schema_version first)."""
 
 log = logging.getLogger(__name__)
 Warn = Callable[[str], object]
@@ -118,12 +121,15 @@ def load(path: Path, warn: Warn = log.warning) -> RunReport | None:
 def run_json(path: Path) -> bytes:
     """A run file's JSON, unpacked; ValueError when it is larger than any report, OSError (or
     EOFError, zlib.error) when it cannot be read or unpacked."""
-    opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "rb") as file:
+    with _open(path) as file:
         content = file.read(MAX_REPORT_BYTES + 1)
     if len(content) > MAX_REPORT_BYTES:
         raise ValueError(f"holds more than {MAX_REPORT_BYTES // 1024**2} MiB")
     return content
+
+
+def _open(path: Path) -> BinaryIO:
+    return gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb")  # type: ignore[return-value]
 
 
 def _reason(exc: Exception) -> str:
@@ -192,7 +198,9 @@ def _failed(report: RunReport) -> set[CheckId]:
 def _prune(folder: Path, warn: Warn) -> None:
     """Delete the oldest runs beyond KEPT_RUNS or KEPT_BYTES; the newest stays, whatever its size.
 
-    A file is read before it is deleted: one that is no readable report is set aside instead.
+    A file is deleted only if it starts as a report scim-tui writes; one that does not is set
+    aside instead. It is not read whole: after an upgrade, dozens of the former 40 MB files may
+    go at once, and reading each would hold the end of the run for a minute.
     """
     paths = _run_files(folder)
     sizes = {path: _size(path) for path in paths}
@@ -201,8 +209,19 @@ def _prune(folder: Path, warn: Warn) -> None:
         if len(paths) - index <= KEPT_RUNS and total <= KEPT_BYTES:
             break
         total -= sizes[path]
-        if load(path, warn) is not None:
+        if _starts_as_a_report(path):
             path.unlink(missing_ok=True)
+        else:
+            _set_aside(path, "it does not start as a report", warn)
+
+
+def _starts_as_a_report(path: Path) -> bool:
+    try:
+        with _open(path) as file:
+            head = file.read(len(REPORT_START))
+    except (OSError, EOFError, zlib.error):
+        return False
+    return head.startswith(REPORT_START)
 
 
 def _size(path: Path) -> int:
