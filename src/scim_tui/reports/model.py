@@ -170,7 +170,7 @@ def _result_from_saved(saved: SavedResult) -> CheckResult:
         data=saved.data,
         tags=set(saved.tags),
         resource_type=saved.resource_type,
-        exchanges=[Exchange(**exchange.model_dump()) for exchange in saved.exchanges],
+        exchanges=[Exchange.from_dict(exchange.model_dump()) for exchange in saved.exchanges],
         section=saved.section,
         rfc=saved.rfc,
         leftovers=list(saved.leftovers),
