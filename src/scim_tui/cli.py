@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from scim_tui import __version__
 from scim_tui.choices import FAIL_ON
 from scim_tui.choices import FORMATS
+from scim_tui.choices import JOBS
 from scim_tui.errors import UserError
 from scim_tui.signals import RunInterrupted
 from scim_tui.signals import exit_status
@@ -55,16 +56,16 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--exclude-tags", action="append", default=[], metavar="TAGS", help="skip checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
-    parser.add_argument("--jobs", type=_positive, metavar="N", help="checks run at once (default: the profile's, else 4; 1 for a fragile server)")
+    parser.add_argument("--jobs", type=_jobs, metavar="N", help=f"checks run at once, {JOBS.low} to {JOBS.high} (default: the profile's, else 4; 1 for a fragile server)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
     parser.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+def _jobs(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) <= 3 and JOBS.low <= int(text) <= JOBS.high):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {JOBS.describe()}: write e.g. --jobs {JOBS.example}")
     return int(text)
 
 

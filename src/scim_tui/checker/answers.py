@@ -30,7 +30,7 @@ def listed(words: list[str]) -> str:
 
 def answer_name(answer: Any) -> str:
     """What a client call gave back, as a reason names it: "an empty body", or its type (ListResponse ...)."""
-    return "an empty body (or JSON null)" if answer is None else type(answer).__name__
+    return "an empty body" if answer is None else type(answer).__name__
 
 
 def expected(answer: Any, kind: type) -> Any:
@@ -38,7 +38,8 @@ def expected(answer: Any, kind: type) -> Any:
     (the error of the check tells which request it was)."""
     if isinstance(answer, kind):
         return answer
-    raise ValueError(f"the answer is {answer_name(answer)} instead of a {kind.__name__}")
+    what = "an empty body or JSON null" if answer is None else answer_name(answer)
+    raise ValueError(f"the answer is {what} instead of a {kind.__name__}")
 
 
 def body_of(response: Any) -> Any:

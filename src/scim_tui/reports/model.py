@@ -6,6 +6,7 @@ report and the run history both use it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -23,6 +24,10 @@ from scim_tui.checker import Exchange
 from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.profiles import Selection
+from scim_tui.reports.saved import SavedReport
+from scim_tui.reports.saved import SavedResult
+from scim_tui.reports.saved import saved_report
+from scim_tui.reports.saved import saved_result
 
 SCHEMA_VERSION = 1
 """Bumped whenever a field of the serialized report changes meaning or disappears."""
@@ -112,22 +117,33 @@ class RunReport:
             "results": [result_to_dict(result) for result in self.results],
         }
 
+    def to_json(self) -> bytes:
+        """The report as compact JSON (the run history's format; the JSON report indents it)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")).encode()
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunReport:
-        """The report a ``to_dict`` made; ValueError (or KeyError, TypeError) when it is not one."""
-        if data.get("schema_version") != SCHEMA_VERSION:
-            raise ValueError(f"unsupported schema_version {data.get('schema_version')!r}")
-        results = [result_from_dict(item) for item in data["results"]]
+        """The report a ``to_dict`` made; ValueError, naming the first bad field, when it is not one."""
+        return cls._from_saved(saved_report(data, SCHEMA_VERSION))
+
+    @classmethod
+    def from_json(cls, content: bytes) -> RunReport:
+        """The report a ``to_json`` (or the JSON report) wrote; ValueError when it is not one."""
+        return cls._from_saved(saved_report(content, SCHEMA_VERSION))
+
+    @classmethod
+    def _from_saved(cls, saved: SavedReport) -> RunReport:
+        results = [_result_from_saved(result) for result in saved.results]
         named = {item for result in results for item in result.leftovers}
         return cls(
-            target=data["target"],
-            started_at=datetime.fromisoformat(data["started_at"]),
-            duration=float(data["duration"]),
+            target=saved.target,
+            started_at=saved.started_at,
+            duration=saved.duration,
             results=results,
-            profile=data.get("profile"),
-            selection=Selection.model_validate(data.get("selection") or {}),
-            tool_version=data["tool"]["version"],
-            closing_leftovers=[str(item) for item in data.get("leftovers") or () if item not in named],
+            profile=saved.profile,
+            selection=saved.selection,
+            tool_version=saved.tool.version,
+            closing_leftovers=[item for item in saved.leftovers if item not in named],
         )
 
 
@@ -149,18 +165,23 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
 
 
 def result_from_dict(data: Mapping[str, Any]) -> CheckResult:
+    """A result a ``result_to_dict`` made; ValueError, naming the first bad field, when it is not one."""
+    return _result_from_saved(saved_result(data))
+
+
+def _result_from_saved(saved: SavedResult) -> CheckResult:
     return CheckResult(
-        status=Status[data["status"]],
-        title=data.get("title"),
-        description=data.get("description"),
-        reason=data.get("reason"),
-        data=data.get("data"),
-        tags=set(data.get("tags") or ()),
-        resource_type=data.get("resource_type"),
-        exchanges=[Exchange.from_dict(item) for item in data.get("exchanges") or ()],
-        section=data.get("section"),
-        rfc=data.get("rfc", 7644),
-        leftovers=list(data.get("leftovers") or ()),
+        status=Status[saved.status],
+        title=saved.title,
+        description=saved.description,
+        reason=saved.reason,
+        data=saved.data,
+        tags=set(saved.tags),
+        resource_type=saved.resource_type,
+        exchanges=[Exchange.from_dict(exchange.model_dump()) for exchange in saved.exchanges],
+        section=saved.section,
+        rfc=saved.rfc,
+        leftovers=list(saved.leftovers),
     )
 
 

@@ -26,8 +26,6 @@ from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import open_client
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
-from scim_tui.profiles import load_profiles
-from scim_tui.profiles import save_profile
 from scim_tui.reports import RunReport
 from scim_tui.reports.model import redacted
 from scim_tui.tui.messages import ResourceTypesFound
@@ -55,19 +53,6 @@ class RunRequest:
     def recorded(self) -> bool:
         """Complete runs go to the history; a rerun of a few checks does not."""
         return self.only is None
-
-
-def remember_selection(profile: Profile, selection: Selection) -> None:
-    """Store a selection in the profile's file, if it has one; raises ProfileError.
-
-    The file is read again first and only its selection changes, so an edit made
-    elsewhere since the profile was opened is never written over.
-    """
-    if profile.demo:
-        return
-    stored = next((p for p in load_profiles().profiles if p.name == profile.name), None)
-    if stored is not None and stored.selection != selection:
-        save_profile(stored.model_copy(update={"selection": selection}), previous_name=stored.name)
 
 
 class Runner:
@@ -143,12 +128,16 @@ class Runner:
 
 
 def remember_run(report: RunReport, finished: RunFinished) -> None:
-    """Record a complete run and tell, on ``finished``, what changed since the previous one."""
+    """Record a complete run and tell, on ``finished``, what changed since the previous one.
+
+    A history file that cannot be read is set aside with a warning; the run is not affected.
+    """
+    warn = finished.warnings.append
     try:
-        previous = history.latest(report.profile or "")
-        history.record(report)
+        previous = history.latest(report.profile or "", warn=warn)
+        history.record(report, warn=warn)
     except OSError as exc:
-        finished.warning = f"The run was not saved in the history: {describe_error(exc)}"
+        warn(f"The run was not saved in the history: {describe_error(exc)}")
         return
     if previous is not None:
         finished.changes = history.compare(previous, report)

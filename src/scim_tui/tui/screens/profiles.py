@@ -30,6 +30,7 @@ from scim_tui.profiles import AuthKind
 from scim_tui.profiles import BrokenProfile
 from scim_tui.profiles import Profile
 from scim_tui.profiles import ProfileError
+from scim_tui.profiles import ProfileSource
 from scim_tui.profiles import delete_profile
 from scim_tui.profiles import load_profiles
 from scim_tui.reports.model import RunReport
@@ -140,6 +141,8 @@ class ProfilesScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[Entry] = []
+        self.sources: dict[str, ProfileSource] = {}
+        """Each profile's file as it was read, so an edit can tell a change made on disk since."""
         self.last_runs: dict[str, RunReport | None] = {}
 
     def compose(self) -> ComposeResult:
@@ -162,6 +165,7 @@ class ProfilesScreen(Screen[None]):
         """Read the profiles from disk again, keeping (or moving) the highlight by name."""
         listing = load_profiles()
         self.entries = [Profile.demo_profile(), *listing.profiles, *listing.broken]
+        self.sources = listing.sources
         self.last_runs = {}
         options = self.query_one("#profile-list", OptionList)
         options.clear_options()
@@ -206,7 +210,7 @@ class ProfilesScreen(Screen[None]):
     def last_run(self, name: str) -> RunReport | None:
         """The latest run of a profile, read from disk once per reload, not on every cursor move."""
         if name not in self.last_runs:
-            self.last_runs[name] = history.latest(name)
+            self.last_runs[name] = history.latest(name, warn=lambda line: self.notify(line, severity="warning", markup=False))
         return self.last_runs[name]
 
     def action_open(self) -> None:
@@ -218,7 +222,7 @@ class ProfilesScreen(Screen[None]):
 
     def action_edit(self) -> None:
         if profile := self.selected_profile("edit", editable=True):
-            self.app.push_screen(ProfileFormScreen(profile), self.form_closed)
+            self.app.push_screen(ProfileFormScreen(profile, source=self.sources.get(profile.name)), self.form_closed)
 
     def action_duplicate(self) -> None:
         if profile := self.selected_profile("duplicate"):
