@@ -15,6 +15,7 @@ import pytest
 from scim_tui import history
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
+from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
 from scim_tui.profiles import Profile
@@ -41,8 +42,11 @@ def test_a_recorded_run_is_the_latest_and_reads_back_whole(scim_server, isolated
     assert path.is_relative_to(isolated_dirs / "data" / "scim-tui" / "runs")
     assert path.name == "20250102T000000000000Z.json.gz"
     assert path.stat().st_mode & 0o077 == 0
-    assert json.loads(gzip.decompress(path.read_bytes())) == second.to_dict()
-    assert path.stat().st_size * 4 < len(second.to_json()), "stored compressed"
+    summary, report = gzip.decompress(path.read_bytes()).split(b"\n", 1)
+    assert json.loads(report) == second.to_dict(), "the whole report, after its summary"
+    assert history.RunSummary.from_json(summary) == history.RunSummary.of(second)
+    assert path.stat().st_size * 4 < len(report), "stored compressed"
+    assert history.latest_summary("Staging") == history.RunSummary.of(second), "read without unpacking the report"
     latest = history.latest("Staging")
     assert latest.to_dict() == second.to_dict()
     assert history.latest("Staging", before=second.started_at).started_at == first.started_at
@@ -156,6 +160,19 @@ def test_a_failed_check_that_did_not_run_again_is_not_fixed(serve):
     assert history.compare(before, after).fixed == []
 
 
+def test_a_failure_of_a_check_the_previous_run_did_not_run_is_not_new(serve):
+    """Issue 19, 3: after a run of a few tags, a full run called the old failures new."""
+    url = serve(Broken(make_app()).answer("PUT", "/v2/ServiceProviderConfig", 200, {"schemas": []})).url
+    with make_client(url) as client:
+        results = list(iter_checks(client, CheckConfig(include_tags={"misc"})))
+    before = history.RunSummary.of(RunReport.create(results, target=url, started_at=datetime(2025, 1, 1, tzinfo=UTC), duration=0.1, profile="Staging"))
+    after = real_report(url, datetime(2025, 1, 2, tzinfo=UTC))
+    assert METHODS in {r.check_id for r in after.results if r.status.failed}
+    changes = history.compare(before, after)
+    assert changes.new_failures == [] and changes.fixed == []
+    assert changes.compared == len({r.check_id for r in results if r.status is not Status.SKIPPED}), "only the checks both runs ran"
+
+
 @pytest.fixture
 def broken_profile(serve):
     broken = Broken(make_app()).answer("PUT", "/v2/ServiceProviderConfig", 200, {"schemas": []})
@@ -172,7 +189,7 @@ def test_the_cli_marks_a_failure_fixed_once_the_server_is_repaired(broken_profil
     second = scim_tui(*args)
     assert second.returncode == 0
     changes = second.stdout.split("Changes since the previous run", 1)[1]
-    assert re.match(r" \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\): 0 new failure\(s\), 1 fixed\.\n  fixed        service_provider_config_endpoint_methods\n$", changes)
+    assert re.match(r" \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\), among the 13 checks both ran: 0 new failure\(s\), 1 fixed\.\n  fixed        service_provider_config_endpoint_methods\n$", changes)
     broken_profile.repaired = False
     third = scim_tui(*args, "--format", "json")
     assert "new failure  service_provider_config_endpoint_methods" in third.stderr

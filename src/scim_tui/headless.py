@@ -40,6 +40,7 @@ from scim_tui.profiles import find_profile
 from scim_tui.profiles import write_atomically
 from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
+from scim_tui.reports.summary import RunSummary
 from scim_tui.reports.text import paint
 from scim_tui.reports.text import summary_lines
 from scim_tui.signals import RunInterrupted
@@ -72,7 +73,7 @@ def check(args: argparse.Namespace) -> int:
         raise UsageError(f"Cannot write {output}: the folder {output.parent} does not exist.")
     report = run(target, selection, args.jobs)
     _check_resource_types(report)
-    previous = history.latest(report.profile) if target.recorded and report.profile else None
+    previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
     if target.recorded:
         _record(report)
     _write(report, args.format, output)
@@ -224,7 +225,7 @@ def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa
         raise UsageError(f"Cannot write {output}: {exc.strerror or exc}.") from exc
 
 
-def _tell(report: RunReport, previous: RunReport | None, recorded: bool, format: str, output: Path | None) -> None:  # noqa: A002
+def _tell(report: RunReport, previous: RunSummary | None, recorded: bool, format: str, output: Path | None) -> None:  # noqa: A002
     """The summary and the changes: after a text report, else beside the report (never inside it)."""
     stream = sys.stderr if output is None and format != "text" else sys.stdout
     color = _colour(stream)
@@ -235,12 +236,12 @@ def _tell(report: RunReport, previous: RunReport | None, recorded: bool, format:
         stream.write("\n".join(lines) + "\n")
 
 
-def changes_lines(report: RunReport, previous: RunReport | None, color: bool = False) -> list[str]:
+def changes_lines(report: RunReport, previous: RunSummary | None, color: bool = False) -> list[str]:
     """What changed since the previous run of the profile, one line per changed check."""
     if previous is None:
         return [f"First recorded run of the profile {report.profile}: nothing to compare with."]
     changes = history.compare(previous, report)
-    since = f"since the previous run ({previous.started_at:%Y-%m-%d %H:%M:%S} UTC)"
+    since = f"since the previous run ({previous.started_at:%Y-%m-%d %H:%M:%S} UTC), among the {changes.compared} checks both ran"
     if not changes:
         return [f"No change {since}."]
     lines = [f"Changes {since}: {len(changes.new_failures)} new failure(s), {len(changes.fixed)} fixed."]

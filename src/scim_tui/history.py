@@ -1,8 +1,11 @@
 """Run history: every run made from a profile, saved compressed, and what changed since the last one.
 
-Files live in ``<user data dir>/runs/<profile>/``, one gzip-compressed JSON report per run
-(``<start time>Z.json.gz``; the plain ``.json`` files of earlier versions are still read),
-named by start time so they sort oldest first. A profile keeps its last KEPT_RUNS runs and at
+Files live in ``<user data dir>/runs/<profile>/``, one per run (``<start time>Z.json.gz``),
+named by start time so they sort oldest first. Each holds two gzip members: a small summary
+(when, and each result's check and status), read to tell what changed and to show the last run
+without unpacking the rest; then the whole JSON report. Both are written as they are encoded, so
+a run of thousands of results is never held twice in memory. The one-member ``.json.gz`` and
+plain ``.json`` files of earlier versions are still read. A profile keeps its last KEPT_RUNS runs and at
 most KEPT_BYTES of them, the oldest dropped first. A file that cannot be read as a report is
 reported in one line and set aside in the ``set-aside/`` folder beside it: never deleted, never
 pruned, and never in the way of a run.
@@ -16,6 +19,8 @@ import os
 import re
 import zlib
 from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
@@ -28,7 +33,10 @@ from scim_tui.checker import Status
 from scim_tui.profiles import data_dir
 from scim_tui.profiles import storage_name
 from scim_tui.profiles import write_atomically
+from scim_tui.reports import json_report
 from scim_tui.reports.model import RunReport
+from scim_tui.reports.summary import Outcome
+from scim_tui.reports.summary import RunSummary
 
 KEPT_RUNS = 50
 """Runs kept per profile; older ones are deleted when a new one is recorded."""
@@ -40,7 +48,12 @@ COMPRESSION_LEVEL = 6
 RUN_FILE = re.compile(r"^\d{8}T\d{6}\d{6}Z\.json(\.gz)?$")
 SET_ASIDE = "set-aside"
 REPORT_START = b'{"schema_version"'
-"""How every run file scim-tui wrote begins (RunReport.to_dict puts schema_version first)."""
+"""How every run file of earlier versions begins (RunReport.to_dict puts schema_version first)."""
+SUMMARY_START = b'{"scim_tui_summary"'
+"""How every run file begins now: its summary."""
+MAX_SUMMARY_BYTES = 16 * 1024 * 1024
+GZIP_WBITS = 16 + zlib.MAX_WBITS
+"""zlib's way of asking for one gzip member."""
 
 log = logging.getLogger(__name__)
 Warn = Callable[[str], object]
@@ -60,6 +73,8 @@ class RunChanges:
 
     new_failures: list[CheckId] = field(default_factory=list)
     fixed: list[CheckId] = field(default_factory=list)
+    compared: int = 0
+    """How many checks both runs ran: only those are compared."""
 
     def change_of(self, check_id: CheckId) -> Change | None:
         if check_id in self.new_failures:
@@ -91,10 +106,19 @@ def record(report: RunReport, warn: Warn = log.warning) -> Path:
     folder = profile_dir(report.profile)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{report.started_at:%Y%m%dT%H%M%S%f}Z.json.gz"
-    content = gzip.compress(report.to_json(), compresslevel=COMPRESSION_LEVEL, mtime=0)
-    write_atomically(path, content, private=True)
+    write_atomically(path, _packed(report), private=True)
     _prune(folder, warn)
     return path
+
+
+def _packed(report: RunReport) -> Iterator[bytes]:
+    """A run file's bytes, as they are made: the summary's gzip member, then the report's."""
+    yield gzip.compress(RunSummary.of(report).to_json(), compresslevel=COMPRESSION_LEVEL, mtime=0)
+    packer = zlib.compressobj(COMPRESSION_LEVEL, zlib.DEFLATED, GZIP_WBITS)
+    for piece in json_report.pieces(report, compact=True):
+        if packed := packer.compress(piece.encode()):
+            yield packed
+    yield packer.flush()
 
 
 def runs(profile_name: str) -> list[Path]:
@@ -119,10 +143,14 @@ def load(path: Path, warn: Warn = log.warning) -> RunReport | None:
 
 
 def run_json(path: Path) -> bytes:
-    """A run file's JSON, unpacked; ValueError when it is larger than any report, OSError (or
-    EOFError, zlib.error) when it cannot be read or unpacked."""
+    """A run file's report as JSON, unpacked (past its summary); ValueError when it is larger than
+    any report, OSError (or EOFError, zlib.error) when it cannot be read or unpacked."""
     with _open(path) as file:
-        content = file.read(MAX_REPORT_BYTES + 1)
+        head = file.read(len(SUMMARY_START))
+        if head == SUMMARY_START:
+            file.readline()  # the summary: one line, its own gzip member
+            head = b""
+        content = head + file.read(MAX_REPORT_BYTES + 1)
     if len(content) > MAX_REPORT_BYTES:
         raise ValueError(f"holds more than {MAX_REPORT_BYTES // 1024**2} MiB")
     return content
@@ -131,6 +159,17 @@ def run_json(path: Path) -> bytes:
 def _open(path: Path) -> BinaryIO:
     return gzip.open(path, "rb") if path.name.endswith(".gz") else path.open("rb")  # type: ignore[return-value]
 
+
+def _first_member(path: Path) -> bytes:
+    """What a run file's first gzip member holds (at most MAX_SUMMARY_BYTES); the start of a plain file."""
+    with path.open("rb") as file:
+        if not path.name.endswith(".gz"):
+            return file.read(len(SUMMARY_START))
+        unpacker = zlib.decompressobj(GZIP_WBITS)
+        content = b""
+        while not unpacker.eof and len(content) <= MAX_SUMMARY_BYTES and (chunk := file.read(65536)):
+            content += unpacker.decompress(chunk, MAX_SUMMARY_BYTES + 1 - len(content))
+    return content
 
 def _reason(exc: Exception) -> str:
     if isinstance(exc, OSError) and exc.strerror:
@@ -167,7 +206,7 @@ def _free_name(path: Path) -> Path:
 
 
 def latest(profile_name: str, before: datetime | None = None, warn: Warn = log.warning) -> RunReport | None:
-    """The newest readable run of a profile (started before ``before``, when given)."""
+    """The newest readable run of a profile (started before ``before``, when given), whole."""
     for path in reversed(runs(profile_name)):
         report = load(path, warn)
         if report is not None and (before is None or report.started_at < before):
@@ -175,24 +214,51 @@ def latest(profile_name: str, before: datetime | None = None, warn: Warn = log.w
     return None
 
 
-def compare(previous: RunReport, current: RunReport) -> RunChanges:
-    """The checks that fail now and did not, and those that failed and now ran without failing.
+def latest_summary(profile_name: str, warn: Warn = log.warning) -> RunSummary | None:
+    """What the newest readable run of a profile gave, without unpacking its report (but for the
+    files of earlier versions, which have no summary)."""
+    for path in reversed(runs(profile_name)):
+        summary = load_summary(path, warn)
+        if summary is not None:
+            return summary
+    return None
 
-    A check failed when any of its results is ERROR or CRITICAL. A check that did not
-    run this time (skipped or not selected) is not called fixed.
+
+def load_summary(path: Path, warn: Warn = log.warning) -> RunSummary | None:
+    """A run file's summary; None when it cannot be read (then the file is set aside, and said so)."""
+    try:
+        first = _first_member(path)
+        if first.startswith(SUMMARY_START):
+            return RunSummary.from_json(first)
+    except (OSError, EOFError, zlib.error, ValueError) as exc:
+        _set_aside(path, _reason(exc), warn)
+        return None
+    report = load(path, warn)
+    return RunSummary.of(report) if report is not None else None
+
+
+def compare(previous: RunSummary, current: RunReport) -> RunChanges:
+    """The checks that fail now and did not, and those that failed and now pass, among the checks
+    both runs ran (a check skipped or not selected in either run is not compared).
+
+    A check failed when any of its results is ERROR or CRITICAL.
     """
-    failed_before = _failed(previous)
-    failed_now = _failed(current)
-    ran_now = {r.check_id for r in current.results if r.status is not Status.SKIPPED}
+    failed_before, failed_now = _failed(previous.results), _failed(current.results)
+    compared = _ran(previous.results) & _ran(current.results)
     order = list(dict.fromkeys(r.check_id for r in [*current.results, *previous.results]))
     return RunChanges(
-        new_failures=[c for c in order if c in failed_now and c not in failed_before],
-        fixed=[c for c in order if c in failed_before and c not in failed_now and c in ran_now],
+        new_failures=[c for c in order if c in compared and c in failed_now and c not in failed_before],
+        fixed=[c for c in order if c in compared and c in failed_before and c not in failed_now],
+        compared=len(compared),
     )
 
 
-def _failed(report: RunReport) -> set[CheckId]:
-    return {result.check_id for result in report.results if result.status.failed}
+def _failed(results: Iterable[Outcome]) -> set[CheckId]:
+    return {result.check_id for result in results if result.status.failed}
+
+
+def _ran(results: Iterable[Outcome]) -> set[CheckId]:
+    return {result.check_id for result in results if result.status is not Status.SKIPPED}
 
 
 def _prune(folder: Path, warn: Warn) -> None:
@@ -217,11 +283,10 @@ def _prune(folder: Path, warn: Warn) -> None:
 
 def _starts_as_a_report(path: Path) -> bool:
     try:
-        with _open(path) as file:
-            head = file.read(len(REPORT_START))
+        head = _first_member(path)
     except (OSError, EOFError, zlib.error):
         return False
-    return head.startswith(REPORT_START)
+    return head.startswith((SUMMARY_START, REPORT_START))
 
 
 def _size(path: Path) -> int:

@@ -19,15 +19,18 @@ def render(report: RunReport) -> str:
     return "".join(pieces(report))
 
 
-def pieces(report: RunReport) -> Iterator[str]:
-    """The report's text, in pieces of about PIECE characters."""
+def pieces(report: RunReport, compact: bool = False) -> Iterator[str]:
+    """The report's text, in pieces of about PIECE characters; `compact` leaves out every
+    space and line break (the run history's form)."""
     buffer: list[str] = []
     size = 0
-    for chunk in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(report.to_dict()):
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")) if compact else json.JSONEncoder(indent=2, ensure_ascii=False)
+    for chunk in encoder.iterencode(report.to_dict()):
         buffer.append(chunk)
         size += len(chunk)
         if size >= PIECE:
             yield "".join(buffer)
             buffer, size = [], 0
-    buffer.append("\n")
+    if not compact:
+        buffer.append("\n")
     yield "".join(buffer)

@@ -6,7 +6,6 @@ report and the run history both use it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
@@ -28,6 +27,8 @@ from scim_tui.reports.saved import SavedReport
 from scim_tui.reports.saved import SavedResult
 from scim_tui.reports.saved import saved_report
 from scim_tui.reports.saved import saved_result
+from scim_tui.reports.summary import counts
+from scim_tui.reports.summary import summary_line
 
 SCHEMA_VERSION = 1
 """Bumped whenever a field of the serialized report changes meaning or disappears."""
@@ -82,10 +83,7 @@ class RunReport:
 
     def counts(self) -> dict[Status, int]:
         """How many results have each status, for every status, in Status order."""
-        counts = dict.fromkeys(Status, 0)
-        for result in self.results:
-            counts[result.status] += 1
-        return counts
+        return counts(self.results)
 
     @property
     def leftovers(self) -> list[str]:
@@ -98,10 +96,7 @@ class RunReport:
 
     def summary_line(self, style: Callable[[str, Status], str] | None = None) -> str:
         """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
-        decorate = style or (lambda text, _status: text)
-        counts = [decorate(f"{count} {status.name}", status) for status, count in self.counts().items() if count]
-        total = len(self.results)
-        return " · ".join([f"{total} check{'' if total == 1 else 's'}", *counts])
+        return summary_line(self.results, style)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,10 +111,6 @@ class RunReport:
             "leftovers": self.leftovers,
             "results": [result_to_dict(result) for result in self.results],
         }
-
-    def to_json(self) -> bytes:
-        """The report as compact JSON (the run history's format; the JSON report indents it)."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")).encode()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunReport:

@@ -31,7 +31,7 @@ Seconds = Annotated[float, Field(ge=0, le=10**9, allow_inf_nan=False)]
 StatusName = Literal[tuple(status.name for status in Status)]  # type: ignore[valid-type]
 
 
-def _in_range(moment: datetime) -> datetime:
+def in_this_era(moment: datetime) -> datetime:
     """Far-off years cannot be shown in local time (astimezone overflows), and no run was made then."""
     if not 2000 <= moment.year <= 9000:
         raise ValueError("is not a date of this era")
@@ -78,7 +78,7 @@ class SavedReport(_Saved):
     tool: SavedTool
     target: str
     profile: str | None = None
-    started_at: Annotated[AwareDatetime, AfterValidator(_in_range)] = Field(strict=False)
+    started_at: Annotated[AwareDatetime, AfterValidator(in_this_era)] = Field(strict=False)
     duration: Seconds
     selection: Selection = Field(default_factory=Selection)
     results: list[SavedResult]

@@ -134,7 +134,7 @@ def remember_run(report: RunReport, finished: RunFinished) -> None:
     """
     warn = finished.warnings.append
     try:
-        previous = history.latest(report.profile or "", warn=warn)
+        previous = history.latest_summary(report.profile or "", warn=warn)
         history.record(report, warn=warn)
     except OSError as exc:
         warn(f"The run was not saved in the history: {describe_error(exc)}")
