@@ -174,9 +174,34 @@ def compare(repeats: int, jobs_options: list[int], latency_ms: float = 0) -> dic
 
 
 def scale_child(url: str, pid: int, jobs: int) -> None:
-    """Run once in a fresh process and print wall time, results and peak memory as JSON."""
-    m = measure(scim_tui_run(jobs, every_check=True), Server(url, pid))
-    print(json.dumps({**asdict(m), "peak_mib": peak_kib() / 1024, "results_per_s": m.results / m.wall}))
+    """Run once in a fresh process and print wall time, results, peak memory and history size as JSON."""
+    results: list[Any] = []
+    run = scim_tui_run(jobs, every_check=True)
+    m = measure(lambda client: results.extend(run(client)) or results, Server(url, pid))
+    peak = peak_kib() / 1024  # before the history: the run's own peak
+    print(json.dumps({**asdict(m), "peak_mib": peak, "results_per_s": m.results / m.wall, **history_size(results, url, m.wall)}))
+
+
+def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
+    """What the run takes in the profile's history (compressed) and as plain JSON, and the times to record
+    it and to read it back (as the next run does to compare)."""
+    from datetime import UTC
+    from datetime import datetime
+
+    from scim_tui import history
+    from scim_tui.reports import RunReport
+
+    report = RunReport.create(results, target=url, started_at=datetime.now(UTC), duration=wall, profile="bench")
+    with tempfile.TemporaryDirectory() as data:
+        os.environ["XDG_DATA_HOME"] = data  # never the user's own history
+        started = time.perf_counter()
+        path = history.record(report)
+        record_s = time.perf_counter() - started
+        stored = path.stat().st_size
+        started = time.perf_counter()
+        assert history.load(path) is not None
+        load_s = time.perf_counter() - started
+    return {"history_mib": stored / 2**20, "json_mib": len(report.to_json()) / 2**20, "record_s": record_s, "load_s": load_s}
 
 
 def peak_kib() -> int:
@@ -238,13 +263,14 @@ def report(figures: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result | peak MiB |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result | peak MiB | history MiB (JSON MiB; record, load s) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in [*figures["growth"], figures["scale"]]:
         lines.append(
             f"| {s['types']} types × {s['attributes']} attributes | {s['wall']:.2f} | {s['results']} | {s['results_per_s']:.0f} "
-            f"| {s['requests']} | {s['cpu']:.2f} | {s['server_cpu'] or 0:.2f} | {1000 * s['cpu'] / max(1, s['results']):.2f} | {s['peak_mib']:.0f} |"
+            f"| {s['requests']} | {s['cpu']:.2f} | {s['server_cpu'] or 0:.2f} | {1000 * s['cpu'] / max(1, s['results']):.2f} | {s['peak_mib']:.0f} "
+            f"| {s['history_mib']:.2f} ({s['json_mib']:.1f}; {s['record_s']:.2f}, {s['load_s']:.2f}) |"
         )
     return "\n".join(lines)
 

@@ -96,8 +96,10 @@ class Broken:
         self.rules.append((method, path, lambda call_app: (status, list(headers), content)))
         return self
 
-    def rewrite(self, method: str | None, path: str, change: Callable[[Response], Response]) -> Broken:
-        self.rules.append((method, path, lambda call_app: change(call_app())))
+    def rewrite(self, method: str | None, path: str, change: Callable[[Response], Response], **environ: str) -> Broken:
+        """Transform the answers of matching requests (handed to the application with ``environ``
+        changed, as ``reroute`` does)."""
+        self.rules.append((method, path, lambda call_app: change(call_app(**environ))))
         return self
 
     def reroute(self, method: str | None, path: str, **environ: str) -> Broken:
@@ -106,17 +108,18 @@ class Broken:
         self.rules.append((method, path, lambda call_app: call_app(**environ)))
         return self
 
-    def rewrite_json(self, method: str | None, path: str, change: Callable[[Any], Any]) -> Broken:
-        """Rewrite the JSON body of matching answers (the status and headers stay)."""
+    def rewrite_json(self, method: str | None, path: str, change: Callable[[Any], Any], **environ: str) -> Broken:
+        """Rewrite the JSON body of matching answers (the status and headers stay; an answer
+        without a body stays as it is)."""
 
         def apply(response: Response) -> Response:
             status, headers, body = response
-            data = change(json.loads(body)) if body else body
-            content = json.dumps(data).encode()
+            if not body:
+                return response
             headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
-            return status, headers, content
+            return status, headers, json.dumps(change(json.loads(body))).encode()
 
-        return self.rewrite(method, path, apply)
+        return self.rewrite(method, path, apply, **environ)
 
     def rewrite_request_json(self, method: str | None, path: str, change: Callable[[Any], Any]) -> Broken:
         """Rewrite the JSON body of matching requests before anything reads it (as a server
@@ -268,6 +271,9 @@ def silent(connection: Any) -> None:
     while connection.recv(65536):
         pass
 
+
+WHOLE_PATCH_ANSWER = {"QUERY_STRING": "excludedAttributes=password"}
+"""Handed to scim2-server with a PATCH, this makes it answer 200 with the resource, not 204."""
 
 SCIM2_SERVER_BREAKS = frozenset({"discovery:strict", "projection"})
 """The tags of the checks scim2-server really fails (README, "What is checked": no

@@ -101,7 +101,8 @@ def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
     ("args", "message"),
     [
         (["check"], "one of the arguments --profile --url --demo is required"),
-        (["check", "--demo", "--jobs", "0"], "'0' is not a whole number of at least 1"),
+        (["check", "--demo", "--jobs", "0"], "'0' is not a whole number of checks run at once from 1 to 32: write e.g. --jobs 4"),
+        (["check", "--demo", "--jobs", "33"], "'33' is not a whole number of checks run at once from 1 to 32: write e.g. --jobs 4"),
         (["check", "--demo", "--format", "pdf"], "invalid choice: 'pdf'"),
         (["check", "--demo", "--bogus"], "unrecognized arguments: --bogus"),
         (["check", "--demo", "--include-tags", "discovery,nope"], "Unknown tag nope in --include-tags: use one of auth, bulk"),
@@ -173,7 +174,7 @@ def test_the_token_is_in_no_output_and_no_history_file(serve):
             printed += [process.stdout, process.stderr]
     full = scim_tui("check", "--profile", "Secured", *PASSING, "--format", "json", env=env)  # every check, in a new process
     assert full.returncode == 0, full.stderr
-    saved = [path.read_text() for path in history.runs("Secured")]
+    saved = [history.run_json(path).decode() for path in history.runs("Secured")]
     assert len(saved) == len(FORMATS) + 1
     assert [text for text in [*printed, full.stdout, *saved] if TOKEN in text] == []
     assert "you sent Authorization: Bearer ***" in full.stdout, "the echoed token was in the data, redacted"

@@ -13,6 +13,8 @@ pytestmark = pytest.mark.slow  # a new interpreter
 PLAIN_MODULES = [
     "scim_tui.checker",
     "scim_tui.profiles",
+    "scim_tui.toml_edits",
+    "scim_tui.selections",
     "scim_tui.connect",
     "scim_tui.transport",
     "scim_tui.connections",

@@ -19,7 +19,9 @@ from scim_tui.profiles import TLS
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.profiles import ProfileChanged
 from scim_tui.profiles import ProfileError
+from scim_tui.profiles import ProfileSource
 from scim_tui.profiles import Selection
 from scim_tui.profiles import config_dir
 from scim_tui.profiles import delete_profile
@@ -66,7 +68,7 @@ def test_a_missing_directory_means_no_profile():
 @pytest.mark.parametrize("auth", EVERY_AUTH, ids=[auth.kind.value for auth in EVERY_AUTH])
 def test_every_auth_kind_round_trips(auth):
     profile = full_profile(auth=auth)
-    path = save_profile(profile)
+    path = save_profile(profile).path
     assert path == profiles_dir() / "staging.toml"
     assert load_profiles().profiles == [profile]
     assert find_profile("Staging") == profile
@@ -124,7 +126,7 @@ def test_a_missing_variable_is_a_one_line_error_naming_it(monkeypatch):
 def test_a_file_holding_a_literal_secret_is_private(auth, private):
     umask = os.umask(0o022)
     try:
-        path = save_profile(full_profile(auth=auth))
+        path = save_profile(full_profile(auth=auth)).path
     finally:
         os.umask(umask)
     assert stat.S_IMODE(path.stat().st_mode) == (0o600 if private else 0o644)
@@ -152,7 +154,7 @@ def test_a_malformed_file_is_listed_with_its_line_and_never_touched():
     ("text", "message", "line"),
     [
         ('name = "A"\n\n[auth]\nkind = "kerberos"\n', "auth.kind: Input should be", 4),
-        ('name = "A"\ntimeout = -1\n', "timeout: Input should be greater than 0", 2),
+        ('name = "A"\ntimeout = -1\n', "timeout = -1 is not a number of seconds from 1 to 600: write e.g. timeout = 30", 2),
         ('name = "A"\nurll = "http://x"\n', "urll: Extra inputs are not permitted", 2),
         ('name = "Demo"\n', "belongs to the built-in demo profile", 1),
     ],
@@ -176,7 +178,7 @@ def test_an_undecodable_file_is_broken_and_the_others_load():
 def test_renaming_writes_the_new_file_then_removes_the_old_one():
     save_profile(full_profile("Staging"))
     renamed = full_profile("Staging EU")
-    path = save_profile(renamed, previous_name="Staging")
+    path = save_profile(renamed, previous_name="Staging").path
     assert path.name == "staging-eu.toml"
     assert sorted(p.name for p in profiles_dir().iterdir()) == ["staging-eu.toml"]
     assert find_profile("Staging EU") == renamed
@@ -222,7 +224,7 @@ def file_size_limit(limit: int) -> Iterator[None]:
 
 
 def test_a_failed_write_leaves_the_previous_file_whole_and_no_temporary_file():
-    path = save_profile(Profile(name="Staging", url="http://one.example/v2"))
+    path = save_profile(Profile(name="Staging", url="http://one.example/v2")).path
     before = path.read_bytes()
     bigger = full_profile("Staging", Auth(kind=AuthKind.BEARER, token="x" * 4096))
     with file_size_limit(len(before) + 10), pytest.raises(ProfileError, match="Cannot save the profile 'Staging'") as error:
@@ -270,5 +272,142 @@ def test_the_file_of_a_hand_named_profile_is_kept_on_save():
     profiles_dir().mkdir(parents=True)
     hand_written = profiles_dir() / "My Server.toml"
     hand_written.write_text('name = "Mine"\nurl = "http://mine.example/v2"\n')
-    assert save_profile(Profile(name="Mine", url="http://mine.example/v3")) == hand_written
+    assert save_profile(Profile(name="Mine", url="http://mine.example/v3")).path == hand_written
     assert [p.name for p in Path(profiles_dir()).iterdir()] == ["My Server.toml"]
+
+
+HAND_WRITTEN = """\
+# Staging, written by hand: the app must keep every byte it does not change.
+url = "https://scim.staging.example.com/v2"   # the SCIM base
+name = "Staging"
+timeout = 30            # seconds; the default, written on purpose
+jobs = 2
+
+[tls]
+verify = true
+# ca_bundle = "/etc/ssl/staging.pem"
+
+[auth]
+kind = "bearer"
+token = "env:STAGING_TOKEN"  # from the CI secrets
+"""
+
+
+def hand_written(mode: int = 0o640) -> Path:
+    profiles_dir().mkdir(parents=True)
+    path = profiles_dir() / "staging.toml"
+    path.write_text(HAND_WRITTEN)
+    path.chmod(mode)
+    return path
+
+
+def test_saving_an_edit_changes_only_the_changed_keys_and_keeps_the_mode():
+    path = hand_written()
+    source = load_profiles().sources["Staging"]
+    profile = find_profile("Staging")
+    edited = profile.model_copy(update={"url": "https://scim.staging.example.com/v3", "headers": {"X-Tenant": "acme"}})
+    assert save_profile(edited, previous_name="Staging", source=source).path == path
+    expected = HAND_WRITTEN.replace("/v2\"   #", "/v3\"   #") + '\n[headers]\nX-Tenant = "acme"\n'
+    assert path.read_text() == expected
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert find_profile("Staging") == edited
+
+
+def test_saving_an_unchanged_profile_leaves_the_file_byte_for_byte():
+    path = hand_written()
+    assert save_profile(find_profile("Staging"), previous_name="Staging").notice is None
+    assert path.read_text() == HAND_WRITTEN
+
+
+def test_a_value_put_back_to_its_default_and_a_removed_key_are_written_in_place():
+    path = hand_written()
+    profile = find_profile("Staging")
+    save_profile(profile.model_copy(update={"timeout": 45.0, "jobs": None, "auth": Auth(kind=AuthKind.BASIC, username="ops", password="env:PW")}), previous_name="Staging")
+    text = path.read_text()
+    assert "timeout = 45            # seconds; the default, written on purpose\n" in text
+    assert "jobs" not in text and "token" not in text, "no stale key, no secret of another kind stays"
+    assert '[auth]\nkind = "basic"\nusername = "ops"\npassword = "env:PW"\n' in text
+    assert text.startswith(HAND_WRITTEN.split("jobs")[0].replace("timeout = 30 ", "timeout = 45 "))
+
+
+def test_a_literal_secret_makes_a_readable_file_private_and_says_so():
+    path = hand_written(0o644)
+    saved = save_profile(find_profile("Staging").model_copy(update={"auth": Auth(kind=AuthKind.BEARER, token="l1teral")}), previous_name="Staging")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert saved.notice == "staging.toml holds a literal secret and was readable by others (mode 0644): it is now 0600."
+    assert path.read_text() == HAND_WRITTEN.replace('"env:STAGING_TOKEN"', '"l1teral"')
+
+
+def test_a_file_changed_on_disk_since_it_was_read_is_not_overwritten():
+    path = hand_written()
+    source = load_profiles().sources["Staging"]
+    elsewhere = HAND_WRITTEN.replace("jobs = 2", "jobs = 8")
+    path.write_text(elsewhere)
+    edited = find_profile("Staging").model_copy(update={"url": "https://other.example/v2"})
+    with pytest.raises(ProfileChanged, match=r"staging\.toml was changed \(by another scim-tui or an editor\) since it was opened") as changed:
+        save_profile(edited, previous_name="Staging", source=source)
+    assert path.read_text() == elsewhere
+    assert changed.value.now == ProfileSource(path, elsewhere.encode())
+    save_profile(edited.model_copy(update={"jobs": 8}), previous_name="Staging", source=changed.value.now)
+    assert path.read_text() == elsewhere.replace("scim.staging.example.com/v2", "other.example/v2")
+    path.unlink()
+    with pytest.raises(ProfileChanged, match="was deleted since it was opened") as gone:
+        save_profile(edited, previous_name="Staging", source=source)
+    assert gone.value.now is None and not path.exists()
+
+
+def test_a_linked_profile_file_stays_a_link(tmp_path):
+    real = tmp_path / "dotfiles" / "staging.toml"
+    real.parent.mkdir()
+    real.write_text(HAND_WRITTEN)
+    profiles_dir().mkdir(parents=True)
+    link = profiles_dir() / "staging.toml"
+    link.symlink_to(real)
+    save_profile(find_profile("Staging").model_copy(update={"jobs": 3}), previous_name="Staging")
+    assert link.is_symlink() and real.read_text() == HAND_WRITTEN.replace("jobs = 2", "jobs = 3")
+
+
+BAD_NUMBERS = [
+    ("timeout", "inf", "inf", "a number of seconds from 1 to 600", "30"),
+    ("timeout", "nan", "nan", "a number of seconds from 1 to 600", "30"),
+    ("timeout", "1e308", "1e+308", "a number of seconds from 1 to 600", "30"),
+    ("timeout", "-inf", "-inf", "a number of seconds from 1 to 600", "30"),
+    ("timeout", "0.5", "0.5", "a number of seconds from 1 to 600", "30"),
+    ("timeout", "601", "601", "a number of seconds from 1 to 600", "30"),
+    ("timeout", '"30"', '"30"', "a number of seconds from 1 to 600", "30"),
+    ("timeout", "true", "true", "a number of seconds from 1 to 600", "30"),
+    ("jobs", "0", "0", "a whole number of checks run at once from 1 to 32", "4"),
+    ("jobs", "33", "33", "a whole number of checks run at once from 1 to 32", "4"),
+    ("jobs", "4.0", "4.0", "a whole number of checks run at once from 1 to 32", "4"),
+    ("jobs", "9223372036854775807", "9223372036854775807", "a whole number of checks run at once from 1 to 32", "4"),
+    ("jobs", "[4]", "an array", "a whole number of checks run at once from 1 to 32", "4"),
+    ("max_response_bytes", "-1", "-1", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),
+    ("max_response_bytes", "99999999999999999999999999999", "99999999999999999999…", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),
+    ("max_response_bytes", "{ a = 1 }", "a table", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),
+]
+
+
+@pytest.mark.parametrize(("key", "written", "shown", "allowed", "example"), BAD_NUMBERS, ids=[f"{key}={written}" for key, written, *_ in BAD_NUMBERS])
+def test_a_number_out_of_its_range_breaks_the_profile_with_one_line_naming_key_line_range_and_fix(key, written, shown, allowed, example):
+    profiles_dir().mkdir(parents=True)
+    (profiles_dir() / "a.toml").write_text(f'name = "A"\nurl = "http://a.example/v2"\n\n{key} = {written}\n')
+    [broken] = load_profiles().broken
+    assert broken.message == f"{key} = {shown} is not {allowed}: write e.g. {key} = {example}"
+    assert broken.line == 4
+    with pytest.raises(ProfileError, match=rf"line 4: {key} = "):
+        find_profile("A")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("timeout = " + "9" * 5000, "holds an integer thousands of digits long: write a number in its range"),
+        ("headers = " + "[" * 2000 + "]" * 2000, "nests arrays or tables too deeply to be read: a profile needs two levels at most"),
+    ],
+    ids=["a 5000-digit integer", "arrays nested 2000 deep"],
+)
+def test_a_file_tomllib_itself_chokes_on_is_broken_not_a_crash(text, message):
+    profiles_dir().mkdir(parents=True)
+    (profiles_dir() / "a.toml").write_text(text)
+    [broken] = load_profiles().broken
+    assert broken.message == message

@@ -94,7 +94,7 @@ async def test_no_secret_reaches_any_output(serve, monkeypatch, tmp_path, writte
     outputs |= command_outputs(profile)
     runs = history.runs(profile.name)
     assert len(runs) == 1 + len(FORMATS), "the app's run and each command's run are in the history"
-    outputs |= {f"history {path.name}": path.read_text() for path in runs}
+    outputs |= {f"history {path.name}": history.run_json(path).decode() for path in runs}
     exports = sorted(tmp_path.glob("scim-tui-*.*"))
     assert len(exports) == len(FORMATS)
     outputs |= {f"export {path.name}": path.read_text() for path in exports}

@@ -1,28 +1,28 @@
-"""The scim-tui command: the terminal app by default; `check` for CI, `tags`, `demo-server`."""
+"""The scim-tui command: the terminal app by default; `check` for CI, `tags`, `demo-server`.
+
+Only the standard library is imported up front: the engine, the reports and Textual load when
+a command needs them, so `--help` and `--version` answer at once, and a Ctrl-C or a SIGTERM
+while the rest loads ends the command with one line, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
-import threading
 from collections.abc import Sequence
 
 from scim_tui import __version__
-from scim_tui.checker import get_all_available_tags
-from scim_tui.connect import ConnectError
-from scim_tui.demo import DemoServer
-from scim_tui.headless import FAIL_ON
-from scim_tui.headless import Interrupted
-from scim_tui.headless import UsageError
-from scim_tui.headless import check
-from scim_tui.profiles import Profile
-from scim_tui.profiles import ProfileError
-from scim_tui.profiles import find_profile
-from scim_tui.reports import FORMATS
+from scim_tui.choices import FAIL_ON
+from scim_tui.choices import FORMATS
+from scim_tui.choices import JOBS
+from scim_tui.errors import UserError
+from scim_tui.signals import RunInterrupted
+from scim_tui.signals import exit_status
+from scim_tui.signals import raise_on_signals
+from scim_tui.signals import stopped_line
 
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 
 class Parser(argparse.ArgumentParser):
@@ -52,20 +52,20 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     target.add_argument("--url", help="the base URL of the SCIM endpoints")
     target.add_argument("--demo", action="store_true", help="the embedded demo server")
     parser.add_argument("--bearer-token-env", metavar="VAR", help="with --url: send the bearer token held in this environment variable")
-    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="with --url: a header sent with every request (repeatable)")
+    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="with --url: a header sent with every request (repeatable; its value is treated as a secret)")
     parser.add_argument("--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--exclude-tags", action="append", default=[], metavar="TAGS", help="skip checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
-    parser.add_argument("--jobs", type=_positive, metavar="N", help="checks run at once (default: the profile's, else 4; 1 for a fragile server)")
+    parser.add_argument("--jobs", type=_jobs, metavar="N", help=f"checks run at once, {JOBS.low} to {JOBS.high} (default: the profile's, else 4; 1 for a fragile server)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
     parser.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of at least 1")
+def _jobs(text: str) -> int:
+    if not (text.isascii() and text.isdigit() and len(text) <= 3 and JOBS.low <= int(text) <= JOBS.high):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {JOBS.describe()}: write e.g. --jobs {JOBS.example}")
     return int(text)
 
 
@@ -81,38 +81,47 @@ def run(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(format="scim-tui: warning: %(message)s", level=logging.WARNING, stream=sys.stderr)
     try:
         return _dispatch(args)
-    except (UsageError, ProfileError, ConnectError) as exc:
-        print(f"scim-tui: error: {exc}", file=sys.stderr)
+    except UserError as exc:
+        _say(f"scim-tui: error: {exc}")
         return EXIT_USAGE
-    except Interrupted as interrupted:
-        print(f"scim-tui: {interrupted.message()}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        print("scim-tui: interrupted.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except RunInterrupted as interrupted:
+        _say(f"scim-tui: {interrupted.message()}")
+        return exit_status(interrupted.interrupt)
+    except KeyboardInterrupt as interrupt:  # before a run started (loading, connecting)
+        _say(f"scim-tui: {stopped_line(interrupt)}.")
+        return exit_status(interrupt)
 
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "check":
+        from scim_tui.headless import check
+
         return check(args)
     if args.command == "tags":
+        from scim_tui.checker import get_all_available_tags
+
         print("\n".join(get_all_available_tags()))
         return 0
     if args.command == "demo-server":
         return _serve_demo(args.port)
+    from scim_tui.profiles import Profile
+    from scim_tui.profiles import find_profile
     from scim_tui.tui.app import run_app  # only the app needs Textual
 
     profile = Profile.demo_profile() if args.app_demo else find_profile(args.app_profile) if args.app_profile else None
-    run_app(profile)
-    return 0
+    return run_app(profile)
 
 
 def _serve_demo(port: int) -> int:
+    import threading
+
+    from scim_tui.demo import DemoServer
+
     server = DemoServer(port=port)
     try:
         url = server.start()
     except OSError as exc:
-        print(f"scim-tui: error: cannot serve on port {port}: {exc.strerror or exc}: choose another --port.", file=sys.stderr)
+        _say(f"scim-tui: error: cannot serve on port {port}: {exc.strerror or exc}: choose another --port.")
         return EXIT_USAGE
     print(f"Serving the demo SCIM server at {url} (Ctrl-C to stop).", flush=True)
     try:
@@ -124,9 +133,21 @@ def _serve_demo(port: int) -> int:
     return 0
 
 
+def _say(line: str) -> None:
+    """One line on standard error; nothing when it is gone (a closed terminal, a reader that left)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
 def main() -> None:
+    raise_on_signals()
     try:
         sys.exit(run())
+    except KeyboardInterrupt as interrupt:  # while parsing or loading
+        _say(f"scim-tui: {stopped_line(interrupt)}.")
+        sys.exit(exit_status(interrupt))
     except BrokenPipeError:  # the reader of the output went away (`| head`): not an error
         sys.stderr.close()
         sys.exit(1)

@@ -18,12 +18,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from urllib.parse import unquote
+from urllib.parse import urlsplit
 
 import httpx2
 from scim2_client.engines.httpx2 import SyncSCIMClient
 
 from scim_tui import demo
 from scim_tui.checker.exchanges import status_line
+from scim_tui.checker.secrets import Secrets
+from scim_tui.errors import UserError
 from scim_tui.oauth import ClientCredentials
 from scim_tui.oauth import TokenError
 from scim_tui.profiles import ENV_PREFIX
@@ -38,7 +42,7 @@ REFUSED = (401, 403, 407)
 """The statuses that refuse a request's credentials (407: the proxy's)."""
 
 
-class ConnectError(Exception):
+class ConnectError(UserError):
     """A profile that cannot be turned into a client; the message is one line naming the fix."""
 
 
@@ -46,10 +50,9 @@ class ConnectError(Exception):
 class Connection:
     client: SyncSCIMClient
     url: str
-    secrets: list[str] = field(default_factory=list)
-    """The resolved secret values, for redaction wherever they could appear.
-
-    OAuth access tokens are appended as they are fetched."""
+    secrets: Secrets = field(default_factory=Secrets)
+    """The resolved secret values, for redaction wherever they could appear; OAuth access
+    tokens join them as they are fetched."""
 
 
 @dataclass
@@ -90,11 +93,14 @@ def open_client(profile: Profile) -> Iterator[Connection]:
     url = _checked_url(target_url(profile))
     context = ssl_context(profile.tls)
     headers, secrets = _credential_headers(profile)
+    parts = urlsplit(url)
+    if parts.password:
+        secrets.add_basic(unquote(parts.username or ""), unquote(parts.password))
     with ExitStack() as stack:
         auth = _oauth(profile, context, secrets, stack) if profile.auth.kind is AuthKind.OAUTH2 else None
         if profile.auth.kind is AuthKind.BASIC:
             password = resolve_secret(profile.auth.password or "")
-            secrets.append(password)
+            secrets.add_basic(profile.auth.username or "", password)
             auth = httpx2.BasicAuth(profile.auth.username or "", password)
         http = stack.enter_context(_http_client(profile, context, base_url=url, headers=headers, auth=auth))
         if isinstance(auth, ClientCredentials):
@@ -133,15 +139,18 @@ def probe(connection: Connection) -> ConnectionTest:
 
 
 def _refusal(http: httpx2.Client) -> httpx2.Response | None:
-    """The answer that refuses the credentials, on /ResourceTypes or the first resource endpoint; None when neither does."""
-    listed = http.get("/ResourceTypes")
-    if listed.status_code in REFUSED:
-        return listed
-    endpoint = _first_endpoint(listed)
-    if endpoint is None:
+    """The answer that refuses the credentials, on /ResourceTypes or the first resource endpoint;
+    None when neither does (an answer the transport refused, garbled or too deep, is for the
+    checks to judge, not a refusal)."""
+    try:
+        listed = http.get("/ResourceTypes")
+        if listed.status_code in REFUSED:
+            return listed
+        endpoint = _first_endpoint(listed)
+        answer = http.get(endpoint, params={"count": 1}) if endpoint is not None else None
+    except httpx2.RequestError:
         return None
-    answer = http.get(endpoint, params={"count": 1})
-    return answer if answer.status_code in REFUSED else None
+    return answer if answer is not None and answer.status_code in REFUSED else None
 
 
 def _first_endpoint(listed: httpx2.Response) -> str | None:
@@ -187,18 +196,18 @@ def _checked_url(url: str) -> str:
     return url
 
 
-def _credential_headers(profile: Profile) -> tuple[dict[str, str], list[str]]:
+def _credential_headers(profile: Profile) -> tuple[dict[str, str], Secrets]:
     """The headers sent with every request (credentials included), and the secrets among them."""
     headers = dict(profile.headers)
-    secrets: list[str] = []
+    secrets = Secrets()
     if profile.auth.kind is AuthKind.BEARER:
         token = resolve_secret(profile.auth.token or "")
         headers["Authorization"] = f"Bearer {token}"
-        secrets.append(token)
+        secrets.add(token)
     elif profile.auth.kind is AuthKind.HEADERS:
         for name, value in profile.auth.headers.items():
             headers[name] = resolve_secret(value)
-            secrets.append(headers[name])
+            secrets.add(headers[name])
     return headers, secrets
 
 
@@ -218,12 +227,12 @@ def _http_client(profile: Profile, context: ssl.SSLContext, **options: object) -
     )
 
 
-def _oauth(profile: Profile, context: ssl.SSLContext, secrets: list[str], stack: ExitStack) -> ClientCredentials:
+def _oauth(profile: Profile, context: ssl.SSLContext, secrets: Secrets, stack: ExitStack) -> ClientCredentials:
     auth = profile.auth
     if not (auth.token_url and auth.client_id and auth.client_secret):
         raise ConnectError("OAuth 2.0 client credentials need auth.token_url, auth.client_id and auth.client_secret: fill them in the profile.")
     client_secret = resolve_secret(auth.client_secret)
-    secrets.append(client_secret)
+    secrets.add(client_secret)
     token_http = stack.enter_context(_http_client(profile, context))
     return ClientCredentials(token_http, auth.token_url, resolve_secret(auth.client_id), client_secret, auth.scope, secrets)
 

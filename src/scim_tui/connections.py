@@ -94,6 +94,8 @@ class Connection(http.client.HTTPConnection):
         self.forward = forward
         """The proxy this connection goes to, when requests are sent to it whole (http URLs)."""
         self.idle_since = time.monotonic()
+        self.served = 0
+        """How many responses it carried: a connection that served one was kept alive since."""
 
     def bound(self, deadline: float) -> None:
         """Bound the socket's operations by this request's deadline."""
@@ -128,9 +130,10 @@ class Pool:
         self._lock = threading.Lock()
         self._closed = False
 
-    def connection(self, origin: Origin, deadline: float) -> Connection:
-        """An idle connection to the origin that is still good, or a new one (connect errors raised as they come)."""
-        while True:
+    def connection(self, origin: Origin, deadline: float, fresh: bool = False) -> Connection:
+        """An idle connection to the origin that is still good, or a new one (`fresh`: always a new
+        one); connect errors raised as they come."""
+        while not fresh:
             with self._lock:
                 idle = self._idle.get(origin)
                 connection = idle.pop() if idle else None
@@ -176,6 +179,7 @@ class Pool:
     def release(self, connection: Connection) -> None:
         """Keep a connection whose response was read whole for the next request."""
         connection.idle_since = time.monotonic()
+        connection.served += 1
         with self._lock:
             idle = self._idle.setdefault(connection.origin, [])
             if not self._closed and connection.sock is not None and len(idle) < MAX_IDLE_PER_ORIGIN:

@@ -13,8 +13,10 @@ from datetime import UTC
 from datetime import datetime
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import unquote
 from urllib.parse import urlsplit
 
+from scim_tui import choices
 from scim_tui import history
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
@@ -22,12 +24,13 @@ from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
-from scim_tui.checker.exchanges import is_sensitive
 from scim_tui.checker.registry import tag_matches
+from scim_tui.checker.secrets import Secrets
 from scim_tui.connect import REFUSED
 from scim_tui.connect import Connection
 from scim_tui.connect import open_client
 from scim_tui.connect import probe
+from scim_tui.errors import UserError
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
@@ -36,15 +39,17 @@ from scim_tui.profiles import Selection
 from scim_tui.profiles import find_profile
 from scim_tui.profiles import write_atomically
 from scim_tui.reports import RunReport
-from scim_tui.reports import write_report
+from scim_tui.reports import report_pieces
+from scim_tui.reports.summary import RunSummary
 from scim_tui.reports.text import paint
 from scim_tui.reports.text import summary_lines
+from scim_tui.signals import RunInterrupted
 
-FAIL_ON = {"compliant": Status.COMPLIANT, "acceptable": Status.ACCEPTABLE, "deviation": Status.DEVIATION, "error": Status.ERROR, "critical": Status.CRITICAL}
+FAIL_ON = {name: Status[name.upper()] for name in choices.FAIL_ON}
 """--fail-on: the least bad status that fails the run."""
 
 
-class UsageError(Exception):
+class UsageError(UserError):
     """Bad flags or an unreachable target: one line naming the fix; the command exits 2."""
 
 
@@ -56,7 +61,7 @@ class Target:
     profile: Profile
     named: bool
     recorded: bool
-    secrets: list[str] = field(default_factory=list)
+    secrets: Secrets = field(default_factory=Secrets)
 
 
 def check(args: argparse.Namespace) -> int:
@@ -68,7 +73,7 @@ def check(args: argparse.Namespace) -> int:
         raise UsageError(f"Cannot write {output}: the folder {output.parent} does not exist.")
     report = run(target, selection, args.jobs)
     _check_resource_types(report)
-    previous = history.latest(report.profile) if target.recorded and report.profile else None
+    previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
     if target.recorded:
         _record(report)
     _write(report, args.format, output)
@@ -92,9 +97,9 @@ def _url_target(url: str, token_variable: str | None, header_lines: list[str]) -
         raise UsageError(f"--url {url!r} is not an http(s) URL: give the base URL of the SCIM endpoints, such as https://scim.example.com/v2.")
     headers = dict(_header(line) for line in header_lines)
     auth = Auth(kind=AuthKind.BEARER, token=f"{ENV_PREFIX}{token_variable}") if token_variable else Auth()
-    secrets = [value for name, value in headers.items() if is_sensitive(name)]
+    secrets = Secrets(headers.values())  # an API key may go by any header name
     if parts.password:
-        secrets.append(parts.password)
+        secrets.add_basic(unquote(parts.username or ""), unquote(parts.password))
     profile = Profile(name=Redactor().url(url), url=url, auth=auth, headers=headers)
     return Target(profile, named=False, recorded=False, secrets=secrets)
 
@@ -133,23 +138,27 @@ def _check_resource_types(report: RunReport) -> None:
 
 
 def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
-    """Run the selected checks on a target; UsageError when it cannot be reached."""
+    """Run the selected checks on a target; UsageError when it cannot be reached, RunInterrupted
+    on Ctrl-C, SIGTERM or SIGHUP once the running checks deleted what they created."""
     profile = target.profile
     conf = selection.check_config(jobs or profile.jobs)
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
     results: list[CheckResult] = []
+    late: list[str] = []
     with open_client(profile) as connection:
+        secrets = connection.secrets
+        secrets.add(*target.secrets)
         _check_reachable(profile, connection)
         started_at, started = datetime.now(UTC), time.perf_counter()
-        secrets = [*connection.secrets, *target.secrets]
-        checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan)
+        checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan, on_leftovers=late.extend)
         try:
             with closing(checks):  # closing lets the running checks delete what they created
                 for result in checks:
                     results.append(result)
                     progress.advance(result)
         except KeyboardInterrupt as interrupt:
-            raise Interrupted(results) from interrupt
+            leftovers = list(dict.fromkeys([item for result in results for item in result.leftovers] + late))
+            raise RunInterrupted(len(results), [Redactor(secrets).text(item) or "" for item in leftovers], interrupt) from None
         finally:
             progress.clear()
     return RunReport.create(
@@ -171,19 +180,6 @@ def _check_reachable(profile: Profile, connection: Connection) -> None:
         raise UsageError(f"Cannot reach {where}: {outcome.message}")
     if outcome.status_code in REFUSED:
         raise UsageError(f"{where} refused the credentials: {outcome.message}")
-
-
-class Interrupted(Exception):
-    """Ctrl-C during a run, once the running checks have deleted what they created."""
-
-    def __init__(self, results: list[CheckResult]):
-        super().__init__("interrupted")
-        self.results = results
-
-    def message(self) -> str:
-        leftovers = sorted({item for result in self.results for item in result.leftovers})
-        left = f"; left on the server: {', '.join(leftovers)}" if leftovers else ""
-        return f"Interrupted after {len(self.results)} results: the checks deleted what they had created{left}."
 
 
 class Progress:
@@ -220,15 +216,16 @@ def _record(report: RunReport) -> None:
 
 def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa: A002
     if output is None:
-        sys.stdout.write(write_report(report, format, color=format == "text" and _colour(sys.stdout)))
+        for piece in report_pieces(report, format, color=format == "text" and _colour(sys.stdout)):
+            sys.stdout.write(piece)
         return
     try:
-        write_atomically(output, write_report(report, format).encode())
+        write_atomically(output, (piece.encode() for piece in report_pieces(report, format)))
     except OSError as exc:
         raise UsageError(f"Cannot write {output}: {exc.strerror or exc}.") from exc
 
 
-def _tell(report: RunReport, previous: RunReport | None, recorded: bool, format: str, output: Path | None) -> None:  # noqa: A002
+def _tell(report: RunReport, previous: RunSummary | None, recorded: bool, format: str, output: Path | None) -> None:  # noqa: A002
     """The summary and the changes: after a text report, else beside the report (never inside it)."""
     stream = sys.stderr if output is None and format != "text" else sys.stdout
     color = _colour(stream)
@@ -239,12 +236,12 @@ def _tell(report: RunReport, previous: RunReport | None, recorded: bool, format:
         stream.write("\n".join(lines) + "\n")
 
 
-def changes_lines(report: RunReport, previous: RunReport | None, color: bool = False) -> list[str]:
+def changes_lines(report: RunReport, previous: RunSummary | None, color: bool = False) -> list[str]:
     """What changed since the previous run of the profile, one line per changed check."""
     if previous is None:
         return [f"First recorded run of the profile {report.profile}: nothing to compare with."]
     changes = history.compare(previous, report)
-    since = f"since the previous run ({previous.started_at:%Y-%m-%d %H:%M:%S} UTC)"
+    since = f"since the previous run ({previous.started_at:%Y-%m-%d %H:%M:%S} UTC), among the {changes.compared} checks both ran"
     if not changes:
         return [f"No change {since}."]
     lines = [f"Changes {since}: {len(changes.new_failures)} new failure(s), {len(changes.fixed)} fixed."]

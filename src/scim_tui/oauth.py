@@ -8,8 +8,13 @@ from collections.abc import Generator
 
 import httpx2
 
+from scim_tui.checker.exchanges import Redactor
+from scim_tui.checker.secrets import Secrets
+
 REFRESH_MARGIN = 30.0
 """Seconds before its expiry a token is replaced (at most half its lifetime)."""
+MAX_LIFETIME = 10 * 365 * 24 * 3600
+"""A longer expires_in (1e308 ...) is taken as no expiry at all."""
 
 
 class TokenError(Exception):
@@ -20,12 +25,13 @@ class ClientCredentials(httpx2.Auth):
     """Sends ``Authorization: Bearer <token>``, fetching the token from the token endpoint.
 
     The token is fetched on first use, replaced shortly before it expires, and once more
-    when the server answers 401 (it may have been revoked). Each token fetched is appended
-    to ``secrets``, so it can be redacted wherever it could appear.
+    when the server answers 401 (it may have been revoked). Each token fetched joins
+    ``secrets`` at once, so it is redacted wherever it could appear from then on; what the
+    token endpoint says in an error is redacted too (it may repeat the client secret).
     """
 
     def __init__(
-        self, http: httpx2.Client, token_url: str, client_id: str, client_secret: str, scope: str | None, secrets: list[str]
+        self, http: httpx2.Client, token_url: str, client_id: str, client_secret: str, scope: str | None, secrets: Secrets
     ):
         self.http = http
         self.token_url = token_url
@@ -50,9 +56,10 @@ class ClientCredentials(httpx2.Auth):
         with self._lock:
             expired = time.monotonic() >= self._refresh_at
             if self._token is None or expired or self._token == stale:
-                self._token, lifetime = self._fetch()
+                token, lifetime = self._fetch()
+                self.secrets.add(token)  # before anyone can use it
+                self._token = token
                 self._refresh_at = time.monotonic() + lifetime - min(REFRESH_MARGIN, lifetime / 2) if lifetime else float("inf")
-                self.secrets.append(self._token)
             return self._token
 
     def _fetch(self) -> tuple[str, float | None]:
@@ -65,7 +72,7 @@ class ClientCredentials(httpx2.Auth):
                 credentials = {"client_id": self.client_id, "client_secret": self.client_secret}
                 response = self.http.post(self.token_url, data={**form, **credentials})
         except httpx2.RequestError as exc:
-            raise TokenError(f"The token endpoint {self.token_url} could not be reached: {exc}.") from exc
+            raise TokenError(self._redacted(f"The token endpoint {self.token_url} could not be reached: {exc}.")) from exc
         return self._read(response)
 
     def _read(self, response: httpx2.Response) -> tuple[str, float | None]:
@@ -79,8 +86,13 @@ class ClientCredentials(httpx2.Auth):
         if response.status_code != 200 or not isinstance(token, str) or not token:
             problem = payload.get("error_description") or payload.get("error") or "no access_token in the answer"
             raise TokenError(
-                f"The token endpoint {self.token_url} answered {response.status_code} ({' '.join(str(problem).split())}): "
-                "check auth.token_url, auth.client_id, auth.client_secret and auth.scope."
+                self._redacted(
+                    f"The token endpoint {self.token_url} answered {response.status_code} ({' '.join(str(problem).split())}): "
+                    "check auth.token_url, auth.client_id, auth.client_secret and auth.scope."
+                )
             )
         lifetime = payload.get("expires_in")
-        return token, float(lifetime) if isinstance(lifetime, int | float) and lifetime > 0 else None
+        return token, float(lifetime) if isinstance(lifetime, int | float) and 0 < lifetime < MAX_LIFETIME else None
+
+    def _redacted(self, text: str) -> str:
+        return Redactor(self.secrets).text(text) or ""

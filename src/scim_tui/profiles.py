@@ -1,32 +1,54 @@
 """Server profiles: what to check and how to reach it, saved as TOML in the user config dir.
 
 The model first, then its storage: one ``<slug>.toml`` file per profile in ``profiles_dir()``,
-written atomically. A file that does not load is listed as broken and never written over.
+written atomically. A file that does not load is listed as broken and never written over. A
+saved edit changes only the keys that changed: comments, order, other keys and the file's mode
+stay as the user wrote them, and a file changed on disk since it was read is not written over
+(ProfileChanged) unless the caller passes what it now holds.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import secrets
+import stat
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import platformdirs
-import tomli_w
 from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
+from tomlkit.exceptions import ParseError
 
 from scim_tui.checker import CheckConfig
+from scim_tui.choices import JOBS
+from scim_tui.choices import LIMITS
+from scim_tui.choices import MAX_RESPONSE_BYTES
+from scim_tui.choices import TIMEOUT
+from scim_tui.choices import Limit
+from scim_tui.errors import UserError
+from scim_tui.toml_edits import edited_document
+from scim_tui.toml_edits import new_document
 
 DEMO_NAME = "Demo"
 ENV_PREFIX = "env:"
 """A secret written as ``env:NAME`` is read from the environment variable NAME when a run starts."""
+
+
+def within(limit: Limit, default: int | float | None) -> Any:
+    """The pydantic field of a number: finite, within its range, and of the right type (no string, no boolean)."""
+    finite = {"allow_inf_nan": False} if isinstance(default, float) else {}
+    return Field(default=default, ge=limit.low, le=limit.high, strict=True, **finite)
 
 
 class AuthKind(StrEnum):
@@ -101,13 +123,15 @@ class Profile(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     """Extra headers sent with every request (not secrets; put credentials in auth)."""
     tls: TLS = Field(default_factory=TLS)
-    timeout: float = Field(default=30.0, gt=0)
+    timeout: float = within(TIMEOUT, 30.0)
     """Seconds any single request may take, from sending it to reading the whole response."""
-    max_response_bytes: int = Field(default=10 * 1024 * 1024, gt=0)
+    max_response_bytes: int = within(MAX_RESPONSE_BYTES, 10 * 1024 * 1024)
     """A response body larger than this is read no further and the request fails."""
-    jobs: int | None = None
+    jobs: int | None = within(JOBS, None)
     """How many checks run at once; None for the engine's default."""
     selection: Selection = Field(default_factory=Selection)
+    """The selection the run screen starts from the first time (the app remembers later ones in
+    its own state, selections.py, and never writes them here)."""
     demo: bool = Field(default=False, exclude=True)
     """The embedded demo profile: not a file, targets the built-in server."""
 
@@ -121,10 +145,37 @@ class Profile(BaseModel):
 
 CONFIG_DIR_VARIABLE = "SCIM_TUI_CONFIG_DIR"
 PROFILE_SUFFIX = ".toml"
+PRIVATE = 0o600
+"""The mode of a file holding a literal secret: readable by its owner only."""
 
 
-class ProfileError(Exception):
+class ProfileError(UserError):
     """A profile that cannot be found, saved or deleted; the message is one line naming the fix."""
+
+
+@dataclass(frozen=True)
+class ProfileSource:
+    """A profile file as it was read: its exact bytes tell whether it changed on disk since."""
+
+    path: Path
+    content: bytes
+
+
+class ProfileChanged(ProfileError):
+    """The file changed on disk since the profile was read: saving would undo that change."""
+
+    def __init__(self, source: ProfileSource, now: ProfileSource | None):
+        what = "was deleted" if now is None else "was changed (by another scim-tui or an editor)"
+        super().__init__(f"{source.path} {what} since it was opened: saving now would undo that.")
+        self.now = now
+        """The file as it is now (None when it is gone): pass it to save over it on purpose."""
+
+
+@dataclass(frozen=True)
+class SavedProfile:
+    path: Path
+    notice: str | None = None
+    """What the user should know about the save, in one line (a file made private)."""
 
 
 @dataclass
@@ -141,13 +192,21 @@ class ProfileList:
     profiles: list[Profile] = field(default_factory=list)
     """The profiles that load, sorted by name."""
     broken: list[BrokenProfile] = field(default_factory=list)
-    files: dict[str, Path] = field(default_factory=dict)
-    """The file of each profile, by name."""
+    sources: dict[str, ProfileSource] = field(default_factory=dict)
+    """The file of each profile as it was read, by name."""
     problem: str | None = None
     """Why the profiles directory could not be read, when it could not (one line naming the fix)."""
 
+    @property
+    def files(self) -> dict[str, Path]:
+        """The file of each profile, by name."""
+        return {name: source.path for name, source in self.sources.items()}
+
+    def named(self, name: str) -> Profile | None:
+        return next((profile for profile in self.profiles if profile.name == name), None)
+
     def owner_of(self, path: Path) -> str | None:
-        return next((name for name, file in self.files.items() if file == path), None)
+        return next((name for name, source in self.sources.items() if source.path == path), None)
 
     def broken_at(self, path: Path) -> BrokenProfile | None:
         return next((broken for broken in self.broken if broken.path == path), None)
@@ -165,9 +224,22 @@ def profiles_dir() -> Path:
     return config_dir() / "profiles"
 
 
+def data_dir() -> Path:
+    """Where scim-tui keeps what it writes for itself: the run history and the app's state."""
+    return platformdirs.user_data_path("scim-tui", appauthor=False)
+
+
 def slug(name: str) -> str:
     """The file stem of a profile: its name in lower case, runs of other characters as one dash."""
     return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+
+
+def storage_name(profile_name: str) -> str:
+    """The name of a profile's own files in the data dir: safe for a path, unique per profile name."""
+    name = slug(profile_name) or "profile"
+    if name != profile_name:
+        name = f"{name}-{hashlib.sha256(profile_name.encode()).hexdigest()[:8]}"
+    return name
 
 
 def load_profiles() -> ProfileList:
@@ -182,14 +254,15 @@ def load_profiles() -> ProfileList:
         found.problem = _unreadable(directory, exc)
         return found
     for path in paths:
-        loaded = _load_file(path)
+        source = _read(path)
+        loaded = parse_source(source) if isinstance(source, ProfileSource) else source
         if isinstance(loaded, BrokenProfile):
             found.broken.append(loaded)
-        elif loaded.name in found.files:
-            found.broken.append(BrokenProfile(path, f"defines the profile '{loaded.name}' again (already in {found.files[loaded.name].name}): rename or remove one"))
+        elif loaded.name in found.sources:
+            found.broken.append(BrokenProfile(path, f"defines the profile '{loaded.name}' again (already in {found.sources[loaded.name].path.name}): rename or remove one"))
         else:
             found.profiles.append(loaded)
-            found.files[loaded.name] = path
+            found.sources[loaded.name] = source
     found.profiles.sort(key=lambda profile: profile.name.casefold())
     return found
 
@@ -205,34 +278,84 @@ def find_profile(name: str) -> Profile:
     broken = found.broken_at(profiles_dir() / f"{slug(name)}{PROFILE_SUFFIX}")
     if broken is not None:
         raise ProfileError(f"The profile file {broken.path} is broken ({_where(broken)}{broken.message}): fix it or remove it.")
-    names = ", ".join(sorted([DEMO_NAME, *found.files], key=str.casefold))
+    names = ", ".join(sorted([DEMO_NAME, *found.sources], key=str.casefold))
     raise ProfileError(f"No profile named '{name}' in {profiles_dir()}: create it with scim-tui (key n on the profiles screen), or use one of: {names}.")
 
 
-def save_profile(profile: Profile, previous_name: str | None = None) -> Path:
-    """Write a profile to its file, atomically, and return the file.
+def save_profile(profile: Profile, previous_name: str | None = None, source: ProfileSource | None = None) -> SavedProfile:
+    """Write a profile to its file, atomically.
 
     ``previous_name`` is the name the profile had when it was loaded: a renamed profile's old
     file is removed once the new one is written. Without it, the profile of the same name (if
     any) is replaced. A broken file or another profile's file is never written over.
+
+    An existing file is edited, not rewritten: only the keys whose value changed are, and the
+    file keeps its mode, unless that mode lets others read a literal secret (then it becomes
+    0600, and the notice says so). ``source`` is the file as it was when the profile was read:
+    if it changed on disk since, ProfileChanged is raised and nothing is written.
     """
     _check_savable(profile)
     directory = profiles_dir()
+    if source is not None:
+        _check_unchanged(source)
     found = load_profiles()
     if found.problem and directory.is_dir():  # readable no more, perhaps still writable: never write blind
         raise ProfileError(found.problem)
     target = found.files.get(profile.name) or directory / f"{slug(profile.name)}{PROFILE_SUFFIX}"
     _check_target(profile, previous_name, target, found)
-    content = tomli_w.dumps(profile.model_dump(mode="json", exclude_none=True, exclude_defaults=True)).encode()
+    current = found.sources.get(previous_name or profile.name)
     try:
+        content, mode, notice = _content(profile, current, found.named(previous_name or profile.name))
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        write_atomically(target, content, private=profile.has_literal_secret())
-        old = found.files.get(previous_name) if previous_name and previous_name != profile.name else None
-        if old is not None and old != target:
-            old.unlink(missing_ok=True)
+        written = target.resolve() if target.is_symlink() else target  # a linked file stays linked
+        write_atomically(written, content, private=profile.has_literal_secret(), mode=mode)
+        if current is not None and current.path != target:
+            current.path.unlink(missing_ok=True)
     except OSError as exc:
         raise ProfileError(f"Cannot save the profile '{profile.name}' in {directory}: {_os_reason(exc)}: check that the directory is writable and the disk not full, or set {CONFIG_DIR_VARIABLE} to another directory.") from exc
-    return target
+    return SavedProfile(target, notice)
+
+
+def _content(profile: Profile, current: ProfileSource | None, stored: Profile | None) -> tuple[bytes, int | None, str | None]:
+    """The bytes of the profile's file, the mode to give it (None for a new file's), and a notice."""
+    if current is None or stored is None:
+        return new_document(profile.model_dump(mode="json", exclude_none=True, exclude_defaults=True)).encode(), None, None
+    text = current.content.decode("utf-8")
+    try:
+        content = edited_document(text, stored.model_dump(mode="json", exclude_none=True), profile.model_dump(mode="json", exclude_none=True))
+    except ParseError as exc:  # tomllib read it, tomlkit does not: never write over what cannot be edited
+        raise ProfileError(f"{current.path} cannot be edited without rewriting it ({exc}): edit it in an editor.") from exc
+    mode = stat.S_IMODE(current.path.stat().st_mode)
+    if profile.has_literal_secret() and mode & 0o077:
+        notice = f"{current.path.name} holds a literal secret and was readable by others (mode {mode:04o}): it is now {PRIVATE:04o}."
+        return content.encode(), PRIVATE, notice
+    return content.encode(), mode, None
+
+
+def parse_source(source: ProfileSource) -> Profile | BrokenProfile:
+    """The profile a file's bytes hold, or why they do not hold one."""
+    path = source.path
+    try:
+        text = source.content.decode("utf-8")
+    except UnicodeDecodeError:
+        return BrokenProfile(path, "not UTF-8 text")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = re.search(r"at line (\d+)", str(exc))
+        return BrokenProfile(path, f"not valid TOML: {exc}", int(line.group(1)) if line else None)
+    except ValueError:  # tomllib's own int() refuses integers of thousands of digits
+        return BrokenProfile(path, "holds an integer thousands of digits long: write a number in its range")
+    except RecursionError:
+        return BrokenProfile(path, "nests arrays or tables too deeply to be read: a profile needs two levels at most")
+    data.setdefault("name", path.stem)
+    try:
+        profile = Profile.model_validate(data)
+    except ValidationError as exc:
+        return _invalid(path, text, exc)
+    if profile.name.casefold() == DEMO_NAME.casefold():
+        return BrokenProfile(path, f"the name {DEMO_NAME} belongs to the built-in demo profile: rename it", _key_line(text, ("name",)))
+    return profile
 
 
 def delete_profile(name: str) -> None:
@@ -245,17 +368,23 @@ def delete_profile(name: str) -> None:
         raise ProfileError(f"Cannot delete {path}: {_os_reason(exc)}: check the directory's permissions.") from exc
 
 
-def write_atomically(path: Path, content: bytes, private: bool = False) -> None:
+def write_atomically(path: Path, content: bytes | Iterable[bytes], private: bool = False, mode: int | None = None) -> None:
     """Replace a file's content all at once: a crash or a full disk leaves the old content whole.
+    `content` may come in pieces, written as they come.
 
-    The temporary file is created with mode 0600 when ``private``, so a secret is never readable
-    by others, not even for an instant.
+    The file gets ``mode`` when given (an edited file keeps its own), else 0600 when
+    ``private``, else 0644 less the umask. The temporary file has its final mode before any
+    byte is written, and 0600 from its creation when ``private``, so a secret is never
+    readable by others, not even for an instant.
     """
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if private else 0o644)
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE if private else 0o644)
     try:
         with os.fdopen(descriptor, "wb") as file:
-            file.write(content)
+            if mode is not None:
+                os.fchmod(file.fileno(), mode)
+            for piece in [content] if isinstance(content, bytes) else content:
+                file.write(piece)
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
@@ -299,26 +428,22 @@ def _check_target(profile: Profile, previous_name: str | None, target: Path, fou
         raise ProfileError(f"A profile named '{profile.name}' already exists: choose another name.")
 
 
-def _load_file(path: Path) -> Profile | BrokenProfile:
+def _read(path: Path) -> ProfileSource | BrokenProfile:
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        return BrokenProfile(path, "not UTF-8 text")
+        return ProfileSource(path, path.read_bytes())
     except OSError as exc:
         return BrokenProfile(path, f"cannot be read: {_os_reason(exc)}")
+
+
+def _check_unchanged(source: ProfileSource) -> None:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = re.search(r"at line (\d+)", str(exc))
-        return BrokenProfile(path, f"not valid TOML: {exc}", int(line.group(1)) if line else None)
-    data.setdefault("name", path.stem)
-    try:
-        profile = Profile.model_validate(data)
-    except ValidationError as exc:
-        return _invalid(path, text, exc)
-    if profile.name.casefold() == DEMO_NAME.casefold():
-        return BrokenProfile(path, f"the name {DEMO_NAME} belongs to the built-in demo profile: rename it", _key_line(text, ("name",)))
-    return profile
+        now: ProfileSource | None = ProfileSource(source.path, source.path.read_bytes())
+    except FileNotFoundError:
+        now = None
+    except OSError as exc:
+        raise ProfileError(f"Cannot read {source.path} again before saving: {_os_reason(exc)}: check its permissions.") from exc
+    if now != source:
+        raise ProfileChanged(source, now)
 
 
 def _invalid(path: Path, text: str, exc: ValidationError) -> BrokenProfile:
@@ -326,7 +451,17 @@ def _invalid(path: Path, text: str, exc: ValidationError) -> BrokenProfile:
     first = errors[0]
     location = ".".join(str(part) for part in first["loc"])
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
-    return BrokenProfile(path, f"{location}: {first['msg']}{more}", _key_line(text, first["loc"]))
+    limit = LIMITS.get(location)
+    problem = f"{location} = {_shown(first['input'])} is not {limit.describe()}: write e.g. {location} = {limit.example}" if limit else f"{location}: {first['msg']}"
+    return BrokenProfile(path, f"{problem}{more}", _key_line(text, first["loc"]))
+
+
+def _shown(value: Any) -> str:
+    """A value as a TOML file writes it, cut short when long."""
+    if isinstance(value, (dict, list)):
+        return "a table" if isinstance(value, dict) else "an array"
+    text = json.dumps(value) if isinstance(value, (bool, str)) else str(value)
+    return text if len(text) <= 24 else f"{text[:20]}…"
 
 
 def _key_line(text: str, location: tuple[int | str, ...]) -> int | None:

@@ -9,7 +9,10 @@
 - Size: a response body larger than the limit is read no further, and the request fails.
   The limit counts the body as decoded: requests ask for no compression, and a gzip or
   deflate body sent anyway is decoded here, under the limit (a small "gzip bomb" cannot
-  expand to gigabytes in memory).
+  expand to gigabytes in memory). Any other encoding (stacked, br, zstd, unknown) is
+  refused, never handed to a decoder without a limit.
+- Nesting: a JSON body nested deeper than MAX_JSON_DEPTH is refused before anyone parses it
+  (a parser's recursion would fail, or take the process down).
 - Reasons: socket, TLS and protocol errors are raised as httpx2's transport errors, with a
   sentence a person understands (what happened and what to do), the original kept as the cause.
 """
@@ -17,6 +20,7 @@
 from __future__ import annotations
 
 import http.client
+import re
 import socket
 import ssl
 import time
@@ -27,16 +31,32 @@ from typing import Any
 
 import httpx2
 
+from scim_tui.checker.exchanges import NOTE_EXTENSION
 from scim_tui.connections import Connection
+from scim_tui.connections import Origin
 from scim_tui.connections import Pool
 from scim_tui.connections import ProxyFailure
 from scim_tui.proxies import ProxyFor
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
+"""The methods sent again when a kept-alive connection was closed before any answer (never POST or PATCH)."""
+RETRIED = "sent again on a new connection: the server had closed the kept-alive one before answering"
+DROPPED = (http.client.RemoteDisconnected, ConnectionResetError)
+"""How a connection closed before any byte of its answer shows."""
+MAX_JSON_DEPTH = 64
+"""How deep a JSON answer may nest; SCIM documents nest about ten levels."""
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+_PAIRS = re.compile(rb"\[\]|\{\}")
 
 
 class ResponseTooLarge(httpx2.ReadError):
     """A response body longer than the connection's limit."""
+
+
+class ResponseUnreadable(httpx2.DecodingError):
+    """A response whose body is refused unread: an encoding not decoded under the limit, or JSON nested too deep."""
 
 
 class GuardedTransport(httpx2.BaseTransport):
@@ -53,13 +73,59 @@ class GuardedTransport(httpx2.BaseTransport):
         request.headers["Accept-Encoding"] = "identity"
         body = request.read()
         url = request.url
-        origin = (url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme, 80))
+        address = (url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme, 80))
+        connection = self._connection(request, address, deadline)
+        retried = None
+        try:
+            response = self._send(connection, request, body)
+        except DROPPED as dropped:
+            # A kept-alive connection the server closed before answering a byte: an idempotent
+            # request goes again on a new connection, as browsers and curl do (RFC 9112 §9.3.1).
+            if not connection.served or request.method not in IDEMPOTENT:
+                raise self._dropped(request, dropped) from dropped
+            connection = self._connection(request, address, deadline, fresh=True)
+            try:
+                response = self._send(connection, request, body)
+            except DROPPED as again:
+                raise self._dropped(request, again) from again
+            retried = RETRIED
+        headers = response.getheaders()
+        declared = response.getheader("Content-Length", "")
+        if declared.isdigit() and int(declared) > self.max_response_bytes:
+            response.close()
+            connection.close()
+            raise self.too_large(request)
+        try:
+            decoder = _decoder(response.getheader("Content-Encoding", ""))
+        except ValueError as refused:
+            response.close()
+            connection.close()
+            raise ResponseUnreadable(f"the response of {origin(request.url)} {refused}", request=request) from None
+        if decoder is not None:
+            # Decoded here, so that httpx gets (and measures) the plain body.
+            headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
+        return httpx2.Response(
+            response.status,
+            headers=headers,
+            stream=_GuardedBody(response, connection, self, request, decoder),
+            extensions={
+                "http_version": b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1",
+                "reason_phrase": response.reason.encode("latin-1", "replace"),
+                **({NOTE_EXTENSION: retried} if retried else {}),
+            },
+        )
+
+    def _connection(self, request: httpx2.Request, address: Origin, deadline: float, fresh: bool = False) -> Connection:
         with self.guard(request, httpx2.ConnectTimeout, httpx2.ConnectError):
-            connection = self._pool.connection(origin, deadline)
+            return self._pool.connection(address, deadline, fresh)
+
+    def _send(self, connection: Connection, request: httpx2.Request, body: bytes) -> http.client.HTTPResponse:
+        """Send the request on the connection and read the head of its response. A connection
+        closed before any byte of the answer raises as http.client does (the caller may retry)."""
         try:
             with self.guard(request, httpx2.WriteTimeout, httpx2.WriteError):
                 # Through a proxy, an http request names its whole URL (RFC 9112 §3.2.2).
-                target = str(url.copy_with(fragment=None)) if connection.forward else url.raw_path.decode("ascii")
+                target = str(request.url.copy_with(fragment=None)) if connection.forward else request.url.raw_path.decode("ascii")
                 connection.putrequest(request.method, target, skip_host=True, skip_accept_encoding=True)
                 for name, value in request.headers.raw:
                     connection.putheader(name, value)
@@ -71,27 +137,16 @@ class GuardedTransport(httpx2.BaseTransport):
                     # The server may have answered (an error status, a TLS alert) and closed
                     # before reading the whole request: what it said is read below.
                     pass
-            with self.guard(request, httpx2.ReadTimeout, httpx2.ReadError):
-                response = connection.getresponse()
+            with self.guard(request, httpx2.ReadTimeout, httpx2.ReadError, passing=DROPPED):
+                return connection.getresponse()
         except BaseException:
             connection.close()
             raise
-        headers = response.getheaders()
-        declared = response.getheader("Content-Length", "")
-        if declared.isdigit() and int(declared) > self.max_response_bytes:
-            response.close()
-            connection.close()
-            raise self.too_large(request)
-        decoder = _decoder(response.getheader("Content-Encoding", ""))
-        if decoder is not None:
-            # Decoded here, so that httpx gets (and measures) the plain body.
-            headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
-        return httpx2.Response(
-            response.status,
-            headers=headers,
-            stream=_GuardedBody(response, connection, self, request, decoder),
-            extensions={"http_version": b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1", "reason_phrase": response.reason.encode("latin-1", "replace")},
-        )
+
+    def _dropped(self, request: httpx2.Request, exc: BaseException) -> httpx2.TransportError:
+        """A connection closed or reset before any answer, as httpx2's error in plain words."""
+        kind = httpx2.RemoteProtocolError if isinstance(exc, http.client.HTTPException) else httpx2.ReadError
+        return self._plain(kind, request, exc)
 
     def release(self, connection: Connection) -> None:
         """Give back a connection whose response was read whole."""
@@ -101,12 +156,14 @@ class GuardedTransport(httpx2.BaseTransport):
         self._pool.close()
 
     @contextmanager
-    def guard(self, request: httpx2.Request, timed_out: type[httpx2.TransportError], failed: type[httpx2.TransportError]) -> Iterator[None]:
+    def guard(
+        self, request: httpx2.Request, timed_out: type[httpx2.TransportError], failed: type[httpx2.TransportError], passing: tuple[type[BaseException], ...] = ()
+    ) -> Iterator[None]:
         """Run a step of the request with what the socket layer raises told as httpx2's
-        errors (`timed_out`, `failed`, or a protocol error), in plain words."""
+        errors (`timed_out`, `failed`, or a protocol error), in plain words; `passing` go as they are."""
         try:
             yield
-        except httpx2.TransportError:
+        except (httpx2.TransportError, *passing):
             raise
         except TimeoutError as exc:
             raise self._plain(timed_out, request, exc) from exc
@@ -131,14 +188,35 @@ class GuardedTransport(httpx2.BaseTransport):
         )
 
 
-def _decoder(encoding: str) -> Any:
-    """A zlib decoder for a gzip or deflate body; None for any other encoding (left to httpx)."""
-    encoding = encoding.strip().lower()
-    if encoding in ("gzip", "x-gzip"):
+def _decoder(header: str) -> Any:
+    """A zlib decoder for a gzip or deflate body, None for a plain one; ValueError, saying why,
+    for any other encoding: stacked, br, zstd or unknown, none decoded under the size limit."""
+    encodings = [part.strip().lower() for part in header.split(",") if part.strip() and part.strip().lower() != "identity"]
+    if not encodings:
+        return None
+    if encodings in (["gzip"], ["x-gzip"]):
         return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if encoding == "deflate":
+    if encodings == ["deflate"]:
         return zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib-wrapped, as RFC 9110 means it
-    return None
+    raise ValueError(
+        f"is encoded as {header.strip()!r} (Content-Encoding), though the request asked for none: only a single gzip or deflate "
+        "encoding is decoded, within the profile's max_response_bytes, so the body was not read"
+    )
+
+
+def json_depth_problem(body: bytes, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """Why a body that looks like JSON nests too deep to be parsed safely; None when it does not."""
+    start = body[:64].lstrip()
+    if not start.startswith((b"{", b"[")) or body.count(b"[") + body.count(b"{") <= limit:
+        return None
+    brackets = _STRINGS.sub(b"", body).translate(None, _NOT_BRACKETS)
+    for _ in range(limit):  # each pass takes away the innermost level
+        brackets, removed = _PAIRS.subn(b"", brackets)
+        if not brackets or (not removed and len(brackets) <= limit):
+            return None  # shallow enough (what is left, unbalanced, the parser refuses)
+        if not removed:
+            break
+    return f"nests JSON more than {limit} levels deep, so it was not parsed"
 
 
 class _GuardedBody(httpx2.SyncByteStream):
@@ -156,12 +234,15 @@ class _GuardedBody(httpx2.SyncByteStream):
     def __iter__(self) -> Iterator[bytes]:
         limit = self._transport.max_response_bytes
         received = 0
+        chunks: list[bytes] = []
+        openers = 0
         while True:
             with self._transport.guard(self._request, httpx2.ReadTimeout, httpx2.ReadError):
                 chunk = self._response.read(65536)
                 if not chunk and self._response.length:
                     raise http.client.IncompleteRead(b"", self._response.length)
             if not chunk:
+                self._check_depth(chunks, openers)
                 self._release()
                 return
             if self._decoder is not None:
@@ -170,7 +251,18 @@ class _GuardedBody(httpx2.SyncByteStream):
             received += len(chunk)
             if received > limit:
                 raise self._transport.too_large(self._request)
+            chunks.append(chunk)
+            openers += chunk.count(b"[") + chunk.count(b"{")
             yield chunk
+
+    def _check_depth(self, chunks: list[bytes], openers: int) -> None:
+        """Refuse, once read, a JSON body nested too deep to parse (only a body with that many
+        brackets in all is looked at)."""
+        if openers <= MAX_JSON_DEPTH:
+            return
+        problem = json_depth_problem(b"".join(chunks))
+        if problem:
+            raise ResponseUnreadable(f"the response of {origin(self._request.url)} {problem}", request=self._request)
 
     def _decode(self, chunk: bytes, room: int) -> bytes:
         try:

@@ -43,10 +43,15 @@ def test_every_writable_user_attribute_is_filled_with_a_fitting_value(described)
         assert [value["primary"] for value in user[name]].count(True) == 1
 
 
-def test_required_only_fills_the_required_attributes(described):
+def test_required_only_fills_the_required_and_identifying_attributes(described):
+    """Required ones, and those that tell a resource apart (issue 15: a server may need a Group's
+    displayName; the run finds its resources by them), each with a fresh value of its own."""
     context, _ = described
-    assert set(payload(context, "User", fill_all=False)) == {"schemas", "userName"}
-    assert set(payload(context, "Pet", fill_all=False)) == {"schemas", "name"}
+    user = payload(context, "User", fill_all=False)
+    assert set(user) == {"schemas", "userName", "displayName", "externalId"}
+    assert set(payload(context, "Pet", fill_all=False)) == {"schemas", "name", "externalId", "chipId"}  # chipId: uniqueness server
+    values = [user[name] for name in ("userName", "displayName", "externalId")]
+    assert all(value.startswith("scim-tui-") for value in values) and len(set(values)) == 3
 
 
 def test_unique_values_differ_from_one_resource_to_the_next(described):
@@ -72,8 +77,8 @@ def test_a_custom_schema_gets_every_type(described):
 def test_references_point_to_resources_created_and_registered_first(described):
     context, url = described
     pet = payload(context, "Pet")
-    users = {item.id: item for item in context.resource_manager.created}
-    assert len(users) == 2 and {item.resource_type for item in users.values()} == {"User"}
+    users = {item.id: item for item in context.resource_manager.owned}
+    assert len(users) == 2 and {item.kind for item in users.values()} == {"User"}
     owner_id = pet["owner"].rsplit("/", 1)[1]
     assert owner_id in users
     assert pet["vet"]["value"] in users and pet["vet"]["$ref"].endswith(f"/Users/{pet['vet']['value']}")
@@ -87,7 +92,7 @@ def test_references_point_to_resources_created_and_registered_first(described):
 def test_a_group_member_is_a_user_created_for_it(described):
     context, _ = described
     member = payload(context, "Group")["members"][0]
-    created = context.resource_manager.created[-1]
+    created = context.resource_manager.owned[-1]
     assert (member["value"], member["type"]) == (created.id, "User")
     context.resource_manager.cleanup()
 

@@ -176,7 +176,7 @@ def test_skipped_without_a_name_attribute(client, checker, purpose):
     [result] = checker(context, Nameless)
     assert result.status is Status.SKIPPED
     assert f"the Nameless schema has no required single-valued string attribute to name resources with and {purpose}" in result.reason
-    assert context.resource_manager.created == []
+    assert context.resource_manager.owned == []
 
 
 def test_pr_is_skipped_when_the_server_drops_external_id(serve):

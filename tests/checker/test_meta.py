@@ -4,7 +4,6 @@ its rules: meta of a created resource, an id of the server's own and stable, las
 from __future__ import annotations
 
 import json
-from urllib.parse import parse_qs
 from urllib.parse import urlsplit
 
 import pytest
@@ -16,6 +15,7 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks import meta
 from scim_tui.demo import make_app
+from tests.servers import WHOLE_PATCH_ANSWER
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
@@ -54,9 +54,9 @@ def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type)
     assert sent.startswith("scim-tui-") and f"not the externalId '{sent}'" in results["own id"].reason
     assert "stayed the same in the read, the PUT and the PATCH" in results["stable id"].reason
     assert "PUT /" in results["after PUT"].reason and "moved lastModified forward" in results["after PUT"].reason
-    [patch] = results["after PATCH"].exchanges
-    assert (patch.method, patch.status_code) == ("PATCH", 200)
-    assert parse_qs(urlsplit(patch.url).query) == {"attributes": ["meta"]}
+    patch, read = results["after PATCH"].exchanges
+    assert [(e.method, e.status_code) for e in (patch, read)] == [("PATCH", 204), ("GET", 200)], "read back after the 204"
+    assert urlsplit(patch.url).query == "", "sent as clients send it"
     assert all(r.rfc == 7643 and r.section == "3.1" and r.tags == {"meta"} for r in results.values())
     assert stored(server.url) == []
 
@@ -113,17 +113,18 @@ def test_an_id_taken_from_the_client_externalid_gives_an_error(serve):
     [("GET", "the read"), ("PUT", "the PUT"), ("PATCH", "the PATCH")],
 )
 def test_an_id_that_changes_gives_an_error(serve, method, label):
-    server = serve(Broken(make_app()).rewrite_json(method, USER, lambda body: body | {"id": "another-id"}))
+    environ = WHOLE_PATCH_ANSWER if method == "PATCH" else {}
+    server = serve(Broken(make_app()).rewrite_json(method, USER, lambda body: body | {"id": "another-id"}, **environ))
     result = run(server.url)["stable id"]
     assert result.status is Status.ERROR
-    assert f"{label} answered the id 'another-id': the id MUST be stable" in result.reason
+    assert f"{label} answered the id 'another-id'" in result.reason and result.reason.endswith(": the id MUST be stable (RFC 7643 §3.1).")
     assert stored(server.url) == []
 
 
 def test_lastmodified_left_or_moved_back_gives_an_error(serve):
     broken = Broken(make_app())
     broken.rewrite_json("PUT", USER, lambda body: with_meta(lastModified=body["meta"]["created"])(body))
-    broken.rewrite_json("PATCH", USER, with_meta(lastModified="2001-01-01T00:00:00Z"))
+    broken.rewrite_json("PATCH", USER, with_meta(lastModified="2001-01-01T00:00:00Z"), **WHOLE_PATCH_ANSWER)
     results = run(serve(broken).url)
     assert results["after PUT"].status is Status.ERROR
     assert "left lastModified at" in results["after PUT"].reason and "where the creation had put it" in results["after PUT"].reason

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckContext
 from scim_tui.checker import iter_checks
-from scim_tui.checker.exchanges import recording
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.recorder import recording
 from tests.checker.test_full_run import holdings
 from tests.checker.test_full_run import pet_app
 from tests.servers import Broken
@@ -36,8 +36,8 @@ def test_the_checks_of_a_run_point_at_the_same_resources(described):
     first, second = root.fork(), root.fork()
     pointed = owner_and_vet(first)
     assert owner_and_vet(second) == pointed
-    assert first.resource_manager.created == [] and second.resource_manager.created == []
-    assert {item.id for item in root.references.manager.created} == set(pointed)
+    assert first.resource_manager.owned == [] and second.resource_manager.owned == []
+    assert {item.id for item in root.references.manager.owned} == set(pointed)
 
 
 def test_a_check_never_points_twice_at_the_same_resource(described):
@@ -47,7 +47,7 @@ def test_a_check_never_points_twice_at_the_same_resource(described):
     again = owner_and_vet(check)
     assert owner != vet
     assert not {owner, vet} & set(again)
-    assert len(root.references.manager.created) == 4
+    assert len(root.references.manager.owned) == 4
 
 
 def test_the_check_that_makes_a_shared_resource_shows_its_creation(described):
@@ -69,7 +69,7 @@ def test_a_run_deletes_what_its_references_pointed_at(serve):
     assert all(r.leftovers == [] for r in results)
     required_only = [
         e for r in results for e in r.exchanges
-        if e.method == "POST" and e.status_code == 201 and urlsplit(e.url).path == "/v2/Users" and set(body(e.request_body)) == {"schemas", "userName"}
+        if e.method == "POST" and e.status_code == 201 and urlsplit(e.url).path == "/v2/Users" and set(body(e.request_body)) == {"schemas", "userName", "displayName", "externalId"}
     ]
     # Each made once, a handful in all: as many as one check points at (32 without sharing).
     assert 1 <= len(required_only) == len({e.response_body for e in required_only}) <= 5

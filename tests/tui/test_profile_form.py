@@ -7,6 +7,7 @@ import tomllib
 
 import pytest
 from textual.widgets import Input
+from textual.widgets import Label
 from textual.widgets import Select
 from textual.widgets import Static
 
@@ -16,9 +17,14 @@ from scim_tui.profiles import Profile
 from scim_tui.profiles import profiles_dir
 from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.screens.changed_on_disk import ChangedOnDiskScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
+from scim_tui.tui.screens.profiles import ProfilesScreen
+from tests.test_profiles import HAND_WRITTEN
+from tests.test_profiles import hand_written
 from tests.tui.profiles_support import screen_text
 from tests.tui.profiles_support import type_into
+from tests.tui.test_profiles_screen import highlight
 
 pytestmark = pytest.mark.anyio
 SECRET = "s3cr3t-T0KEN-never-shown"
@@ -84,10 +90,13 @@ async def test_each_problem_is_explained_next_to_its_field_as_the_user_types(tmp
         assert "already has this name" in problem(pilot, "name")
         await type_into(pilot, "#name", "demo")
         assert "built-in demo profile" in problem(pilot, "name")
-        await type_into(pilot, "#timeout", "0")
-        assert problem(pilot, "timeout") == "The timeout must be a positive number of seconds, e.g. 30."
+        for out_of_range in ("0", "0.5", "601", "inf", "nan", "1e308", "-3"):
+            await type_into(pilot, "#timeout", out_of_range)
+            assert problem(pilot, "timeout") == "The Timeout (seconds) must be a number of seconds from 1 to 600, e.g. 30.", out_of_range
         await type_into(pilot, "#timeout", "soon")
-        assert problem(pilot, "timeout") == "Enter the timeout as a number of seconds, e.g. 30."
+        assert problem(pilot, "timeout") == "Enter the Timeout (seconds) as a number of seconds, e.g. 30."
+        await type_into(pilot, "#timeout", "600")
+        assert problem(pilot, "timeout") == ""
         missing = tmp_path / "nowhere" / "ca.pem"
         await type_into(pilot, "#ca-bundle", str(missing))
         assert problem(pilot, "ca-bundle") == f"No file at {missing}: check the path."
@@ -207,3 +216,121 @@ async def test_a_save_refused_by_the_store_is_one_line_and_loses_nothing():
         assert isinstance(app.screen, ProfileFormScreen) and results == []
         assert app.screen.query_one("#url", Input).value == URL
     assert broken.read_bytes() == b"name = 'Prod'\nurl = [\n"
+
+
+async def edit_from_the_list(pilot, name: str) -> None:
+    """Open the form of a listed profile as a user does: highlight it, press e."""
+    await highlight(pilot, name)
+    await pilot.press("e")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, ProfileFormScreen)
+
+
+async def test_saving_from_the_form_keeps_a_hand_written_file_but_the_changed_key():
+    """Issue 14, point 7: the form rewrote the file (comments, timeout = 30 and mode lost)."""
+    path = hand_written(0o640)
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 60)) as pilot:
+        await edit_from_the_list(pilot, "Staging")
+        await type_into(pilot, "#url", "https://scim.staging.example.com/v3")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilesScreen)
+    assert path.read_text() == HAND_WRITTEN.replace("/v2\"   #", "/v3\"   #")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+def changed_on_disk(path, timeout: int = 30) -> str:
+    """What another scim-tui or an editor saves while the form is open."""
+    text = HAND_WRITTEN.replace("jobs = 2", "jobs = 8  # changed elsewhere").replace("timeout = 30 ", f"timeout = {timeout} ")
+    path.write_text(text)
+    return text
+
+
+async def test_a_file_changed_on_disk_is_not_overwritten_until_the_user_says_so():
+    path = hand_written()
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 60)) as pilot:
+        await edit_from_the_list(pilot, "Staging")
+        await type_into(pilot, "#url", "https://mine.example.test/v2")
+        elsewhere = changed_on_disk(path)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ChangedOnDiskScreen)
+        question = str(app.screen.query_one("#changed-problem", Label).render())
+        assert question == f"{path} was changed (by another scim-tui or an editor) since it was opened: saving now would undo that. What now?"
+        await pilot.press("k")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileFormScreen)
+        assert str(app.screen.query_one("#form-status", Static).render()) == "Not saved: the file changed on disk. Save again to choose once more."
+        assert path.read_text() == elsewhere
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilesScreen)
+    assert path.read_text() == elsewhere.replace("https://scim.staging.example.com/v2", "https://mine.example.test/v2"), "the form's values win, the other keys stay as changed"
+
+
+async def test_reload_drops_the_edits_and_shows_the_file_as_it_is_now():
+    path = hand_written()
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 60)) as pilot:
+        await edit_from_the_list(pilot, "Staging")
+        await type_into(pilot, "#url", "https://mine.example.test/v2")
+        await type_into(pilot, "#timeout", "45")
+        elsewhere = changed_on_disk(path, timeout=90)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, ProfileFormScreen)
+        assert form.query_one("#url", Input).value == "https://scim.staging.example.com/v2"
+        assert form.query_one("#timeout", Input).value == "90"
+        assert str(form.query_one("#form-status", Static).render()) == "Reloaded Staging from disk: your edits were dropped."
+        await pilot.press("ctrl+s")  # the file as it is now: saved without a question, unchanged
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilesScreen)
+    assert path.read_text() == elsewhere
+
+
+async def test_reloading_a_deleted_file_closes_the_form():
+    path = hand_written()
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 60)) as pilot:
+        await edit_from_the_list(pilot, "Staging")
+        path.unlink()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert str(app.screen.query_one("#changed-problem", Label).render()).endswith("staging.toml was deleted since it was opened: saving now would undo that. What now?")
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilesScreen)
+        assert any("was deleted: nothing to reload" in n.message for n in app._notifications)
+    assert not path.exists()
+
+
+async def test_two_apps_editing_one_profile_the_second_save_is_caught():
+    path = hand_written()
+    first, second = ScimTuiApp(), ScimTuiApp()
+    async with first.run_test(size=(110, 60)) as one, second.run_test(size=(110, 60)) as two:
+        await edit_from_the_list(one, "Staging")
+        await edit_from_the_list(two, "Staging")
+        await type_into(one, "#url", "https://first.example.test/v2")
+        await one.press("ctrl+s")
+        await one.pause()
+        assert isinstance(first.screen, ProfilesScreen)
+        saved_by_first = path.read_text()
+        assert "https://first.example.test/v2" in saved_by_first
+
+        await type_into(two, "#timeout", "45")
+        await two.press("ctrl+s")
+        await two.pause()
+        assert isinstance(second.screen, ChangedOnDiskScreen), "the second save would silently revert the first"
+        assert path.read_text() == saved_by_first
+        await two.press("o")
+        await two.pause()
+    text = path.read_text()
+    assert "timeout = 45 " in text
+    assert 'url = "https://scim.staging.example.com/v2"' in text, "overwrite means the second form's values, knowingly"

@@ -23,6 +23,7 @@ from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.run import RunScreen
 from tests.test_history import real_report
+from tests.tui.conftest import plain
 from tests.tui.conftest import run_from_palette
 from tests.tui.profiles_support import screen_text
 from tests.tui.profiles_support import type_into
@@ -77,7 +78,8 @@ async def test_demo_first_then_saved_profiles_then_broken_files_with_masked_deta
         await highlight(pilot, "Shared")
         assert "Bearer token: token env:SHARED_TOKEN" in screen_text(app)
         await highlight(pilot, "legacy.toml")
-        assert "line 3: timeout: Input should be a valid number" in screen_text(app)
+        details = plain(app.screen.query_one("#details", Static).content)
+        assert 'line 3: timeout = "soon" is not a number of seconds from 1 to 600: write e.g. timeout = 30' in details
         await pilot.press("enter", "e", "d")
         assert isinstance(app.screen, ProfilesScreen)
         assert status(app) == "Cannot delete legacy.toml: the file is broken; fix it in an editor first."

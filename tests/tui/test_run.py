@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import json
-import tomllib
+import stat
+from pathlib import Path
 
 import pytest
 from textual.widgets import Static
 
 from scim_tui import history
+from scim_tui import selections
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
+from scim_tui.profiles import find_profile
 from scim_tui.profiles import profiles_dir
-from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.messages import ResultsBatch
@@ -27,6 +30,7 @@ from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import counts_text
 from scim_tui.tui.widgets.run_status import outcome_text
 from tests.servers import Hanging
+from tests.test_history import report_with
 from tests.tui.conftest import CEILING
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
@@ -39,6 +43,7 @@ from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
+from tests.tui.test_check_tree import move_to
 
 pytestmark = pytest.mark.anyio
 
@@ -164,29 +169,60 @@ async def test_rerun_failed_replaces_rows_in_place_and_marks_them_fixed(serve):
         assert "fixed 1" in counts_text(screen.progress).plain.replace("✔ ", "")
 
 
-async def test_the_selection_is_saved_to_the_profile_file(scim_server):
-    save_profile(Profile(name="Saved", url=scim_server.url))
-    app = ScimTuiApp(Profile(name="Saved", url=scim_server.url))
+def hand_written_profile(url: str) -> Path:
+    """A profile as a person writes it: comments, the keys in their own order, private."""
+    profiles_dir().mkdir(parents=True)
+    path = profiles_dir() / "saved.toml"
+    path.write_text(f'# my server\nurl = "{url}"  # loopback\nname = "Saved"\ntimeout = 30\n\n[selection]\ninclude_tags = ["misc"]  # start small\n')
+    path.chmod(0o600)
+    return path
+
+
+async def test_a_run_never_writes_the_profile_file_and_the_selection_is_remembered(scim_server):
+    """Issue 14, point 7: running a hand-written profile rewrote it (comments, timeout = 30, mode lost)."""
+    path = hand_written_profile(scim_server.url)
+    written = path.read_bytes()
+    app = ScimTuiApp(find_profile("Saved"))
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(pilot)
         await settle(pilot)
         tree = screen.query_one(CheckTree)
-        tree.set_checked({"discovery", "discovery:strict", "misc"})
+        assert tree.checked == {"misc"}, "the profile's [selection] is where the first run starts"
+        move_to(tree, "discovery")
+        await pilot.press("space")  # tick a tag
+        assert tree.checked == {"discovery", "discovery:strict", "misc"}
         options = screen.query_one("#resource-types")
         assert [options.get_option_at_index(i).value for i in range(options.option_count)] == ["User", "Group"]
         options.deselect("Group")
         await run_checks(pilot)
         ran = {row.result.title for row in screen.state.rows.values() if row.result.status is not Status.SKIPPED}
         assert ran and all("crud" not in row.result.tags or row.result.status is Status.SKIPPED for row in screen.state.rows.values())
-    stored = tomllib.loads((profiles_dir() / "saved.toml").read_text())
-    assert stored["selection"] == {"include_tags": ["discovery", "misc"], "resource_types": ["User"]}
+    assert path.read_bytes() == written and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert json.loads(selections.selection_file("Saved").read_text()) == {"include_tags": ["discovery", "misc"], "exclude_tags": [], "resource_types": ["User"]}
 
-    app = ScimTuiApp(Profile.model_validate(stored))
+    app = ScimTuiApp(find_profile("Saved"))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = run_screen(pilot)
         assert screen.query_one(CheckTree).checked == {"discovery", "discovery:strict", "misc"}
         assert screen.query_one("#resource-types").selected == ["User"]
+    assert path.read_bytes() == written
+
+
+async def test_a_corrupt_selection_state_is_one_warning_and_the_profiles_selection(scim_server):
+    hand_written_profile(scim_server.url)
+    state = selections.selection_file("Saved")
+    state.parent.mkdir(parents=True)
+    state.write_text('{"include_tags": "misc"')
+    app = ScimTuiApp(find_profile("Saved"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert run_screen(pilot).query_one(CheckTree).checked == {"misc"}
+        [warning] = [n.message for n in app._notifications]
+        assert warning.startswith(f"Ignored the app's remembered selection in {state} (Invalid JSON: EOF") and "\n" not in warning
+        screen = await run_checks(pilot)
+        assert screen.progress.phase is Phase.FINISHED
+    assert json.loads(state.read_text())["include_tags"] == ["misc"], "the next run's selection replaces the bad file"
 
 
 async def test_a_missing_secret_is_one_line_not_a_traceback(scim_server, monkeypatch):
@@ -291,3 +327,19 @@ async def test_thousands_of_results_are_shown_in_batches_and_filtered(local):
         await pilot.press("1")
         await pilot.pause()
         assert len(table_of(pilot).keys) == 5000 - len(range(0, 5000, 7)) + 3
+
+
+async def test_a_bad_history_file_is_set_aside_and_the_run_finishes(local):
+    """Issue 14, point 8: the app said "Run failed: int too large to convert to float"."""
+    folder = history.profile_dir(local.name)
+    folder.mkdir(parents=True)
+    (folder / "20250101T000000000000Z.json").write_bytes(report_with(duration=10**400))
+    app = ScimTuiApp(local.model_copy(update={"selection": Selection(include_tags=["misc"])}))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        assert screen.progress.phase is Phase.FINISHED and screen.progress.error is None
+        assert screen.state.rows
+        [warning] = [n.message for n in app._notifications]
+        assert warning.startswith("Set aside the unreadable history file 20250101T000000000000Z.json (duration: Input should be a finite number)")
+    assert (folder / "set-aside" / "20250101T000000000000Z.json").exists()
+    assert [path.name.endswith(".json.gz") for path in history.runs(local.name)] == [True]

@@ -16,7 +16,7 @@ import wsgiref.handlers
 
 import pytest
 
-from scim_tui.checker import exchanges
+from scim_tui.checker import recorder
 from scim_tui.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from tests.tui.conftest import SIZE
@@ -29,7 +29,7 @@ from tests.tui.conftest import table_of
 def deterministic(monkeypatch):
     ids = random.Random(1)
     monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=ids.getrandbits(128), version=4))
-    monkeypatch.setattr(exchanges, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))
+    monkeypatch.setattr(recorder, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))
     monkeypatch.setattr(wsgiref.handlers, "format_date_time", lambda _: "Sun, 01 Nov 2026 12:00:00 GMT")
     random.seed(7)
 

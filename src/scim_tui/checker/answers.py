@@ -33,6 +33,15 @@ def answer_name(answer: Any) -> str:
     return "an empty body" if answer is None else type(answer).__name__
 
 
+def expected(answer: Any, kind: type) -> Any:
+    """A client call's answer when it is a `kind`; ValueError, naming what came instead, when not
+    (the error of the check tells which request it was)."""
+    if isinstance(answer, kind):
+        return answer
+    what = "an empty body or JSON null" if answer is None else answer_name(answer)
+    raise ValueError(f"the answer is {what} instead of a {kind.__name__}")
+
+
 def body_of(response: Any) -> Any:
     """The JSON body of a raw response, or its text when it is not JSON (None when empty)."""
     text = _text(response)

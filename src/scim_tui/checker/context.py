@@ -3,23 +3,32 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
-from scim2_models import Error
 from scim2_models import Resource
 from scim2_models import ResourceType
 from scim2_models import Schema
 from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import answer_name
-from scim_tui.checker.answers import id_in_location
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.exchanges import Exchange
-from scim_tui.checker.exchanges import cleaning_up
-from scim_tui.checker.exchanges import header
+from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.guard import Guard
+from scim_tui.checker.guard import Owned
+from scim_tui.checker.guard import Pending
+from scim_tui.checker.guard import carries
+from scim_tui.checker.guard import id_text
+from scim_tui.checker.guard import unsafe_id_problem
+from scim_tui.checker.recorder import Recorder
+from scim_tui.checker.recorder import base_url_of
+from scim_tui.checker.recorder import cleaning_up
+from scim_tui.checker.recorder import install_recorder
+from scim_tui.checker.recorder import recorder_of
 from scim_tui.checker.results import CheckConfig
+from scim_tui.checker.secrets import Secrets
 
 
 @dataclass
@@ -41,8 +50,12 @@ class CheckContext:
     """The context a checker runs in (SPEC.md §2.5).
 
     One context is made per check, sharing the client, the configuration, the run's
-    discovery and the resources references point at, with its own resource manager
-    and its own exchange list.
+    discovery, its recorder (and the guard of its writes) and the resources references point
+    at, with its own resource manager and its own exchange list.
+
+    A context made without a recorder is the root of a run (or a script's or a test's own):
+    it puts a fresh recorder on the client, redacting `secrets` and stopping once `cancelled()`
+    says so, and what is created outside any check is kept by its own manager.
     """
 
     def __init__(
@@ -53,6 +66,9 @@ class CheckContext:
         exchanges: list[Exchange] | None = None,
         stopping: threading.Event | None = None,
         references: References | None = None,
+        recorder: Recorder | None = None,
+        secrets: Secrets | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ):
         self.client = client
         self.conf = conf or CheckConfig()
@@ -66,10 +82,21 @@ class CheckContext:
         own resource manager, so deleted when the run ends)."""
         self.pointed_at: set[str] = set()
         """The ids of the shared resources this check's references point at."""
+        if recorder is None:
+            previous = recorder_of(client)
+            guard = Guard(client, self.resource_manager, base_url_of(client))
+            stopped = lambda: self.stopping.is_set() or bool(cancelled and cancelled())  # noqa: E731
+            recorder = install_recorder(client, secrets or (previous.secrets if previous else Secrets()), guard, stopped)
+        self.recorder = recorder
+        """The recorder of the run's requests, with the guard of its writes."""
+
+    @property
+    def guard(self) -> Guard:
+        return self.recorder.guard
 
     def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
         """A context for another check of the same run."""
-        return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references)
+        return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references, self.recorder)
 
     @property
     def expected_status_codes(self) -> list[int]:
@@ -84,112 +111,143 @@ class CheckContext:
             return None
 
 
-@dataclass
-class CreatedResource:
-    model: type[Resource[Any]]
-    id: str
-    resource_type: str
-
-
 class ResourceManager:
-    """Creates the resources of one check, and deletes exactly those afterwards."""
+    """What one check (or the run) created, deleted afterwards: exactly that, and nothing else.
+
+    The guard (guard.py) records here each resource the check's requests create, and each
+    creation whose outcome is unknown. Clean-up deletes every owned resource at its own URL,
+    looks for each unknown creation by its marker (deleting only what carries it), and names
+    what may remain.
+    """
 
     def __init__(self, context: CheckContext):
         self.context = context
-        self.created: list[CreatedResource] = []
+        self.owned: list[Owned] = []
+        self.pending: list[Pending] = []
+        self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
+
+    def record(self, item: Owned | Pending) -> None:
+        with self._lock:
+            (self.owned if isinstance(item, Owned) else self.pending).append(item)  # type: ignore[arg-type]
 
     def create_and_register(
         self, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None, **request: Any
     ) -> Resource[Any]:
-        """Create a resource with every writable attribute filled (or the required ones only),
-        and `values` (JSON, by SCIM attribute name) in place of the generated ones.
+        """Create a resource with every writable attribute filled (or the required and identifying
+        ones only), and `values` (JSON, by SCIM attribute name) in place of the generated ones.
         `request` goes to the HTTP request (headers=...).
 
-        The resource is registered for deletion when the check ends, and returned as
-        the server answered, with its id.
+        The guard registers the resource for deletion when the check ends (whatever the answer);
+        it is returned as the server answered, with its id.
         """
         from scim_tui.checker.filling import build_resource
 
         payload = build_resource(self.context, model, fill_all=fill_all, values=values)
-        mark = len(self.context.exchanges)
-        try:
-            created = self.context.client.create(payload, **request)
-        except Exception:
-            self._register_unread(model, self.context.exchanges[mark:])
-            raise
+        created = self.context.client.create(payload, **request)
         if not isinstance(created, Resource) or not created.id:
-            self._register_unread(model, self.context.exchanges[mark:])
             raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
-        self.register(created)
         return created
 
-    def register(self, resource: Resource[Any]) -> None:
-        resource_type = resource.meta.resource_type if resource.meta and resource.meta.resource_type else ""
-        self.created.append(CreatedResource(type(resource), str(resource.id), resource_type))
-
-    def _register_unread(self, model: type[Resource[Any]], exchanges: list[Exchange]) -> None:
-        """Register a resource the server created though its answer could not be read (a 200
-        instead of 201, an invalid or empty body), so that it is deleted all the same.
-
-        Its id comes from the body, else from the Location header (RFC 7644 §3.3).
-        """
-        post = next((exchange for exchange in reversed(exchanges) if exchange.method == "POST"), None)
-        if post is None or not 200 <= (post.status_code or 0) < 300:
-            return
-        body = json_object(post.response_body)
-        resource_id = body.get("id") or _id_in_location(post)
-        if resource_id:
-            meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
-            self.created.append(CreatedResource(model, str(resource_id), str(meta.get("resourceType") or "")))
-
-    def located(self, location: str) -> CreatedResource | None:
+    def located(self, location: str) -> Owned | None:
         """The resource of this manager at this location (a `$ref`), if there is one."""
         location = location.rstrip("/")
-        return next((item for item in self.created if location.endswith(f"/{item.id}")), None)
+        with self._lock:
+            return next((item for item in self.owned if location.endswith(f"/{item.id}")), None)
+
+    def release(self, resource_id: str) -> list[Owned]:
+        """Stop keeping a resource (another manager keeps it from now on); return what was kept."""
+        with self._lock:
+            released = [item for item in self.owned if item.id == resource_id]
+            self.owned = [item for item in self.owned if item.id != resource_id]
+        return released
 
     def forget(self, resource_id: str) -> None:
         """Stop tracking a resource the check deleted itself."""
-        self.created = [item for item in self.created if item.id != resource_id]
+        self.release(resource_id)
 
     def cleanup(self) -> list[str]:
-        """Delete what this check created, newest first. Return what could not be deleted.
+        """Delete what this check created, newest first, then look for the creations whose outcome
+        is unknown. Return what could not be deleted, or may remain.
 
-        A second Ctrl-C while cleaning up skips the deletion under way, not the others;
-        the interruption is raised again once every deletion was tried.
+        A creation that may still happen later (its POST got no answer in time) is handed to the
+        run's own manager, which looks for it once the run ends. A second Ctrl-C while cleaning up
+        skips the deletion under way, not the others; the interruption is raised again once every
+        deletion was tried.
         """
-        leftovers = []
+        with self._lock:
+            owned, pending = self.owned, self.pending
+            self.owned, self.pending = [], []
+        run_manager = self.context.references.manager
+        leftovers: list[str] = []
         interrupted: KeyboardInterrupt | None = None
-        for item in reversed(self.created):
+        for item in [*reversed(owned), *pending]:
+            if isinstance(item, Pending) and item.late and run_manager is not self:
+                run_manager.record(item)
+                continue
             try:
                 with cleaning_up():
-                    deleted = self._delete(item)
+                    leftovers.extend(self._delete(item) if isinstance(item, Owned) else self._sweep(item))
             except KeyboardInterrupt as exc:
-                interrupted, deleted = exc, False
-            if not deleted:
-                leftovers.append(f"{item.resource_type or item.model.__name__}/{item.id}")
-        self.created = []
+                interrupted = exc
+                leftovers.append(str(item))
         if interrupted is not None:
             raise interrupted
         return leftovers
 
-    def _delete(self, item: CreatedResource) -> bool:
-        # meta.resourceType is the server's word: one naming another type (or none known) is not followed.
-        target = item.resource_type if self._serves(item.resource_type, item.model) else item.model
+    def _delete(self, item: Owned) -> list[str]:
+        """Delete one resource at its URL; [] once gone (a 404 says it already is), else its name."""
         try:
-            answer = self.context.client.delete(
-                target, item.id, expected_status_codes=[200, 204, 404], raise_scim_errors=False
-            )
+            if self.context.guard.confirm(item) is None:
+                return []
+        except Exception as refused:
+            # Its URL did not show it as the run's own: looked for by its markers instead.
+            return self._sweep(Pending(item.kind, item.endpoint, item.markers, describe_error(refused, 200), created=True))
+        try:
+            answer = self.context.client.request("DELETE", item.url)
         except Exception:
-            return False
-        # A resource the check already deleted answers 404: it is gone all the same.
-        return not isinstance(answer, Error) or str(answer.status) == "404"
+            return [str(item)]
+        return [] if answer.status_code in (200, 204, 404) else [str(item)]
 
-    def _serves(self, resource_type: str, model: type[Resource[Any]]) -> bool:
-        """Whether the client knows a resource type of this name, for this model."""
-        try:
-            return bool(resource_type) and self.context.client.get_resource_model(resource_type) is model
-        except Exception:
-            return False
+    def _sweep(self, pending: Pending) -> list[str]:
+        """Look for a creation whose outcome is unknown by its markers, and delete what carries one.
+
+        When the searches could not tell (no marker, a search refused, a filter the server
+        ignores), or the creation may still happen later, it may remain.
+        """
+        found = self._search(pending)
+        if found:
+            return [left for item in found for left in self._delete(item)]
+        return [str(pending)] if found is None or pending.late else []
+
+    def _search(self, pending: Pending) -> list[Owned] | None:
+        """The resources of the endpoint carrying one of the markers (a filter eq on each marker
+        until one finds some); [] when every search answered an empty list, None when one could
+        not tell (refused, failed, or answered resources without the marker: a filter ignored)."""
+        told = bool(pending.markers)
+        for marker in pending.markers:
+            try:
+                response = self.context.client.request("GET", pending.endpoint, params={"filter": f'{marker.attribute} eq "{marker.value}"'})
+            except Exception:
+                told = False
+                continue
+            listed = json_object(response.text) if response.status_code == 200 else {}
+            resources = listed.get("Resources", []) if listed else None
+            if not isinstance(resources, list):
+                told = False
+                continue
+            matching = [r for r in resources if isinstance(r, dict) and carries(r, [marker])]
+            # Resources without the marker: the filter was ignored, so only a whole list tells.
+            told = told and (len(matching) == len(resources) or _whole(listed, resources))
+            ids = [resource_id for r in matching if not unsafe_id_problem(resource_id := id_text(r.get("id")))]
+            if ids:
+                return [self.context.guard.own(Owned(pending.kind, pending.endpoint, i, pending.markers), record=False) for i in ids]
+        return [] if told else None
+
+
+def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
+    """Whether a ListResponse holds every resource there is (its first page is its only one)."""
+    total = listed.get("totalResults")
+    return isinstance(total, int) and total <= len(resources) and listed.get("startIndex") in (None, 1)
 
 
 class References:
@@ -215,17 +273,12 @@ class References:
             resource = next((item for item in made if str(item.id) not in context.pointed_at), None)
             if resource is None:
                 resource = context.resource_manager.create_and_register(model, fill_all=False)
-                context.resource_manager.forget(str(resource.id))
-                self.manager.register(resource)
+                for item in context.resource_manager.release(str(resource.id)):
+                    self.manager.record(item)
                 made.append(resource)
         context.pointed_at.add(str(resource.id))
         return resource
 
-    def located(self, location: str) -> CreatedResource | None:
+    def located(self, location: str) -> Owned | None:
         """The shared resource at this location (its `$ref`), if it is one."""
         return self.manager.located(location)
-
-
-def _id_in_location(post: Exchange) -> str | None:
-    """The id at the end of a POST answer's Location, when it names a resource of the endpoint posted to."""
-    return id_in_location(header(post.response_headers, "Location"), urlsplit(post.url).path)

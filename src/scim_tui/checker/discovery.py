@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from scim2_models import ListResponse
 from scim2_models import ResourceType
 from scim2_models import Schema
 from scim2_models import ScimProvider
 from scim2_models import ServiceProviderConfig
 
+from scim_tui.checker.answers import expected
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import describe_error
 
@@ -25,12 +27,12 @@ def describe_server(context: CheckContext) -> str | None:
     discovery = context.discovery
     try:
         provider: ScimProvider = client.provider
-        config = provider.config or discovery.service_provider_config or _fetch(client, ServiceProviderConfig)
+        config = provider.config or discovery.service_provider_config or expected(_fetch(client, ServiceProviderConfig), ServiceProviderConfig)
         if provider.models:
             client.provider = ScimProvider(provider.models, provider.resource_types, config, provider.policy)
             return None
-        resource_types = discovery.resource_types or _fetch(client, ResourceType).resources or []
-        schemas = discovery.schemas or _fetch(client, Schema).resources or []
+        resource_types = discovery.resource_types or expected(_fetch(client, ResourceType), ListResponse).resources or []
+        schemas = discovery.schemas or expected(_fetch(client, Schema), ListResponse).resources or []
         if not resource_types:
             return "the server publishes no resource type"
         client.provider = ScimProvider.from_discovery(schemas, resource_types, config, provider.policy)

@@ -20,11 +20,11 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.context import Discovery
 from scim_tui.checker.discovery import describe_server
 from scim_tui.checker.exchanges import Exchange
-from scim_tui.checker.exchanges import RunCancelled
 from scim_tui.checker.exchanges import describe_error
-from scim_tui.checker.exchanges import install_recorder
 from scim_tui.checker.exchanges import printable
-from scim_tui.checker.exchanges import recording
+from scim_tui.checker.guard import keeping
+from scim_tui.checker.recorder import RunCancelled
+from scim_tui.checker.recorder import recording
 from scim_tui.checker.registry import Checker
 from scim_tui.checker.registry import all_checkers
 from scim_tui.checker.registry import filtered_out
@@ -33,6 +33,7 @@ from scim_tui.checker.results import CheckId
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import SCIMTesterError
 from scim_tui.checker.results import Status
+from scim_tui.checker.secrets import Secrets
 
 SUMMARY_CHECKER = "resource_type_tests"
 """The checker that sums up the suite of one resource type; it runs after the others."""
@@ -57,9 +58,10 @@ def iter_checks(
     conf: CheckConfig | None = None,
     *,
     only: Iterable[CheckId] | None = None,
-    secrets: Iterable[str] = (),
+    secrets: Secrets | Iterable[str] = (),
     on_plan: Callable[[int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    on_leftovers: Callable[[list[str]], None] | None = None,
 ) -> Iterator[CheckResult]:
     """Run the checks on a server and yield each result as soon as its check ends.
 
@@ -67,20 +69,26 @@ def iter_checks(
     :param conf: filters and options of the run.
     :param only: run exactly these checks (the base of "rerun what failed"),
         not reported as skipped when left out.
-    :param secrets: strings to redact wherever they would appear in an exchange.
+    :param secrets: strings to redact wherever they would appear in an exchange; a Secrets
+        is read live, so that a secret learnt during the run (a refreshed token) is redacted too.
     :param on_plan: called with the number of checks planned, once before the server
         checks and again once discovery tells the resource types (for a progress bar).
     :param cancelled: tells, from any thread, that the run is cancelled: the running checks
         then send no further request but their clean-up, and are reported SKIPPED, so the
         run ends within one request's timeout. Close the iterator once it says so.
 
+    :param on_leftovers: called, when the iterator is closed early, with what the run-wide
+        clean-up could not delete or may remain (no result is left to name it on).
+
     Closing the iterator early (a cancelled run, a Ctrl-C) stops the checks still running
-    at their next request; each deletes what it created.
+    at their next request; each deletes what it created. Requests in a row that get no
+    answer in time end the run early too: the checks left are SKIPPED, the clean-up runs.
+    The run writes only to what it created (guard.py), and deletes all of it.
     """
     conf = conf or CheckConfig()
     wanted = set(only) if only is not None else None
-    context = CheckContext(client, conf, Discovery())
-    install_recorder(client, secrets, lambda: context.stopping.is_set() or bool(cancelled and cancelled()))
+    run_secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
+    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled)
 
     server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
     per_type = [c for c in all_checkers() if c.scope != "server"]
@@ -93,12 +101,14 @@ def iter_checks(
     try:
         with recording():
             failure = describe_server(context)
-    except RunCancelled:
-        return
+    except RunCancelled as stopped:
+        if context.recorder.silence.reason is None:
+            return
+        failure = stopped.reason
     resource_types = _resource_types(client, failure)
     if on_plan and wanted is None:
         on_plan(len(server_steps) + len(per_type) * max(1, len(resource_types)))
-    yield from _run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types])
+    yield from _run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types], on_leftovers)
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
         yield from _undescribed(failure, wanted)
 
@@ -144,7 +154,7 @@ def resource_type_suite(
     context: CheckContext, resource_type: ResourceType, wanted: set[CheckId] | None = None
 ) -> Iterator[CheckResult]:
     """Run the checks of one resource type, then sum them up with resource_type_tests."""
-    return _run_suites(context, [_suite(context, resource_type, wanted)])
+    return _run_suites(context, [_suite(context, resource_type, wanted)], None)
 
 
 def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[CheckId] | None) -> _Suite:
@@ -159,13 +169,14 @@ def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[Check
     return _Suite(suite, summed, [])
 
 
-def _run_suites(context: CheckContext, suites: list[_Suite]) -> Iterator[CheckResult]:
+def _run_suites(context: CheckContext, suites: list[_Suite], on_leftovers: Callable[[list[str]], None] | None) -> Iterator[CheckResult]:
     """Run the steps of several resource types together (no type waits for another), and
     yield their results type by type, each followed by its summary.
 
-    Once every check ended, the resources their references pointed at are deleted: the
-    last result of the last suite that ran anything waits for that, and names what could
-    not be deleted.
+    Once every check ended, the run's own resources (those references pointed at, creations
+    that may have happened late) are deleted: the last result of the last suite that ran
+    anything waits for that, and names what could not be deleted. A run closed early tells
+    them to `on_leftovers`.
     """
     outcomes = _outcomes(context, [step for suite in suites for step in suite.steps])
     last_ran = max((index for index, suite in enumerate(suites) if suite.steps or suite.summary), default=None)
@@ -186,7 +197,9 @@ def _run_suites(context: CheckContext, suites: list[_Suite]) -> Iterator[CheckRe
                         _delete_shared(context, summary)
                     yield summary
     finally:
-        context.references.manager.cleanup()  # a run closed early: nothing left to report it on
+        leftovers = context.references.manager.cleanup()  # a run closed early: no result left to name them on
+        if leftovers and on_leftovers is not None:
+            on_leftovers(leftovers)
 
 
 def _delete_shared(context: CheckContext, last: CheckResult) -> None:
@@ -288,11 +301,12 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
     with recording() as exchanges:
         check_context = context.fork(exchanges)
         try:
-            results = _call(check_context, step)
+            with keeping(check_context.resource_manager):
+                results = _call(check_context, step)
         except SCIMTesterError:
             raise
-        except RunCancelled:
-            results = [CheckResult(Status.SKIPPED, reason="Skipped: the run was cancelled while this check ran.")]
+        except RunCancelled as stopped:
+            results = [CheckResult(Status.SKIPPED, reason=f"Skipped: {stopped.reason}.")]
         except Exception as exc:
             reason = failure_reason(exc, exchanges)
             if context.conf.raise_exceptions:

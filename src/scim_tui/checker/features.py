@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from scim2_models import ServiceProviderConfig
 
+from scim_tui.checker.answers import expected
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.discovery import DISCOVERY_QUERY
 from scim_tui.checker.results import CheckResult
@@ -31,7 +32,7 @@ def service_provider_config(context: CheckContext) -> ServiceProviderConfig:
     """
     config = getattr(context.client.provider, "config", None) or context.discovery.service_provider_config
     if config is None:
-        config = context.client.query(ServiceProviderConfig, **DISCOVERY_QUERY)
+        config = expected(context.client.query(ServiceProviderConfig, **DISCOVERY_QUERY), ServiceProviderConfig)
     return config
 
 

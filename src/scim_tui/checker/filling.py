@@ -35,14 +35,19 @@ from scim2_models import Reference
 from scim2_models import Required
 from scim2_models import Resource
 from scim2_models import Returned
+from scim2_models import Uniqueness
+
+from scim_tui.checker.guard import MARK
+from scim_tui.checker.guard import MARKER_ATTRIBUTES
 
 if TYPE_CHECKING:
     from scim_tui.checker.context import CheckContext
 
-PREFIX = "scim-tui-"
+PREFIX = MARK
 WRITABLE = (Mutability.read_write, Mutability.write_only, Mutability.immutable)
 NOT_ATTRIBUTES = ("id", "meta", "schemas")
 URI_REFERENCE_TYPES = {"external", "uri"}
+UNIQUE = (Uniqueness.server, Uniqueness.global_)
 MAX_REFERENCE_DEPTH = 3
 """How many resources deep a reference may lead (a group referencing a user ...)."""
 
@@ -140,14 +145,29 @@ def name_attribute(model: type[Resource[Any]]) -> Attribute | None:
     )
 
 
+def identifying(attribute: Attribute) -> bool:
+    """Whether an attribute tells a resource apart, so that it is always filled with a fresh value:
+    a value the run marks its resources with (userName, displayName, externalId), or one the
+    schema declares unique. A server may need it though the schema makes it optional (a Group's
+    displayName), and the run finds its resources by it (guard.py)."""
+    if not attribute.writable or attribute.multi_valued or attribute.root_type is not str:
+        return False
+    return attribute.name in MARKER_ATTRIBUTES or attribute.owner.get_field_annotation(attribute.field, Uniqueness) in UNIQUE
+
+
 def build_resource(
     context: CheckContext, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None
 ) -> Resource[Any]:
-    """A resource of `model`, ready to POST: every writable attribute filled, or the required ones only.
+    """A resource of `model`, ready to POST: every writable attribute filled, or the required and
+    identifying ones only (each with a fresh value).
 
     `values` (JSON, by SCIM attribute name) replace the generated ones.
     """
-    payload = {**object_value(context, model, fill_all), **(values or {})}
+    payload = object_value(context, model, fill_all)
+    for attribute in attributes_of(model):
+        if attribute.name not in payload and identifying(attribute):
+            payload[attribute.name] = string_value(attribute)
+    payload.update(values or {})
     return model.model_validate(payload, scim_ctx=Context.RESOURCE_CREATION_REQUEST)
 
 
@@ -267,5 +287,5 @@ def link_reference(context: CheckContext, model: type[BaseModel], data: dict[str
     if "value" in data:
         data["value"] = created.id
     kind = fields.get("type")
-    if "type" in data and kind and (not kind.canonical_values or created.resource_type in kind.canonical_values):
-        data["type"] = created.resource_type
+    if "type" in data and kind and (not kind.canonical_values or created.kind in kind.canonical_values):
+        data["type"] = created.kind

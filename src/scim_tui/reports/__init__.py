@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from scim_tui.choices import FORMATS
 from scim_tui.reports import json_report
 from scim_tui.reports import junit
 from scim_tui.reports import markdown
@@ -9,22 +12,27 @@ from scim_tui.reports import text
 from scim_tui.reports.model import SCHEMA_VERSION
 from scim_tui.reports.model import RunReport
 
-FORMATS = ("text", "json", "junit", "markdown")
 EXTENSIONS = {"text": "txt", "json": "json", "junit": "xml", "markdown": "md"}
 """The usual file extension of each format, for a default export file name."""
 
 
 def write_report(report: RunReport, format: str, *, color: bool = False) -> str:  # noqa: A002
     """The report in one of FORMATS; ``color`` adds ANSI colours to the text format only."""
-    if format == "text":
-        return text.render(report, color=color)
+    return "".join(report_pieces(report, format, color=color))
+
+
+def report_pieces(report: RunReport, format: str, *, color: bool = False) -> Iterator[str]:  # noqa: A002
+    """The report in pieces, to be written as they come (the JSON report, the largest, is never whole in memory)."""
     if format == "json":
-        return json_report.render(report)
-    if format == "junit":
-        return junit.render(report)
-    if format == "markdown":
-        return markdown.render(report)
-    raise ValueError(f"Unknown report format {format!r}: choose one of {', '.join(FORMATS)}.")
+        yield from json_report.pieces(report)
+    elif format == "text":
+        yield text.render(report, color=color)
+    elif format == "junit":
+        yield junit.render(report)
+    elif format == "markdown":
+        yield markdown.render(report)
+    else:
+        raise ValueError(f"Unknown report format {format!r}: choose one of {', '.join(FORMATS)}.")
 
 
-__all__ = ["EXTENSIONS", "FORMATS", "SCHEMA_VERSION", "RunReport", "write_report"]
+__all__ = ["EXTENSIONS", "FORMATS", "SCHEMA_VERSION", "RunReport", "report_pieces", "write_report"]

@@ -23,6 +23,12 @@ from scim_tui.checker import Exchange
 from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.profiles import Selection
+from scim_tui.reports.saved import SavedReport
+from scim_tui.reports.saved import SavedResult
+from scim_tui.reports.saved import saved_report
+from scim_tui.reports.saved import saved_result
+from scim_tui.reports.summary import counts
+from scim_tui.reports.summary import summary_line
 
 SCHEMA_VERSION = 1
 """Bumped whenever a field of the serialized report changes meaning or disappears."""
@@ -43,6 +49,9 @@ class RunReport:
     selection: Selection = field(default_factory=Selection)
     tool_version: str = __version__
     schema_version: int = SCHEMA_VERSION
+    closing_leftovers: list[str] = field(default_factory=list)
+    """What the run's own clean-up could not delete (or may remain) when the run was closed
+    early: no result was left to name them on."""
 
     @classmethod
     def create(
@@ -55,6 +64,7 @@ class RunReport:
         profile: str | None = None,
         selection: Selection | None = None,
         secrets: Iterable[str] = (),
+        closing_leftovers: Iterable[str] = (),
     ) -> RunReport:
         """A report of a run, with the known secrets taken out of the target, reasons and data.
 
@@ -68,19 +78,17 @@ class RunReport:
             results=[redacted(result, redactor) for result in results],
             profile=profile,
             selection=selection or Selection(),
+            closing_leftovers=[redactor.text(item) or "" for item in closing_leftovers],
         )
 
     def counts(self) -> dict[Status, int]:
         """How many results have each status, for every status, in Status order."""
-        counts = dict.fromkeys(Status, 0)
-        for result in self.results:
-            counts[result.status] += 1
-        return counts
+        return counts(self.results)
 
     @property
     def leftovers(self) -> list[str]:
-        """Resources the run created and could not delete, each named once."""
-        return list(dict.fromkeys(item for result in self.results for item in result.leftovers))
+        """Resources the run created and could not delete (or that may remain), each named once."""
+        return list(dict.fromkeys([*(item for result in self.results for item in result.leftovers), *self.closing_leftovers]))
 
     def at_or_above(self, threshold: Status) -> list[CheckResult]:
         """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is)."""
@@ -88,10 +96,7 @@ class RunReport:
 
     def summary_line(self, style: Callable[[str, Status], str] | None = None) -> str:
         """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
-        decorate = style or (lambda text, _status: text)
-        counts = [decorate(f"{count} {status.name}", status) for status, count in self.counts().items() if count]
-        total = len(self.results)
-        return " · ".join([f"{total} check{'' if total == 1 else 's'}", *counts])
+        return summary_line(self.results, style)  # type: ignore[arg-type]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,17 +114,27 @@ class RunReport:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunReport:
-        """The report a ``to_dict`` made; ValueError (or KeyError, TypeError) when it is not one."""
-        if data.get("schema_version") != SCHEMA_VERSION:
-            raise ValueError(f"unsupported schema_version {data.get('schema_version')!r}")
+        """The report a ``to_dict`` made; ValueError, naming the first bad field, when it is not one."""
+        return cls._from_saved(saved_report(data, SCHEMA_VERSION))
+
+    @classmethod
+    def from_json(cls, content: bytes) -> RunReport:
+        """The report a ``to_json`` (or the JSON report) wrote; ValueError when it is not one."""
+        return cls._from_saved(saved_report(content, SCHEMA_VERSION))
+
+    @classmethod
+    def _from_saved(cls, saved: SavedReport) -> RunReport:
+        results = [_result_from_saved(result) for result in saved.results]
+        named = {item for result in results for item in result.leftovers}
         return cls(
-            target=data["target"],
-            started_at=datetime.fromisoformat(data["started_at"]),
-            duration=float(data["duration"]),
-            results=[result_from_dict(item) for item in data["results"]],
-            profile=data.get("profile"),
-            selection=Selection.model_validate(data.get("selection") or {}),
-            tool_version=data["tool"]["version"],
+            target=saved.target,
+            started_at=saved.started_at,
+            duration=saved.duration,
+            results=results,
+            profile=saved.profile,
+            selection=saved.selection,
+            tool_version=saved.tool.version,
+            closing_leftovers=[item for item in saved.leftovers if item not in named],
         )
 
 
@@ -141,18 +156,23 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
 
 
 def result_from_dict(data: Mapping[str, Any]) -> CheckResult:
+    """A result a ``result_to_dict`` made; ValueError, naming the first bad field, when it is not one."""
+    return _result_from_saved(saved_result(data))
+
+
+def _result_from_saved(saved: SavedResult) -> CheckResult:
     return CheckResult(
-        status=Status[data["status"]],
-        title=data.get("title"),
-        description=data.get("description"),
-        reason=data.get("reason"),
-        data=data.get("data"),
-        tags=set(data.get("tags") or ()),
-        resource_type=data.get("resource_type"),
-        exchanges=[Exchange.from_dict(item) for item in data.get("exchanges") or ()],
-        section=data.get("section"),
-        rfc=data.get("rfc", 7644),
-        leftovers=list(data.get("leftovers") or ()),
+        status=Status[saved.status],
+        title=saved.title,
+        description=saved.description,
+        reason=saved.reason,
+        data=saved.data,
+        tags=set(saved.tags),
+        resource_type=saved.resource_type,
+        exchanges=[Exchange.from_dict(exchange.model_dump()) for exchange in saved.exchanges],
+        section=saved.section,
+        rfc=saved.rfc,
+        leftovers=list(saved.leftovers),
     )
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
+import sys
 import time
+from contextlib import suppress
 
 from textual.app import App
 from textual.binding import Binding
@@ -11,7 +15,9 @@ from textual.screen import ModalScreen
 
 from scim_tui.demo import stop_shared_server
 from scim_tui.profiles import Profile
+from scim_tui.signals import STOPPING_SIGNALS
 from scim_tui.tui.commands import ScreenCommands
+from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.run import Clock
 from scim_tui.tui.screens.run import RunScreen
@@ -29,14 +35,35 @@ class ScimTuiApp(App[None]):
         super().__init__()
         self.profile = profile
         self.clock = clock
+        self.stopped_by: signal.Signals | None = None
+        """The signal that ended the app (SIGTERM, SIGHUP), if one did."""
+        self.last_run_end: RunFinished | None = None
+        """How the last run ended, told by its thread (it may end after the app stopped listening)."""
+
+    def remember_run_end(self, finished: RunFinished) -> None:
+        """Called from a run's thread as it ends."""
+        self.last_run_end = finished
 
     def on_mount(self) -> None:
         # What the imports built lives until exit: out of the collector's full passes, which
         # otherwise stall the screen ~80 ms each once a run has 10,000 results.
         gc.freeze()
+        self._listen(STOPPING_SIGNALS)
         self.push_screen(ProfilesScreen())
         if self.profile is not None:
             self.open_run(self.profile)
+
+    def _listen(self, signals: tuple[int, ...]) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in signals:
+            with suppress(NotImplementedError, RuntimeError, ValueError):  # no signals here (another platform, another thread)
+                loop.add_signal_handler(signum, self.stop_on_signal, signum)
+
+    def stop_on_signal(self, signum: int) -> None:
+        """SIGTERM or SIGHUP ends the app as `q` does: a running run is cancelled, and its checks
+        delete what they created before the process exits (128 + the signal's number)."""
+        self.stopped_by = signal.Signals(signum)
+        self.exit(return_code=128 + signum)
 
     def open_run(self, profile: Profile) -> None:
         """Open the run screen of a profile above the current screen."""
@@ -54,6 +81,10 @@ class ScimTuiApp(App[None]):
         for worker in self.workers:
             if worker.group == "checks":
                 worker.cancel()
+        loop = asyncio.get_running_loop()
+        for signum in STOPPING_SIGNALS:
+            with suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
         stop_shared_server()
         gc.unfreeze()
 
@@ -63,6 +94,16 @@ def is_form(screen: object) -> bool:
     return isinstance(screen, ModalScreen) or getattr(screen, "FORM", False)
 
 
-def run_app(profile: Profile | None = None) -> None:
-    """Run the app in the terminal until the user quits."""
-    ScimTuiApp(profile).run()
+def run_app(profile: Profile | None = None) -> int:
+    """Run the app in the terminal until the user quits (or a signal ends it); return the exit status.
+
+    The process waits, before it exits, for a cancelled run's checks to delete what they created.
+    """
+    app = ScimTuiApp(profile)
+    app.run()
+    if app.stopped_by is not None:
+        report = app.last_run_end.report if app.last_run_end is not None else None
+        left = f"; left on the server: {', '.join(report.leftovers)}" if report is not None and report.leftovers else ""
+        with suppress(OSError):  # a closed terminal (SIGHUP) takes standard error with it
+            print(f"scim-tui: terminated ({app.stopped_by.name}): a running run's checks deleted what they had created{left}.", file=sys.stderr)
+    return app.return_code or 0

@@ -7,7 +7,7 @@ from pathlib import Path
 from scim_tui.profiles import slug
 from scim_tui.reports import EXTENSIONS
 from scim_tui.reports import RunReport
-from scim_tui.reports import write_report
+from scim_tui.reports import report_pieces
 
 
 def export_report(report: RunReport, format: str, directory: Path) -> Path:  # noqa: A002
@@ -16,12 +16,11 @@ def export_report(report: RunReport, format: str, directory: Path) -> Path:  # n
     Raises OSError when the directory cannot be written.
     """
     stem = f"scim-tui-{slug(report.profile or '') or 'run'}-{report.started_at:%Y%m%d-%H%M%S}"
-    content = write_report(report, format)
     for attempt in range(1, 1000):
         path = directory / f"{stem}{'' if attempt == 1 else f'-{attempt}'}.{EXTENSIONS[format]}"
         try:
             with path.open("x", encoding="utf-8") as file:
-                file.write(content)
+                file.writelines(report_pieces(report, format))
         except FileExistsError:
             continue
         return path

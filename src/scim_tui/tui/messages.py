@@ -40,7 +40,7 @@ class RunFinished(RunMessage):
     """The run ended: completely, cancelled, or stopped by an error (one line, no traceback).
 
     ``report`` holds what the run gave; ``changes`` what changed since the profile's
-    previous recorded run; ``warning`` a problem that did not stop the run.
+    previous recorded run; ``warnings`` the problems that did not stop the run, a line each.
     """
 
     def __init__(
@@ -50,14 +50,13 @@ class RunFinished(RunMessage):
         error: str | None = None,
         report: RunReport | None = None,
         changes: RunChanges | None = None,
-        warning: str | None = None,
     ) -> None:
         super().__init__(run_id)
         self.cancelled = cancelled
         self.error = error
         self.report = report
         self.changes = changes
-        self.warning = warning
+        self.warnings: list[str] = []
 
 
 class ResourceTypesFound(Message):

@@ -26,8 +26,6 @@ from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import open_client
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
-from scim_tui.profiles import load_profiles
-from scim_tui.profiles import save_profile
 from scim_tui.reports import RunReport
 from scim_tui.reports.model import redacted
 from scim_tui.tui.messages import ResourceTypesFound
@@ -57,26 +55,18 @@ class RunRequest:
         return self.only is None
 
 
-def remember_selection(profile: Profile, selection: Selection) -> None:
-    """Store a selection in the profile's file, if it has one; raises ProfileError.
-
-    The file is read again first and only its selection changes, so an edit made
-    elsewhere since the profile was opened is never written over.
-    """
-    if profile.demo:
-        return
-    stored = next((p for p in load_profiles().profiles if p.name == profile.name), None)
-    if stored is not None and stored.selection != selection:
-        save_profile(stored.model_copy(update={"selection": selection}), previous_name=stored.name)
-
-
 class Runner:
-    """Runs one request in the calling thread and posts its progress."""
+    """Runs one request in the calling thread and posts its progress.
 
-    def __init__(self, post: Post, cancelled: Callable[[], bool], interval: float = BATCH_INTERVAL) -> None:
+    `ended` hears of the end too, from the thread itself: the app may have stopped listening
+    for messages by then (it quit, or a signal ended it).
+    """
+
+    def __init__(self, post: Post, cancelled: Callable[[], bool], interval: float = BATCH_INTERVAL, ended: Callable[[RunFinished], None] | None = None) -> None:
         self.post = post
         self.cancelled = cancelled
         self.interval = interval
+        self.ended = ended
 
     def run(self, request: RunRequest) -> None:
         finished = RunFinished(request.run_id)
@@ -85,12 +75,15 @@ class Runner:
         except Exception as exc:  # a bad profile or an unreachable server: one line, never a traceback
             finished.error = describe_error(exc)
         finished.cancelled = self.cancelled()
+        if self.ended is not None:
+            self.ended(finished)
         self.post(finished)
 
     def _stream(self, request: RunRequest) -> RunFinished:
         run_id = request.run_id
         started_at, started = datetime.now(UTC), time.monotonic()
         everything: list[CheckResult] = []
+        late: list[str] = []
         with open_client(request.profile) as connection:
             results = iter_checks(
                 connection.client,
@@ -99,6 +92,7 @@ class Runner:
                 secrets=connection.secrets,
                 on_plan=lambda planned: self.post(RunPlanned(run_id, planned)),
                 cancelled=self.cancelled,
+                on_leftovers=late.extend,
             )
             batch: list[CheckResult] = []
             sent = time.monotonic()
@@ -125,6 +119,7 @@ class Runner:
             profile=request.profile.name,
             selection=request.selection,
             secrets=connection.secrets,
+            closing_leftovers=late,
         )
         finished = RunFinished(run_id, report=report)
         if request.recorded and not self.cancelled():
@@ -133,12 +128,16 @@ class Runner:
 
 
 def remember_run(report: RunReport, finished: RunFinished) -> None:
-    """Record a complete run and tell, on ``finished``, what changed since the previous one."""
+    """Record a complete run and tell, on ``finished``, what changed since the previous one.
+
+    A history file that cannot be read is set aside with a warning; the run is not affected.
+    """
+    warn = finished.warnings.append
     try:
-        previous = history.latest(report.profile or "")
-        history.record(report)
+        previous = history.latest_summary(report.profile or "", warn=warn)
+        history.record(report, warn=warn)
     except OSError as exc:
-        finished.warning = f"The run was not saved in the history: {describe_error(exc)}"
+        warn(f"The run was not saved in the history: {describe_error(exc)}")
         return
     if previous is not None:
         finished.changes = history.compare(previous, report)

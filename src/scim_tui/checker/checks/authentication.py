@@ -20,8 +20,8 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import is_sensitive
-from scim_tui.checker.exchanges import redacted_secrets
 from scim_tui.checker.features import service_provider_config
+from scim_tui.checker.recorder import run_secrets
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -79,7 +79,7 @@ def unauthenticated_access(context: CheckContext, resource_type: ResourceType) -
     claimed = ", ".join(sorted({str(scheme.name or scheme.type) for scheme in schemes}))
     kinds = list(dict.fromkeys(SCHEME_KINDS[str(s.type)] for s in schemes if str(s.type) in SCHEME_KINDS)) or ["bearer"]
     attempts = [("without credentials", None)] + [(KIND_LABELS[kind], forged(kind)) for kind in kinds]
-    known = redacted_secrets(context.client)
+    known = run_secrets(context.client)
     results = []
     for label, authorization in attempts:
         mark = len(context.exchanges)

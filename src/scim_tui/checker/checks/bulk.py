@@ -17,7 +17,6 @@ from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.features import claims
 from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import build_resource
@@ -135,7 +134,7 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
         {"method": "DELETE", "path": reference},
     ]
     answer = _post(context, _body(operations))
-    created = _register_created(context, model, endpoint, answer, [data, replacement])
+    created = _created_id(answer)
     if answer.outcomes is None:
         return results_of(context, mark, [_not_a_bulk_response(answer, "POST /Bulk")])
     post, put, delete = (_reported(answer.outcomes, method) for method in ("POST", "PUT", "DELETE"))
@@ -196,36 +195,10 @@ def _confirm_deletion(context: CheckContext, path: str, resource_id: str, result
     return CheckResult(Status.SUCCESS, reason=f"{result.reason} GET {path} then answered 404.", data=result.data)
 
 
-def _register_created(
-    context: CheckContext, model: type[Resource[Any]], endpoint: str, answer: Answer, sent: list[dict[str, Any]]
-) -> str | None:
-    """Register for deletion what the bulk's POST created, and return its id.
-
-    The id comes from the POST's location; when the answer tells none, the resource is
-    looked for by the names it was sent with, so that it is deleted all the same.
-    """
+def _created_id(answer: Answer) -> str | None:
+    """The id of the resource the bulk's POST created, from its location."""
     post = _reported(answer.outcomes or [], "POST")
-    if post is not None and post.failed:
-        ids = []
-    elif post is not None and post.resource_id:
-        ids = [post.resource_id]
-    else:
-        ids = _found_by_name(context, model, endpoint, sent)
-    for resource_id in ids:
-        context.resource_manager.register(model.model_construct(id=resource_id))
-    return ids[0] if len(ids) == 1 else None
-
-
-def _found_by_name(context: CheckContext, model: type[Resource[Any]], endpoint: str, sent: list[dict[str, Any]]) -> list[str]:
-    """The ids of the resources of `endpoint` named as one of the `sent` resources (needs filter)."""
-    name = name_attribute(model)
-    if name is None or not claims(context, "filter"):
-        return []
-    names = sorted({str(data[name.name]) for data in sent if data.get(name.name)})
-    query = " or ".join(f'{name.name} eq "{value}"' for value in names)
-    found = body_of(context.client.request("GET", endpoint, params={"filter": query}))
-    resources = found.get("Resources") if isinstance(found, dict) else None
-    return [str(item["id"]) for item in resources or [] if isinstance(item, dict) and item.get("id")]
+    return post.resource_id if post is not None and not post.failed else None
 
 
 @checker("bulk", "bulk:fail-on-errors", section="3.7.3")

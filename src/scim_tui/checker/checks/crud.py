@@ -15,6 +15,7 @@ from scim2_models import SearchRequest
 
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.guard import resource_url
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -24,9 +25,9 @@ MAX_PAGES = 20
 
 
 def resource_path(context: CheckContext, model: type[Resource[Any]], resource_id: str | None = None) -> str:
-    """The path of a model's endpoint, or of one of its resources."""
+    """The path of a model's endpoint, or of one of its resources (its id one quoted path segment)."""
     endpoint = context.client.resource_endpoint(model)
-    return f"{endpoint}/{resource_id}" if resource_id else endpoint
+    return resource_url(endpoint, resource_id) if resource_id else endpoint
 
 
 def find_in_pages(

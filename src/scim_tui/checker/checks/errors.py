@@ -17,7 +17,6 @@ from scim2_models import PatchOp
 from scim2_models import Resource
 from scim2_models import Uniqueness
 
-from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
@@ -26,6 +25,7 @@ from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import UNIQUE
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
@@ -34,9 +34,6 @@ from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
-
-UNIQUE = (Uniqueness.server, Uniqueness.global_)
-
 
 INVALID_SYNTAX = Refusal(400, "invalidSyntax", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
 MISSING_REQUIRED = Refusal(400, "invalidValue", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
@@ -47,15 +44,10 @@ UNMATCHED_FILTER = Refusal(400, "noTarget", "RFC 7644 §3.5.2.3, SHALL")
 
 
 def _post(context: CheckContext, model: type[Resource[Any]], request: str, body: Any, refusal: Refusal) -> CheckResult:
-    """POST a creation the server should refuse, and judge the answer.
-
-    A creation the server accepted all the same is registered for deletion.
-    """
+    """POST a creation the server should refuse, and judge the answer (a creation it accepted all
+    the same is deleted, as every creation of the run)."""
     mark = len(context.exchanges)
     response = send_json(context, "POST", resource_path(context, model), body)
-    payload = body_of(response)
-    if 200 <= response.status_code < 300 and isinstance(payload, dict) and payload.get("id"):
-        context.resource_manager.register(model.model_construct(id=str(payload["id"])))
     return results_of(context, mark, [judge_refusal(f"POST {resource_path(context, model)} {request}", response, refusal)])[0]
 
 

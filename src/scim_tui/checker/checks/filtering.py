@@ -203,12 +203,13 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
         return [without_name_attribute(model, "filter on")]
     named = Named(attribute, unique_prefix("filter"))
     typed = typed_filter_attribute(model)
-    extra: dict[str, dict[str, Any]] = {"alpha-one": {"externalId": f"{named.prefix}external"}}
+    # Only alpha-one holds an externalId: the others are made without one (for the pr rule).
+    extra: dict[str, dict[str, Any]] = {"alpha-one": {"externalId": f"{named.prefix}external"}, "beta-two": {"externalId": None}, "gamma-two": {"externalId": None}}
     if typed is not None:
         found, other = _typed_values(context, typed)
         extra["alpha-one"][typed.name] = [found]
         if other is not None:
-            extra["beta-two"] = {typed.name: [other]}
+            extra["beta-two"][typed.name] = [other]
     alpha = create_named(context, model, named, ("alpha-one", "beta-two", "gamma-two"), extra)[0]
     rules = _rules(named, alpha, typed, extra["alpha-one"])
     for skipped_rule in (rule for rule in rules if isinstance(rule, CheckResult)):

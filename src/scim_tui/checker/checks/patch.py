@@ -7,7 +7,6 @@ from copy import deepcopy
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
-from urllib.parse import urlencode
 
 from scim2_models import Mutability
 from scim2_models import PatchOp
@@ -20,7 +19,6 @@ from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import normalized
 from scim_tui.checker.checks.comparison import paths_of
-from scim_tui.checker.checks.comparison import set_value_at
 from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
@@ -52,20 +50,18 @@ PATCH_ANSWER = "the PATCH answer"
 READ_BACK = "a GET after the 204 answer"
 
 
-def send_patch(context: CheckContext, target: Target, operations: list[dict[str, Any]], attributes: list[str]) -> tuple[dict[str, Any], str]:
-    """Send PATCH operations (JSON) asking for `attributes` back; return the resource seen, as
-    JSON, and where it came from (PATCH_ANSWER or READ_BACK).
+def send_patch(context: CheckContext, target: Target, operations: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    """Send PATCH operations (JSON) as clients do; return the resource seen, as JSON, and where it
+    came from (PATCH_ANSWER or READ_BACK).
 
-    With the "attributes" parameter the server MUST answer 200 with the resource (RFC 7644
-    §3.5.2), here only the attributes asked for, so no GET is needed to see the effect. A
-    server that answers 204 all the same is read back with a GET.
+    The server answers 200 with the resource or 204 without a body (RFC 7644 §3.5.2); after a
+    204 the resource is read back with a GET. No "attributes" goes with the request: a server
+    that mishandles it would fail every PATCH for that one reason, and the projection checks
+    test it once.
     """
     # The body a PatchOp model would give, built as JSON: the server, not the client, judges it.
     patch_op = {"schemas": [str(PatchOp.__schema__)], "Operations": operations}
-    url = f"{target.url}?{urlencode({'attributes': ','.join(attributes)}, safe=':,')}"
-    answer = context.client.modify(
-        target.model, target.id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=url
-    )
+    answer = context.client.modify(target.model, target.id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=target.url)
     if isinstance(answer, Resource):
         return answer.model_dump(), PATCH_ANSWER
     if context.exchanges and context.exchanges[-1].status_code == 200:
@@ -77,13 +73,10 @@ def send_patch(context: CheckContext, target: Target, operations: list[dict[str,
 
 
 def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> tuple[dict[str, Any], str]:
-    """Send one PATCH operation asking for `path` back, and update what is known of the resource."""
+    """Send one PATCH operation, and update what is known of the resource."""
     operation = {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
-    seen, source = send_patch(context, target, [operation], [str(path)])
-    if source == PATCH_ANSWER:
-        set_value_at(target.current, path, value_at(seen, path))
-    else:
-        target.current = deepcopy(seen)  # later answers update it; the result keeps what was seen
+    seen, source = send_patch(context, target, [operation])
+    target.current = deepcopy(seen)  # later answers replace it; the result keeps what was seen
     return seen, source
 
 
@@ -108,6 +101,8 @@ def _run(
         return [CheckResult(Status.SKIPPED, reason=f"No attribute of {model.__name__} can be {verb}.")]
     created = context.resource_manager.create_and_register(model, fill_all=fill_all)
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
+    # An immutable value given at creation (a unique one, to tell the resource apart) is set for good.
+    paths = [(path, attribute) for path, attribute in paths if attribute.mutability != Mutability.immutable or unassigned(value_at(target.current, path))]
     results = []
     for path, attribute in reversed(paths) if children_first else paths:
         results.append(checked(context, partial(check_one, context, target, path, attribute), str(path)))
@@ -117,13 +112,20 @@ def _run(
 def _written(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], attribute: Attribute) -> CheckResult:
     """PATCH add or replace a new value at `path`, then check the resource holds it."""
     value = attribute_value(context, attribute, avoid=value_at(target.current, path))
-    data, source = _patch(context, target, op, path, value)
+    seen, source = _patch(context, target, op, path, value)
+    data = examined(seen, path)
     if attribute.hidden:
         return CheckResult(Status.SUCCESS, reason=f"{path}: {op.value} accepted; the attribute is never returned, so the value cannot be read back.", data=data)
-    expected, actual = normalized(target.model, path, value), value_at(data, path)
+    expected, actual = normalized(target.model, path, value), value_at(seen, path)
     if not matches(expected, actual):
         return CheckResult(Status.ERROR, reason=f"{path}: after {op.value}, {source} holds {shown(actual)} instead of {shown(expected)}.", data=data)
     return CheckResult(Status.SUCCESS, reason=f"{path}: the value given by {op.value} is in {source}.", data=data)
+
+
+def examined(resource: dict[str, Any], path: Path[Any]) -> dict[str, Any]:
+    """What a result keeps of the resource it judged: the value at its path (the exchange holds
+    the whole answer; thousands of results holding whole resources would weigh hundreds of MB)."""
+    return {str(path): value_at(resource, path)}
 
 
 def _add_one(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> CheckResult:
@@ -138,10 +140,11 @@ def _remove_one(context: CheckContext, target: Target, path: Path[Any], attribut
     """PATCH remove `path` (given a value first when it has none), then check the resource no longer holds it."""
     if not attribute.hidden and unassigned(value_at(target.current, path)):
         _patch(context, target, PatchOperation.Op.add, path, attribute_value(context, attribute))
-    data, source = _patch(context, target, PatchOperation.Op.remove, path)
+    seen, source = _patch(context, target, PatchOperation.Op.remove, path)
+    data = examined(seen, path)
     if attribute.hidden:
         return CheckResult(Status.SUCCESS, reason=f"{path}: remove accepted; the attribute is never returned, so its absence cannot be read back.", data=data)
-    left = value_at(data, path)
+    left = value_at(seen, path)
     if not unassigned(left):
         return CheckResult(Status.ERROR, reason=f"{path}: after remove, {source} still holds {shown(left)}.", data=data)
     return CheckResult(Status.SUCCESS, reason=f"{path}: the attribute is gone from {source}.", data=data)
@@ -166,7 +169,7 @@ def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> li
     Creates a resource with its required attributes only, then adds a value to
     every writable, optional attribute path in turn: base attributes, the
     sub-attributes of complex attributes, and extension attributes addressed by
-    their schema URN. Each PATCH asks for its path back (attributes=<path>).
+    their schema URN, each PATCH sent as clients send it (no "attributes").
     One result per path: SUCCESS when the 200 answer holds the value (or a GET
     does, after a 204); ERROR when the request fails or the value is missing.
     SKIPPED when nothing can be added, or when the ServiceProviderConfig does not
@@ -182,7 +185,7 @@ def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) ->
     Creates a resource with every writable attribute filled, then removes every
     optional, mutable attribute path in turn (base attributes, sub-attributes,
     extension attributes by URN; sub-attributes before the attribute holding
-    them), giving it a value first when an earlier removal took it away. Each PATCH asks for its path back (attributes=<path>). One
+    them), giving it a value first when an earlier removal took it away. One
     result per path: SUCCESS when the answer (or a GET after a 204) no longer
     holds the attribute; ERROR when the request fails or the attribute is still
     there. SKIPPED when nothing can be removed, or when the ServiceProviderConfig
@@ -198,8 +201,7 @@ def check_replace_attribute(context: CheckContext, model: type[Resource[Any]]) -
 
     Creates a resource with every writable attribute filled, then replaces the
     value of every mutable attribute path in turn (base attributes,
-    sub-attributes, extension attributes by URN), asking for the path back
-    (attributes=<path>). One result per path: SUCCESS when the answer (or a GET
+    sub-attributes, extension attributes by URN). One result per path: SUCCESS when the answer (or a GET
     after a 204) holds the new value; ERROR when the request fails or the old
     value stays. SKIPPED when nothing can be replaced, or when the
     ServiceProviderConfig does not claim PATCH support.

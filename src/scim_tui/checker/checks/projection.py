@@ -46,6 +46,7 @@ from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.guard import resource_url
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -140,7 +141,7 @@ class Subject:
 
     @property
     def path(self) -> str:
-        return f"{self.endpoint}/{self.id}"
+        return resource_url(self.endpoint, self.id)
 
 
 def _write_projection(subject: Subject, projection: Projection) -> Projection:
@@ -151,14 +152,12 @@ def _write_projection(subject: Subject, projection: Projection) -> Projection:
 
 
 def _created(context: CheckContext, subject: Subject, asking: Projection) -> CheckResult:
-    """POST the resource asking for one attribute; register it for deletion whatever the answer."""
+    """POST the resource asking for one attribute (deleted afterwards, as every creation of the run)."""
     label = f"POST {subject.endpoint}?{asking.text}"
     response = send_json(context, "POST", subject.endpoint, subject.payload, params=asking.query)
     payload = body_of(response)
     if 200 <= response.status_code < 300:
         subject.id = _created_id(payload, response)
-        if subject.id:
-            context.resource_manager.register(subject.model.model_construct(id=subject.id))
     resource, failure = answered_resource(label, response, 201)
     if failure:
         return failure

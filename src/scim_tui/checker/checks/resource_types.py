@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from scim2_models import ListResponse
 from scim2_models import ResourceType
 from scim2_models import Schema
 
+from scim_tui.checker.answers import expected
 from scim_tui.checker.checks.probes import answers_not_found
 from scim_tui.checker.checks.probes import refuses_write_methods
 from scim_tui.checker.checks.probes import results_of
@@ -19,7 +21,7 @@ from scim_tui.checker.results import Status
 def published_resource_types(context: CheckContext) -> list[ResourceType]:
     """GET /ResourceTypes. Each check reads it itself, so its exchanges show what it judged;
     the engine reuses the answer to describe the server."""
-    response = context.client.query(ResourceType, expected_status_codes=context.expected_status_codes)
+    response = expected(context.client.query(ResourceType, expected_status_codes=context.expected_status_codes), ListResponse)
     context.discovery.resource_types = list(response.resources or [])
     return context.discovery.resource_types
 

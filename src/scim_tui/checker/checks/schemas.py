@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from scim2_models import ListResponse
 from scim2_models import ResourceType
 from scim2_models import Schema
 from scim2_models import ServiceProviderConfig
 
+from scim_tui.checker.answers import expected
 from scim_tui.checker.checks.probes import answers_not_found
 from scim_tui.checker.checks.probes import refuses_write_methods
 from scim_tui.checker.checks.probes import results_of
@@ -24,7 +26,7 @@ CORE_SCHEMAS = {
 def published_schemas(context: CheckContext) -> list[Schema]:
     """GET /Schemas. Each check reads it itself, so its exchanges show what it judged;
     the engine reuses the answer to describe the server."""
-    response = context.client.query(Schema, expected_status_codes=context.expected_status_codes)
+    response = expected(context.client.query(Schema, expected_status_codes=context.expected_status_codes), ListResponse)
     context.discovery.schemas = list(response.resources or [])
     return context.discovery.schemas
 

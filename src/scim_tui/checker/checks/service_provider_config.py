@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from scim2_models import ServiceProviderConfig
 
+from scim_tui.checker.answers import expected
 from scim_tui.checker.checks.probes import refuses_write_methods
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.registry import checker
@@ -18,7 +19,8 @@ def service_provider_config_endpoint(context: CheckContext) -> list[CheckResult]
     SUCCESS when it does; ERROR when the endpoint is unreachable, answers an
     unexpected status, or answers an object that is not a valid ServiceProviderConfig.
     """
-    config = context.client.query(ServiceProviderConfig, expected_status_codes=context.expected_status_codes)
+    answer = context.client.query(ServiceProviderConfig, expected_status_codes=context.expected_status_codes)
+    config = expected(answer, ServiceProviderConfig)
     context.discovery.service_provider_config = config
     supported = [
         name

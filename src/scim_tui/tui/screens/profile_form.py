@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from dataclasses import field
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -31,16 +32,22 @@ from textual.widgets import Static
 from textual.widgets import Switch
 from textual.widgets import TextArea
 
+from scim_tui.choices import TIMEOUT
 from scim_tui.profiles import DEMO_NAME
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import TLS
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.profiles import ProfileChanged
 from scim_tui.profiles import ProfileError
+from scim_tui.profiles import ProfileSource
 from scim_tui.profiles import load_profiles
+from scim_tui.profiles import parse_source
 from scim_tui.profiles import save_profile
 from scim_tui.profiles import slug
+from scim_tui.tui.screens.changed_on_disk import ChangedOnDiskScreen
+from scim_tui.tui.screens.changed_on_disk import Resolution
 
 AUTH_LABELS = {
     AuthKind.NONE: "None",
@@ -105,12 +112,13 @@ def name_problem(name: str, taken: dict[str, str]) -> str | None:
 
 
 def timeout_problem(timeout: str) -> str | None:
+    """The Timeout field's problem, with the range a profile file is held to (profiles.TIMEOUT)."""
     try:
         seconds = float(timeout)
     except ValueError:
-        return "Enter the timeout as a number of seconds, e.g. 30."
-    if not seconds > 0 or seconds == float("inf"):
-        return "The timeout must be a positive number of seconds, e.g. 30."
+        return f"Enter the Timeout (seconds) as {TIMEOUT.unit}, e.g. {TIMEOUT.example}."
+    if not TIMEOUT.low <= seconds <= TIMEOUT.high:  # nan and inf fail this too
+        return f"The Timeout (seconds) must be {TIMEOUT.describe()}, e.g. {TIMEOUT.example}."
     return None
 
 
@@ -248,7 +256,11 @@ class HeaderRow(Horizontal):
 
 
 class ProfileFormScreen(Screen[Profile | None]):
-    """Create a profile (no profile given), edit one, or save a copy of one (``duplicate``)."""
+    """Create a profile (no profile given), edit one, or save a copy of one (``duplicate``).
+
+    ``source`` is the file the edited profile was read from, as it was then: a save finds out
+    when the file changed on disk since (another scim-tui, an editor) and asks what to do.
+    """
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", id="profile_form.save", priority=True),
@@ -258,10 +270,11 @@ class ProfileFormScreen(Screen[Profile | None]):
     FORM = True
     """Keys type into the form: `q` is a letter here, not a way out of the app."""
 
-    def __init__(self, profile: Profile | None = None, *, duplicate: bool = False) -> None:
+    def __init__(self, profile: Profile | None = None, *, duplicate: bool = False, source: ProfileSource | None = None) -> None:
         super().__init__()
         self.base = profile
         self.previous_name = profile.name if profile and not duplicate else None
+        self.source = None if duplicate else source
         self.touched: set[str] = set()
         """The fields the user changed: only their problems are shown, until a save is attempted."""
         self.show_all = False
@@ -306,8 +319,14 @@ class ProfileFormScreen(Screen[Profile | None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.prepare()
+
+    def prepare(self) -> None:
+        """Set the form up for the profile it edits (again after a reload from disk)."""
         self.title = f"Edit {self.previous_name}" if self.previous_name else "New profile"
         self.taken = {slug(profile.name): profile.name for profile in load_profiles().profiles if profile.name != self.previous_name}
+        self.touched.clear()
+        self.show_all = False
         self.show_auth_fields()
         # Focusing before the first layout would scroll the form past the name's label.
         self.query_one("#name", Input).focus(scroll_visible=False)
@@ -388,13 +407,39 @@ class ProfileFormScreen(Screen[Profile | None]):
             status.update(Text(f"Not saved: fix the {which} marked in red."))
             self.focus_first(problems)
             return
-        profile = build_profile(self.values(), self.base)
+        self.save(build_profile(self.values(), self.base), self.source)
+
+    def save(self, profile: Profile, source: ProfileSource | None) -> None:
+        status = self.query_one("#form-status", Static)
         try:
-            save_profile(profile, previous_name=self.previous_name)
+            saved = save_profile(profile, previous_name=self.previous_name, source=source)
+        except ProfileChanged as changed:
+            self.app.push_screen(ChangedOnDiskScreen(f"{changed} What now?"), partial(self.resolve, changed.now))
+            return
         except ProfileError as error:
             status.update(Text(f"Not saved: {error}"))
             return
+        if saved.notice:
+            self.app.notify(saved.notice, severity="warning", markup=False)
         self.dismiss(profile)
+
+    async def resolve(self, now: ProfileSource | None, choice: Resolution | None) -> None:
+        """Act on the user's answer about a file that changed on disk (``now``: the file as it is; None if gone)."""
+        current = parse_source(now) if now is not None else None
+        if choice is Resolution.OVERWRITE:
+            # What the form shows wins; what it does not show (jobs, a selection, ...) is the file's now.
+            self.save(build_profile(self.values(), current if isinstance(current, Profile) else self.base), now)
+        elif choice is Resolution.RELOAD and isinstance(current, Profile):
+            self.base, self.source, self.previous_name = current, now, current.name
+            await self.recompose()
+            self.prepare()
+            self.query_one("#form-status", Static).update(Text(f"Reloaded {self.base.name} from disk: your edits were dropped."))
+        elif choice is Resolution.RELOAD:
+            what = "was deleted" if now is None else "is broken now"
+            self.app.notify(f"The profile's file {what}: nothing to reload; see the profiles list.", severity="warning", markup=False)
+            self.dismiss(None)
+        else:
+            self.query_one("#form-status", Static).update(Text("Not saved: the file changed on disk. Save again to choose once more."))
 
     def focus_first(self, problems: dict[str, str]) -> None:
         """Focus the topmost field that has a problem, so the user starts there."""

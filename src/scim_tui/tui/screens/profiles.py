@@ -30,9 +30,10 @@ from scim_tui.profiles import AuthKind
 from scim_tui.profiles import BrokenProfile
 from scim_tui.profiles import Profile
 from scim_tui.profiles import ProfileError
+from scim_tui.profiles import ProfileSource
 from scim_tui.profiles import delete_profile
 from scim_tui.profiles import load_profiles
-from scim_tui.reports.model import RunReport
+from scim_tui.reports.summary import RunSummary
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import AUTH_LABELS
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
@@ -70,13 +71,13 @@ def tls_summary(profile: Profile) -> str:
     return ", ".join(parts)
 
 
-def last_run_summary(report: RunReport | None) -> str:
+def last_run_summary(report: RunSummary | None) -> str:
     if report is None:
         return "never run"
     return f"{report.started_at.astimezone():%Y-%m-%d %H:%M} · {report.summary_line()}"
 
 
-def profile_details(profile: Profile, last_run: RunReport | None) -> Table:
+def profile_details(profile: Profile, last_run: RunSummary | None) -> Table:
     rows = [
         ("Name", profile.name),
         ("URL", "the built-in demo server, started on a loopback port when needed" if profile.demo else profile.url),
@@ -140,7 +141,9 @@ class ProfilesScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[Entry] = []
-        self.last_runs: dict[str, RunReport | None] = {}
+        self.sources: dict[str, ProfileSource] = {}
+        """Each profile's file as it was read, so an edit can tell a change made on disk since."""
+        self.last_runs: dict[str, RunSummary | None] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -162,6 +165,7 @@ class ProfilesScreen(Screen[None]):
         """Read the profiles from disk again, keeping (or moving) the highlight by name."""
         listing = load_profiles()
         self.entries = [Profile.demo_profile(), *listing.profiles, *listing.broken]
+        self.sources = listing.sources
         self.last_runs = {}
         options = self.query_one("#profile-list", OptionList)
         options.clear_options()
@@ -203,10 +207,10 @@ class ProfilesScreen(Screen[None]):
         elif entry is not None:
             details.update(profile_details(entry, self.last_run(entry.name)))
 
-    def last_run(self, name: str) -> RunReport | None:
+    def last_run(self, name: str) -> RunSummary | None:
         """The latest run of a profile, read from disk once per reload, not on every cursor move."""
         if name not in self.last_runs:
-            self.last_runs[name] = history.latest(name)
+            self.last_runs[name] = history.latest_summary(name, warn=lambda line: self.notify(line, severity="warning", markup=False))
         return self.last_runs[name]
 
     def action_open(self) -> None:
@@ -218,7 +222,7 @@ class ProfilesScreen(Screen[None]):
 
     def action_edit(self) -> None:
         if profile := self.selected_profile("edit", editable=True):
-            self.app.push_screen(ProfileFormScreen(profile), self.form_closed)
+            self.app.push_screen(ProfileFormScreen(profile, source=self.sources.get(profile.name)), self.form_closed)
 
     def action_duplicate(self) -> None:
         if profile := self.selected_profile("duplicate"):

@@ -26,6 +26,7 @@ from textual.worker import Worker
 from textual.worker import WorkerState
 from textual.worker import get_current_worker
 
+from scim_tui import selections
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
@@ -33,7 +34,6 @@ from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import target_url
 from scim_tui.history import RunChanges
 from scim_tui.profiles import Profile
-from scim_tui.profiles import ProfileError
 from scim_tui.profiles import Selection
 from scim_tui.reports import RunReport
 from scim_tui.tui.commands import PaletteCommand
@@ -48,7 +48,6 @@ from scim_tui.tui.run_state import RunState
 from scim_tui.tui.runner import Runner
 from scim_tui.tui.runner import RunRequest
 from scim_tui.tui.runner import find_resource_types
-from scim_tui.tui.runner import remember_selection
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
@@ -86,7 +85,9 @@ class RunScreen(Screen[None]):
 
     def __init__(self, profile: Profile, clock: Clock = time.monotonic) -> None:
         super().__init__()
-        self.profile = profile
+        self.state_warnings: list[str] = []
+        self.profile = profile.model_copy(update={"selection": selections.remembered(profile, warn=self.state_warnings.append)})
+        """The profile, with the selection on screen (remembered in the app's state, never in its file)."""
         self.clock = clock
         self.state = RunState()
         self.view = Filter()
@@ -116,6 +117,8 @@ class RunScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = self.profile.name
+        for warning in self.state_warnings:
+            self.notify(warning, severity="warning", markup=False)
         self.query_one(FilterInput).display = False
         self.query_one(RunStatus).show(self.progress)
         self.query_one(CheckTree).focus()
@@ -175,11 +178,12 @@ class RunScreen(Screen[None]):
         self.rerun(self.state.failed_checks())
 
     def save_selection(self, selection: Selection) -> None:
+        """Remember the selection in the app's state for the next time; the profile's file is never written."""
         self.profile = self.profile.model_copy(update={"selection": selection})
         try:
-            remember_selection(self.profile, selection)
-        except ProfileError as exc:
-            self.notify(str(exc), title="The selection was not saved", severity="warning", markup=False)
+            selections.remember(self.profile.name, selection)
+        except OSError as exc:
+            self.notify(f"The selection will not be remembered: {describe_error(exc)}", severity="warning", markup=False)
 
     def _start(self, request: RunRequest) -> None:
         self.run_id = request.run_id
@@ -195,7 +199,7 @@ class RunScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="checks", exit_on_error=False)
     def run_checks(self, request: RunRequest) -> None:
         worker = get_current_worker()
-        Runner(self.post_message, lambda: worker.is_cancelled).run(request)
+        Runner(self.post_message, lambda: worker.is_cancelled, ended=self.app.remember_run_end).run(request)
 
     def action_cancel(self) -> None:
         self.workers.cancel_group(self, "checks")
@@ -236,8 +240,8 @@ class RunScreen(Screen[None]):
             self._ticker.pause()
         if message.error:
             self.notify(message.error, title="The run stopped", severity="error", markup=False)
-        if message.warning:
-            self.notify(message.warning, severity="warning", markup=False)
+        for warning in message.warnings:
+            self.notify(warning, severity="warning", markup=False)
         self._refresh_results()
         self.refresh_bindings()
 
@@ -259,7 +263,8 @@ class RunScreen(Screen[None]):
         self.progress.done = self.state.checks_done()
         self.progress.counts = self.state.counts()
         self.progress.marks = self.state.marks()
-        self.progress.leftovers = self.state.leftovers()
+        closing = self.report.closing_leftovers if self.report is not None else []
+        self.progress.leftovers = list(dict.fromkeys([*self.state.leftovers(), *closing]))
         self.progress.shown = self.view.statuses
         self.query_one(RunStatus).show(self.progress)
 

@@ -72,6 +72,8 @@ def exchange_body(exchange: Exchange, base_url: str) -> Group:
         Text(""),
         Text("Response", style=section),
     ]
+    if exchange.note:
+        parts.append(Text(f"Note: {exchange.note}", style="italic"))
     if exchange.error is not None:
         parts.append(Text(f"No response: {exchange.error}", style="bold red"))
     else:

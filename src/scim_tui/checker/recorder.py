@@ -1,0 +1,290 @@
+"""The one door every request of a run goes through: the client's ``request`` method, wrapped.
+
+The wrapper
+- asks the guard (guard.py) before sending anything that writes, and tells it what came back;
+- records each exchange for the check running (a ContextVar per check, so checks running at
+  the same time in different threads never see each other's), secrets redacted at capture;
+- sends nothing but clean-up once the run is cancelled, or once the server stopped
+  answering (a few requests in a row without an answer in time): the run then ends early
+  instead of waiting a timeout for every request left.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from collections.abc import Iterator
+from collections.abc import Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+from urllib.parse import urlencode
+from urllib.parse import urljoin
+from urllib.parse import urlsplit
+
+from scim_tui.checker.exchanges import NOTE_EXTENSION
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import Redactor
+from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.guard import WRITE_METHODS
+from scim_tui.checker.guard import Guard
+from scim_tui.checker.guard import WriteRefused
+from scim_tui.checker.secrets import Secrets
+
+MAX_BODY_CHARS = 256 * 1024
+"""Bodies longer than this are cut in the exchange (the check itself saw all of it)."""
+SILENT_AFTER = 3
+"""Requests in a row without an answer in time after which the server is taken as stopped."""
+
+_current: ContextVar[list[Exchange] | None] = ContextVar("scim_tui_exchanges", default=None)
+_cleaning: ContextVar[bool] = ContextVar("scim_tui_cleaning", default=False)
+
+
+class RunCancelled(BaseException):
+    """Raised instead of sending a request once the run is cancelled or the server stopped answering.
+
+    Not an Exception, so that no check's error handling reports it as the server's fault.
+    `reason` says why, as a sentence a skipped result can end with.
+    """
+
+    def __init__(self, reason: str = "the run was cancelled while this check ran"):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class NotSent(Exception):
+    """A clean-up request not sent, because the server stopped answering."""
+
+
+@contextmanager
+def cleaning_up() -> Iterator[None]:
+    """Requests made in this block go out even once the run is cancelled: they delete what it created."""
+    token = _cleaning.set(True)
+    try:
+        yield
+    finally:
+        _cleaning.reset(token)
+
+
+@contextmanager
+def recording() -> Iterator[list[Exchange]]:
+    """Collect, in the returned list, the exchanges made in this context until the block ends."""
+    exchanges: list[Exchange] = []
+    token = _current.set(exchanges)
+    try:
+        yield exchanges
+    finally:
+        _current.reset(token)
+
+
+class Silence:
+    """Counts the requests in a row that got no answer in time, reads and writes apart (a server
+    may hang on every write while it still answers reads). Past SILENT_AFTER of one kind the
+    server is taken as stopped; then a clean-up request that gets no answer ends the clean-up too."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._in_a_row = {True: 0, False: 0}
+        self.reason: str | None = None
+        """Why the run ends early, once the server stopped answering."""
+        self.cleanup_abandoned = False
+
+    def answered(self, method: str) -> None:
+        with self._lock:
+            self._in_a_row[_writes(method)] = 0
+
+    def timed_out(self, method: str, detail: str) -> None:
+        with self._lock:
+            if self.reason is not None and _cleaning.get():
+                self.cleanup_abandoned = True
+            writes = _writes(method)
+            self._in_a_row[writes] += 1
+            if self._in_a_row[writes] >= SILENT_AFTER and self.reason is None:
+                kind = "writes" if writes else "reads"
+                self.reason = f"the server stopped answering {kind} ({SILENT_AFTER} in a row got no answer: {detail}), so the run ended early"
+
+
+def _writes(method: str) -> bool:
+    return method.upper() in WRITE_METHODS
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """Whether a request failed for want of an answer in time (whatever the client engine)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, TimeoutError) or "Timeout" in type(seen).__name__:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class Recorder:
+    """Stands in for a client's ``request`` method: guards, records and stops each call."""
+
+    def __init__(self, client: Any, original: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None):
+        self.client = client
+        self.original = original
+        self.secrets = secrets
+        self.redactor = Redactor(secrets)
+        self.guard = guard
+        self.cancelled = cancelled
+        self.silence = Silence()
+
+    def __call__(self, method: str, url: str, **kwargs: Any) -> Any:
+        self._may_send(method, url)
+        exchanges = _current.get()
+        body = _request_body(kwargs)
+        started = time.perf_counter()
+        try:
+            self.guard.before(method, url, body)
+            response = self.original(method, url, **kwargs)
+        except Exception as exc:
+            if exchanges is not None:
+                exchange = self._request_part(method, url, kwargs, None)
+                exchange.elapsed = time.perf_counter() - started
+                exchange.error = describe_error(exc)
+                exchanges.append(exchange)
+            if not isinstance(exc, WriteRefused):
+                timed_out = is_timeout(exc)
+                if timed_out:
+                    self.silence.timed_out(method, describe_error(exc, 160))
+                self.guard.failed(method, url, body, late=timed_out)
+            raise
+        self.silence.answered(method)
+        if exchanges is not None:
+            exchanges.append(self._exchange(method, url, kwargs, response, time.perf_counter() - started))
+        self.guard.after(method, url, body, response)
+        return response
+
+    @property
+    def stopped(self) -> str | None:
+        """Why no request but clean-up goes out any more, or None."""
+        if self.silence.reason:
+            return self.silence.reason
+        if self.cancelled is not None and self.cancelled():
+            return "the run was cancelled while this check ran"
+        return None
+
+    def _may_send(self, method: str, url: str) -> None:
+        if not _cleaning.get():
+            reason = self.stopped
+            if reason:
+                raise RunCancelled(reason)
+        elif self.silence.cleanup_abandoned:
+            raise NotSent(f"{method} {url} not sent: the server stopped answering, even to the clean-up")
+
+    def _exchange(self, method: str, url: str, kwargs: dict[str, Any], response: Any, elapsed: float) -> Exchange:
+        exchange = self._request_part(method, url, kwargs, response)
+        exchange.elapsed = elapsed
+        exchange.status_code = response.status_code
+        exchange.response_headers = self.redactor.headers(_header_items(response.headers))
+        exchange.response_body = self.redactor.text(_cut(_response_text(response)))
+        exchange.note = (getattr(response, "extensions", None) or {}).get(NOTE_EXTENSION)
+        return exchange
+
+    def _request_part(self, method: str, url: str, kwargs: dict[str, Any], response: Any) -> Exchange:
+        sent = getattr(response, "request", None)
+        if sent is not None and hasattr(sent, "headers") and hasattr(sent, "content"):
+            # httpx2 tells exactly what went on the wire, client default headers included.
+            return Exchange(
+                method=sent.method,
+                url=self.redactor.url(str(sent.url)),
+                request_headers=self.redactor.headers(_header_items(sent.headers)),
+                request_body=self.redactor.text(_cut(sent.content.decode("utf-8", "replace"))) or None,
+            )
+        return Exchange(
+            method=method.upper(),
+            url=self.redactor.url(self._full_url(url, kwargs.get("params"))),
+            request_headers=self.redactor.headers(self._request_headers(kwargs)),
+            request_body=self.redactor.text(_cut(_text_of(_request_body(kwargs)))),
+        )
+
+    def _full_url(self, url: str, params: Any) -> str:
+        base = base_url_of(self.client)
+        full = url
+        if base and not urlsplit(url).scheme:
+            full = urljoin(base.rstrip("/") + "/", url.lstrip("/"))
+        if params:
+            items = params.items() if isinstance(params, Mapping) else params
+            full = f"{full}{'&' if '?' in full else '?'}{urlencode(list(items))}"
+        return full
+
+    def _request_headers(self, kwargs: dict[str, Any]) -> list[tuple[str, str]]:
+        items: list[tuple[str, str]] = []
+        for source in (getattr(self.client, "headers", None), kwargs.get("headers")):
+            if source:
+                items.extend(_header_items(source))
+        if "json" in kwargs:
+            items.append(("Content-Type", "application/scim+json"))
+        return items
+
+
+def base_url_of(client: Any) -> str:
+    """The base URL a client sends its requests under ("" when it tells none)."""
+    base = getattr(client, "base_url", None) or getattr(getattr(client, "client", None), "base_url", None)
+    return str(base or "")
+
+
+def _header_items(headers: Any) -> list[tuple[str, str]]:
+    if hasattr(headers, "multi_items"):
+        return [(str(k), str(v)) for k, v in headers.multi_items()]
+    if hasattr(headers, "items"):
+        return [(str(k), str(v)) for k, v in headers.items()]
+    return [(str(k), str(v)) for k, v in headers]
+
+
+def _response_text(response: Any) -> str:
+    try:
+        return response.text or ""
+    except Exception:  # an undecodable body still makes an exchange
+        return "<the body could not be decoded as text>"
+
+
+def _request_body(kwargs: dict[str, Any]) -> Any:
+    """What a request sends: its JSON (as given), or its content as text or bytes; None without one."""
+    if kwargs.get("json") is not None:
+        return kwargs["json"]
+    return kwargs.get("content") or kwargs.get("data")
+
+
+def _text_of(body: Any) -> str | None:
+    if body is None:
+        return None
+    if isinstance(body, bytes):
+        return body.decode("utf-8", "replace")
+    if isinstance(body, str):
+        return body
+    return json.dumps(body)
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None or len(text) <= MAX_BODY_CHARS:
+        return text
+    return f"{text[:MAX_BODY_CHARS]}\n… ({len(text) - MAX_BODY_CHARS} more characters not kept)"
+
+
+def recorder_of(client: Any) -> Recorder | None:
+    """The recorder installed on a client, if any."""
+    recorder = client.__dict__.get("request")
+    return recorder if isinstance(recorder, Recorder) else None
+
+
+def run_secrets(client: Any) -> list[str]:
+    """The secrets a client's run redacts (none before install_recorder)."""
+    recorder = recorder_of(client)
+    return list(recorder.secrets) if recorder is not None else []
+
+
+def install_recorder(client: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None) -> Recorder:
+    """Wrap the client's request method for one run: its exchanges recorded and redacted, its
+    writes guarded, nothing but clean-up sent once ``cancelled()`` says so.
+
+    Installing again (a second run on the same client) replaces the run's state but keeps one wrapper.
+    """
+    current = recorder_of(client)
+    original = current.original if current is not None else client.request
+    recorder = Recorder(client, original, secrets, guard, cancelled)
+    client.request = recorder
+    return recorder

@@ -1,0 +1,32 @@
+"""The choices the command line offers and the ranges of a profile's numbers, importable without
+the engine (so the command starts fast)."""
+
+from dataclasses import dataclass
+
+FORMATS = ("text", "json", "junit", "markdown")
+"""The report formats."""
+FAIL_ON = ("compliant", "acceptable", "deviation", "error", "critical")
+"""--fail-on: the least bad status that fails a run, from the mildest to the worst."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The range a number of a profile must be in, said the same way by the files, the form and the flags."""
+
+    low: int
+    high: int
+    unit: str
+    """What the number counts, as in "a number of seconds"."""
+    example: int
+    shown: str = ""
+    """The range in words, when its bounds are hard to read (bytes)."""
+
+    def describe(self) -> str:
+        return f"{self.unit} from {self.low} to {self.high}{f' ({self.shown})' if self.shown else ''}"
+
+
+TIMEOUT = Limit(1, 600, "a number of seconds", 30)
+JOBS = Limit(1, 32, "a whole number of checks run at once", 4)
+MAX_RESPONSE_BYTES = Limit(1024, 1024**3, "a whole number of bytes", 10 * 1024 * 1024, shown="1 KiB to 1 GiB")
+LIMITS = {"timeout": TIMEOUT, "jobs": JOBS, "max_response_bytes": MAX_RESPONSE_BYTES}
+"""The numbers of a profile and their ranges, by key."""

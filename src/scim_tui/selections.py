@@ -1,0 +1,65 @@
+"""The app's memory of the checks last chosen for each profile, kept in its own state, not in the profile.
+
+A profile file is the user's: the app never writes it when a run starts. The selection of the
+last run lives in ``<data dir>/selections/<profile>.json``, written atomically. A profile's
+``[selection]`` table, when its file has one, is where the first run starts from. A state file
+that cannot be read is ignored with one warning line: a run never depends on it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
+from scim_tui.profiles import data_dir
+from scim_tui.profiles import storage_name
+from scim_tui.profiles import write_atomically
+
+MAX_STATE_BYTES = 1024 * 1024
+"""A selection takes a few hundred bytes; a state file larger than this is not read."""
+
+log = logging.getLogger(__name__)
+Warn = Callable[[str], object]
+
+
+def selection_file(profile_name: str) -> Path:
+    return data_dir() / "selections" / f"{storage_name(profile_name)}.json"
+
+
+def remembered(profile: Profile, warn: Warn = log.warning) -> Selection:
+    """The selection the run screen starts from: the last one run, else the profile's own."""
+    path = selection_file(profile.name)
+    try:
+        with path.open("rb") as file:
+            content = file.read(MAX_STATE_BYTES + 1)
+        if len(content) > MAX_STATE_BYTES:
+            raise ValueError(f"larger than {MAX_STATE_BYTES} bytes")
+        return Selection.model_validate_json(content)
+    except FileNotFoundError:
+        return profile.selection
+    except (OSError, ValueError) as exc:
+        reason = _reason(exc)
+        warn(f"Ignored the app's remembered selection in {path} ({reason}): the run screen starts from the profile's; delete the file if this repeats.")
+        return profile.selection
+
+
+def remember(profile_name: str, selection: Selection) -> None:
+    """Keep a profile's selection for the next time its run screen opens; raises OSError."""
+    path = selection_file(profile_name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, selection.model_dump_json(indent=1).encode())
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return f"{where}: {first['msg']}" if where else first["msg"]
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)

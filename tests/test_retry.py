@@ -1,0 +1,62 @@
+"""A kept-alive connection the server closes before answering is not a server verdict (issue 15, 5):
+an idempotent request (GET, PUT, DELETE) goes again once on a new connection, visibly; a POST or a
+PATCH never does. The server here answers the first request of each connection, then closes the
+connection as the next one arrives, as servers do after an error or an idle limit."""
+
+from __future__ import annotations
+
+import socket
+
+import httpx2
+import pytest
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import NOTE_EXTENSION
+from scim_tui.connect import open_client
+from scim_tui.profiles import Profile
+from scim_tui.transport import RETRIED
+from tests.servers import RawServer
+from tests.servers import read_request
+
+OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nContent-Length: 2\r\n\r\n{}"
+
+
+def one_answer_per_connection(connection: socket.socket) -> None:
+    read_request(connection)
+    connection.sendall(OK)
+    read_request(connection)  # the next request on this connection: closed without a word
+    connection.close()
+
+
+def test_an_idempotent_request_goes_again_on_a_new_connection():
+    with RawServer(one_answer_per_connection) as server:
+        with open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+            http = connection.client.client
+            first = http.get("/Users")
+            answers = [http.request(method, "/Users/x") for method in ("GET", "PUT", "DELETE")]
+    assert first.status_code == 200 and NOTE_EXTENSION not in first.extensions
+    assert [a.status_code for a in answers] == [200, 200, 200]
+    assert [a.extensions.get(NOTE_EXTENSION) for a in answers] == [RETRIED] * 3
+    assert len(server.connections) == 4, "each retry on a new connection"
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+def test_a_request_that_may_change_something_is_never_sent_twice(method):
+    with RawServer(one_answer_per_connection) as server:
+        with open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+            http = connection.client.client
+            http.get("/Users")
+            with pytest.raises(httpx2.RemoteProtocolError, match="closed the connection before the response was complete"):
+                http.request(method, "/Users", content=b"{}")
+    assert len(server.connections) == 1
+
+
+def test_a_retry_shows_in_the_exchange():
+    with RawServer(one_answer_per_connection) as server:
+        with open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+            results = list(iter_checks(connection.client, CheckConfig(include_tags={"service-provider-config"})))
+    exchanges = [e for r in results for e in r.exchanges]
+    retried = [e for e in exchanges if e.note == RETRIED]
+    assert retried and {e.method for e in retried} <= {"GET", "PUT", "DELETE"}, [(e.method, e.note) for e in exchanges]
+    assert all(e.to_dict()["note"] == RETRIED for e in retried), "the reports carry it"

@@ -1,0 +1,125 @@
+"""Secrets in every form they take never reach an output (issue 14, 6): an OAuth token fetched
+halfway through a run, HTTP Basic's base64, credentials in the URL, the value of any --header,
+and a token endpoint that repeats the client secret. Each server here echoes every request
+header back, so each secret comes back in what the run records."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from scim_tui import history
+from scim_tui.demo import make_app
+from scim_tui.profiles import Auth
+from scim_tui.profiles import AuthKind
+from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
+from scim_tui.profiles import save_profile
+from scim_tui.reports import FORMATS
+from tests.command import scim_tui
+from tests.servers import scim_error
+from tests.test_connect import TokenEndpoint
+from tests.test_secrets import app_outputs
+
+pytestmark = pytest.mark.anyio
+TAGS = "misc,service-provider-config,crud:create"
+CLIENT_SECRET = "cl1ent-s3cret/with+odd=chars"
+
+
+class Echo:
+    """Answers with every request header echoed (X-Echo, and in the 404 of an unknown URL); with
+    `revoke_every`, revokes the bearer token every that many requests, so that the client fetches
+    new ones during its run."""
+
+    def __init__(self, app: Any, revoke_every: int | None = None):
+        self.app = app
+        self.revoke_every = revoke_every
+        self.count = 0
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        self.count += 1
+        if self.revoke_every and self.count % self.revoke_every == 0:
+            self.app.bearer_tokens.clear()
+            self.app.bearer_tokens.add("revoked-them-all")  # an empty set would let anyone in
+        sent = json.dumps({key: value for key, value in environ.items() if key.startswith("HTTP_")})
+        if "/scim-tui-missing-" in environ.get("PATH_INFO", ""):
+            start_response("404 Not Found", [("Content-Type", "application/scim+json"), ("X-Echo", sent)])
+            return [scim_error(404, f"No such path; you sent {sent}")]
+
+        def echoing(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            return start_response(status, [*headers, ("X-Echo", sent)], exc_info)
+
+        return self.app(environ, echoing)
+
+
+def check_outputs(*target: str, env: dict[str, str] | None = None, code: int = 0, tmp_path: Any) -> dict[str, str]:
+    """`scim-tui check` in every format: what it prints, and the report file it writes."""
+    outputs = {}
+    for format in FORMATS:
+        report = tmp_path / f"report.{format}"
+        process = scim_tui("check", *target, "--include-tags", TAGS, "--format", format, "--output", str(report), env=env)
+        assert process.returncode == code, process.stderr
+        outputs[f"check {format}"] = process.stdout + process.stderr + report.read_text()
+    return outputs
+
+
+def history_outputs(profile: str) -> dict[str, str]:
+    return {f"history {path.name}": json.dumps(history.load(path).to_dict()) for path in history.runs(profile)}
+
+
+def leaks(outputs: dict[str, str], secrets: list[str]) -> list[str]:
+    return sorted(where for where, text in outputs.items() for secret in secrets if secret in text)
+
+
+async def test_a_token_fetched_during_the_run_is_redacted_everywhere(serve, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    scim_app = make_app(bearer_tokens=["not-issued-yet"])
+    echo = Echo(scim_app, revoke_every=8)
+    endpoint = TokenEndpoint(scim_app, "checker", CLIENT_SECRET)
+    url, token_url = serve(echo).url, f"{serve(endpoint).url}/token"
+    auth = Auth(kind=AuthKind.OAUTH2, token_url=token_url, client_id="checker", client_secret=CLIENT_SECRET)
+    profile = Profile(name="Rotating", url=url, auth=auth, selection=Selection(include_tags=TAGS.split(",")))
+    save_profile(profile)
+    outputs = check_outputs("--profile", "Rotating", tmp_path=tmp_path)
+    outputs |= await app_outputs(profile)
+    outputs |= history_outputs("Rotating")
+    outputs |= {f"export {path.name}": path.read_text() for path in tmp_path.glob("scim-tui-*.*")}
+    assert len(endpoint.issued) >= 2 * (len(FORMATS) + 1), "each run fetched a token, then others once one was revoked"
+    assert leaks(outputs, [*endpoint.issued, CLIENT_SECRET]) == []
+    assert any("HTTP_AUTHORIZATION" in text and "Bearer ***" in text for text in outputs.values()), "the echo came back, redacted"
+
+
+def test_basic_credentials_echoed_as_base64_are_redacted(serve, tmp_path):
+    url = serve(Echo(make_app())).url
+    save_profile(Profile(name="Basic", url=url, auth=Auth(kind=AuthKind.BASIC, username="alice", password="pa55-w0rd")))
+    outputs = check_outputs("--profile", "Basic", tmp_path=tmp_path) | history_outputs("Basic")
+    assert leaks(outputs, ["pa55-w0rd", "YWxpY2U6cGE1NS13MHJk"]) == []  # base64 of alice:pa55-w0rd
+    assert any("Basic ***" in text for text in outputs.values())
+
+
+def test_credentials_in_the_url_are_redacted(serve, tmp_path):
+    url = serve(Echo(make_app())).url.replace("http://", "http://alice:pa55-w0rd@")
+    outputs = check_outputs("--url", url, tmp_path=tmp_path)
+    assert leaks(outputs, ["pa55-w0rd", "YWxpY2U6cGE1NS13MHJk"]) == []
+
+
+def test_every_header_value_given_on_the_command_line_is_redacted(serve, tmp_path):
+    url = serve(Echo(make_app())).url
+    outputs = check_outputs("--url", url, "--header", "Ocp-Apim-Subscription-Key: 3f9a-subscription-key", "--header", "X-Tenant: acme-tenant-7", tmp_path=tmp_path)
+    assert leaks(outputs, ["3f9a-subscription-key", "acme-tenant-7"]) == []
+    assert any("HTTP_OCP_APIM_SUBSCRIPTION_KEY" in text for text in outputs.values()), "the echo came back, redacted"
+
+
+def test_a_token_endpoint_repeating_the_client_secret_is_redacted(serve):
+    def talkative(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("401 Unauthorized", [("Content-Type", "application/json")])
+        return [json.dumps({"error": "invalid_client", "error_description": f"the secret {CLIENT_SECRET} is wrong"}).encode()]
+
+    token_url = f"{serve(talkative).url}/token"
+    auth = Auth(kind=AuthKind.OAUTH2, token_url=token_url, client_id="checker", client_secret=CLIENT_SECRET)
+    save_profile(Profile(name="Talkative", url=serve(make_app()).url, auth=auth))
+    process = scim_tui("check", "--profile", "Talkative")
+    assert process.returncode == 2
+    assert CLIENT_SECRET not in process.stderr and "the secret *** is wrong" in process.stderr

@@ -1,0 +1,112 @@
+"""SIGTERM and SIGHUP end a run as Ctrl-C does (issue 14, 3): the running checks delete what they
+created, the process exits 128 + the signal's number, with one line and no traceback; even while
+the command is still loading."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from scim_tui.demo import make_app
+from scim_tui.profiles import Profile
+from scim_tui.tui.app import ScimTuiApp
+from tests.bystanders import Bystanders
+from tests.bystanders import run_leftovers
+from tests.servers import Broken
+from tests.tui.conftest import SIZE
+from tests.tui.conftest import run_screen
+from tests.tui.conftest import settle
+
+SIGNALS = {"SIGTERM": (signal.SIGTERM, 143), "SIGHUP": (signal.SIGHUP, 129)}
+
+
+def reading_server(serve) -> tuple[str, threading.Event]:
+    """A server that answers reads of a resource slowly, and tells when the run reads its first one
+    (the run is then among the resource checks, with resources of its own on the server)."""
+    reading = threading.Event()
+
+    def slow(response):
+        reading.set()
+        time.sleep(0.2)
+        return response
+
+    return serve(Broken(make_app()).rewrite("GET", "/v2/(Users|Groups)/[^/]+", slow)).url, reading
+
+
+def wait_for_no_leftovers(url: str, ceiling: float = 30) -> list[dict]:
+    """What the run left, once its clean-up had time to end (the app's thread may still be at it)."""
+    deadline = time.monotonic() + ceiling
+    while (left := run_leftovers(url)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+@pytest.mark.parametrize("name", SIGNALS)
+def test_a_signal_ends_scim_tui_check_after_its_clean_up(serve, name):
+    signum, status = SIGNALS[name]
+    url, reading = reading_server(serve)
+    bystanders = Bystanders.seed(url)
+    run = subprocess.Popen([sys.executable, "-m", "scim_tui.cli", "check", "--url", url, "--jobs", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert reading.wait(timeout=60), "the run never read a resource it created"
+        run.send_signal(signum)
+        out, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == status, (out, err)
+    assert re.fullmatch(rf"scim-tui: Terminated \({name}\) after \d+ results: the checks deleted what they had created\.\n", err), err
+    assert run_leftovers(url) == []
+    assert bystanders.untouched()
+
+
+LOADING = """
+import os, signal, sys
+class Interrupting:
+    def find_spec(self, name, path=None, target=None):
+        if name == "scim_tui.headless":
+            os.kill(os.getpid(), signal.{signal})
+        return None
+sys.meta_path.insert(0, Interrupting())
+from scim_tui.cli import main
+sys.argv = ["scim-tui", "check", "--demo"]
+main()
+"""
+
+
+@pytest.mark.parametrize(("name", "line", "status"), [("SIGINT", "interrupted", 130), ("SIGTERM", "terminated (SIGTERM)", 143)])
+def test_a_signal_while_the_command_loads_is_one_line(name, line, status):
+    """The signal comes exactly while the engine's modules are being imported."""
+    process = subprocess.run([sys.executable, "-c", LOADING.format(signal=name)], capture_output=True, text=True, timeout=60)
+    assert process.returncode == status, process.stderr
+    assert process.stderr == f"scim-tui: {line}.\n"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", SIGNALS)
+async def test_a_signal_ends_the_app_like_quitting(serve, name):
+    signum, status = SIGNALS[name]
+    url, reading = reading_server(serve)
+    bystanders = Bystanders.seed(url)
+    app = ScimTuiApp(Profile(name="Slow", url=url))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        while not reading.is_set():
+            await pilot.pause(0.05)
+        assert run_screen(pilot).running
+        assert signal.getsignal(signum) not in (signal.SIG_DFL, signal.SIG_IGN), "the app listens for the signal"
+        os.kill(os.getpid(), signum)
+        while app.is_running:
+            await pilot.pause(0.05)
+    assert app.return_code == status
+    assert app.stopped_by == signum
+    assert signal.getsignal(signum) is signal.SIG_DFL, "the app gave the signal back when it ended"
+    assert wait_for_no_leftovers(url) == []
+    assert bystanders.untouched()
