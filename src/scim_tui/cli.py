@@ -61,6 +61,10 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
     parser.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
+    documents = parser.add_argument_group("discovery documents", "for a server that does not serve them: JSON files that stand in for what it serves")
+    documents.add_argument("--service-provider-config", metavar="FILE", help="the ServiceProviderConfig (an object)")
+    documents.add_argument("--resource-types", metavar="FILE", help="the resource types (a ListResponse, a list or one object)")
+    documents.add_argument("--schemas", metavar="FILE", help="the schemas (a ListResponse, a list or one object)")
 
 
 def _jobs(text: str) -> int:

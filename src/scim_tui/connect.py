@@ -9,6 +9,7 @@ taken from the environment (proxies.py), as curl takes them.
 
 from __future__ import annotations
 
+import json
 import os
 import ssl
 import time
@@ -18,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 from urllib.parse import urlsplit
 
@@ -26,6 +28,7 @@ from scim2_client.engines.httpx2 import SyncSCIMClient
 
 from scim_tui import demo
 from scim_tui.checker.exchanges import status_line
+from scim_tui.checker.listings import listing
 from scim_tui.checker.secrets import Secrets
 from scim_tui.errors import UserError
 from scim_tui.oauth import ClientCredentials
@@ -33,6 +36,7 @@ from scim_tui.oauth import TokenError
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import TLS
 from scim_tui.profiles import AuthKind
+from scim_tui.profiles import DiscoveryFiles
 from scim_tui.profiles import Profile
 from scim_tui.proxies import ProxySettingError
 from scim_tui.proxies import environment_proxies
@@ -53,6 +57,8 @@ class Connection:
     secrets: Secrets = field(default_factory=Secrets)
     """The resolved secret values, for redaction wherever they could appear; OAuth access
     tokens join them as they are fetched."""
+    documents: dict[str, Any] = field(default_factory=dict)
+    """The discovery documents the profile's files supply (CheckConfig.documents)."""
 
 
 @dataclass
@@ -91,6 +97,7 @@ def open_client(profile: Profile) -> Iterator[Connection]:
     unreadable certificate, a token endpoint that gives no token).
     """
     url = _checked_url(target_url(profile))
+    documents = discovery_documents(profile.discovery)
     context = ssl_context(profile.tls)
     headers, secrets = _credential_headers(profile)
     parts = urlsplit(url)
@@ -105,7 +112,24 @@ def open_client(profile: Profile) -> Iterator[Connection]:
         http = stack.enter_context(_http_client(profile, context, base_url=url, headers=headers, auth=auth))
         if isinstance(auth, ClientCredentials):
             _first_token(auth)
-        yield Connection(SyncSCIMClient(http), url, secrets)
+        yield Connection(SyncSCIMClient(http), url, secrets, documents)
+
+
+def discovery_documents(files: DiscoveryFiles) -> dict[str, Any]:
+    """The discovery documents a profile's files hold, as JSON, by kind; ConnectError naming the
+    file and the fix when one cannot be read, is not JSON, or holds no document."""
+    documents = {}
+    for kind, path in files.model_dump(exclude_none=True).items():
+        label = kind.replace("_", " ")
+        try:
+            documents[kind] = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
+            if kind != "service_provider_config":
+                listing(documents[kind])
+        except OSError as exc:
+            raise ConnectError(f"The {label} file {path} cannot be read ({_reason(exc)}): fix discovery.{kind} (or its flag).") from exc
+        except (ValueError, RecursionError) as exc:
+            raise ConnectError(f"The {label} file {path} holds no {label} document ({' '.join(str(exc).split())[:200]}): fix the file.") from exc
+    return documents
 
 
 def test_connection(profile: Profile) -> ConnectionTest:

@@ -34,6 +34,7 @@ from scim_tui.errors import UserError
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
+from scim_tui.profiles import DiscoveryFiles
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.profiles import find_profile
@@ -85,10 +86,15 @@ def target_of(args: argparse.Namespace) -> Target:
     if (args.bearer_token_env or args.header) and not args.url:
         raise UsageError("--bearer-token-env and --header go with --url; a profile keeps its own authentication.")
     if args.demo:
-        return Target(Profile.demo_profile(), named=True, recorded=not args.no_history)
-    if args.profile:
-        return Target(find_profile(args.profile), named=True, recorded=not args.no_history)
-    return _url_target(args.url, args.bearer_token_env, args.header)
+        target = Target(Profile.demo_profile(), named=True, recorded=not args.no_history)
+    elif args.profile:
+        target = Target(find_profile(args.profile), named=True, recorded=not args.no_history)
+    else:
+        target = _url_target(args.url, args.bearer_token_env, args.header)
+    files = {kind: getattr(args, kind) for kind in DiscoveryFiles.model_fields if getattr(args, kind)}
+    if files:
+        target.profile = target.profile.model_copy(update={"discovery": target.profile.discovery.model_copy(update=files)})
+    return target
 
 
 def _url_target(url: str, token_variable: str | None, header_lines: list[str]) -> Target:
@@ -146,6 +152,7 @@ def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
     results: list[CheckResult] = []
     late: list[str] = []
     with open_client(profile) as connection:
+        conf.documents = connection.documents or None
         secrets = connection.secrets
         secrets.add(*target.secrets)
         _check_reachable(profile, connection)

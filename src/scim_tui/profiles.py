@@ -92,6 +92,17 @@ class TLS(BaseModel):
     client_key: str | None = None
 
 
+class DiscoveryFiles(BaseModel):
+    """Discovery documents read from files, for a server that does not serve them (JSON: an
+    object for the ServiceProviderConfig; a ListResponse, a list or one object for the others)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    service_provider_config: str | None = None
+    resource_types: str | None = None
+    schemas: str | None = None
+
+
 class Selection(BaseModel):
     """The last choice of checks made for a profile, so the next run starts from it."""
 
@@ -129,6 +140,8 @@ class Profile(BaseModel):
     """A response body larger than this is read no further and the request fails."""
     jobs: int | None = within(JOBS, None)
     """How many checks run at once; None for the engine's default."""
+    discovery: DiscoveryFiles = Field(default_factory=DiscoveryFiles)
+    """Files holding discovery documents that stand in for what the server serves."""
     selection: Selection = Field(default_factory=Selection)
     """The selection the run screen starts from the first time (the app remembers later ones in
     its own state, selections.py, and never writes them here)."""

@@ -80,9 +80,10 @@ def test_an_error_that_is_not_a_scim_error_is_an_error_even_where_the_status_is_
 def test_a_resource_that_cannot_be_created_leaves_nothing_to_duplicate(serve):
     server = serve(Broken(make_app()).rewrite("POST", USERS, lambda answer: CRASH))
     invalid, missing, duplicate = run(server.url, "creation_errors")
-    assert statuses([invalid, missing, duplicate]) == [Status.ERROR] * 3
-    assert duplicate.reason.startswith("POST /v2/Users answered 500: ")
-    assert duplicate.reason.endswith("so no User[EnterpriseUser] could be duplicated.")
+    assert statuses([invalid, missing, duplicate]) == [Status.ERROR, Status.ERROR, Status.SKIPPED]
+    assert duplicate.reason.startswith("Skipped: the User[EnterpriseUser] it needs could not be created: POST /v2/Users answered 500: ")
+    assert duplicate.reason.endswith(", so none could be duplicated.")
+    assert [exchange.method for exchange in duplicate.exchanges] == ["POST"]
 
 
 def _without_syntax_type(error: dict) -> dict:

@@ -218,7 +218,7 @@ def test_the_names_and_ids_the_client_chooses_start_with_scim_tui(scim_server, f
 
 
 def test_a_summary_names_six_failed_checks_and_counts_the_rest(serve):
-    server = serve(Broken(make_app()).answer("POST", USERS, 500, scim_error(500)))
+    server = serve(Broken(make_app()).answer("GET", USER, 500, scim_error(500)))
     with make_client(server.url) as scim:
         results = list(iter_checks(scim, CheckConfig(resource_types=["User"])))
     failed = sorted({r.title for r in results if r.resource_type == "User" and r.status.failed and r.title != "resource_type_tests"})

@@ -14,6 +14,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckContext
 from scim_tui.checker import iter_checks
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.demo import make_app
 from tests.servers import http_client
 from tests.servers import make_client
@@ -109,6 +110,6 @@ def test_references_that_loop_are_refused_with_a_clear_message(serve):
     with make_client(server.url) as scim:
         list(iter_checks(scim, CheckConfig(include_tags={"discovery"})))
         context = CheckContext(scim)
-        with pytest.raises(ValueError, match="References to Node lead more than 3 resources deep"):
+        with pytest.raises(PrerequisiteFailed, match="the Node it needs could not be created: References to Node lead more than 3 resources deep"):
             build_resource(context, scim.get_resource_model("Node"), fill_all=False)
 

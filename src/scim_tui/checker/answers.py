@@ -13,11 +13,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
+from scim2_client import InvalidServiceDescriptionException
 from scim2_client import ResponsePayloadValidationException
 from scim2_client import SCIMResponseException
 from scim2_client import UnexpectedContentFormatException
 from scim2_client import UnexpectedContentTypeException
 from scim2_client import UnexpectedStatusCodeException
+from scim2_models import SCIMException
 
 SCIM_ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
 JSON_KINDS = {list: "a JSON array", str: "a JSON string", int: "a JSON number", float: "a JSON number", bool: "a JSON boolean"}
@@ -58,6 +60,28 @@ def id_in_location(location: str, collection: str | None = None) -> str | None:
     if not resource_id or (collection is not None and parent != collection.rstrip("/")):
         return None
     return resource_id
+
+
+def member(node: Any, key: str) -> Any:
+    """The value of `key` in a JSON object, its name compared without case (RFC 7643 §2.1);
+    None when there is none, or `node` is not an object."""
+    if not isinstance(node, dict):
+        return None
+    if key in node:
+        return node[key]
+    lowered = key.lower()
+    return next((value for name, value in node.items() if isinstance(name, str) and name.lower() == lowered), None)
+
+
+def client_refusal(exc: BaseException) -> str | None:
+    """What scim2-client said when it refused to send a request (a payload it finds invalid, an
+    extension the resource type requires, an endpoint outside the base URL); None when the
+    error is about an answer of the server."""
+    if isinstance(exc, SCIMException) and not hasattr(exc, "error"):
+        return " ".join(str(exc.detail if getattr(exc, "detail", None) else exc).split()) or type(exc).__name__
+    if isinstance(exc, InvalidServiceDescriptionException) and getattr(exc, "source", None) is None:
+        return " ".join(str(exc).split())
+    return None
 
 
 def json_object(text: str | None) -> dict[str, Any]:

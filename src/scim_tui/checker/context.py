@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
 from typing import Any
 
 from scim2_models import Resource
@@ -16,6 +17,7 @@ from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import Owned
 from scim_tui.checker.guard import Pending
@@ -28,6 +30,7 @@ from scim_tui.checker.recorder import cleaning_up
 from scim_tui.checker.recorder import install_recorder
 from scim_tui.checker.recorder import recorder_of
 from scim_tui.checker.results import CheckConfig
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.secrets import Secrets
 
 
@@ -44,6 +47,8 @@ class Discovery:
     schemas: list[Schema] | None = None
     failure: str | None = None
     """Why the server could not be described, when it could not."""
+    unusable: dict[str, str] = field(default_factory=dict)
+    """The resource types that cannot be checked, by name, with why (a schema served nowhere ...)."""
 
 
 class CheckContext:
@@ -131,22 +136,36 @@ class ResourceManager:
             (self.owned if isinstance(item, Owned) else self.pending).append(item)  # type: ignore[arg-type]
 
     def create_and_register(
-        self, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None, **request: Any
+        self, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None, checked: bool = False, **request: Any
     ) -> Resource[Any]:
         """Create a resource with every writable attribute filled (or the required and identifying
         ones only), and `values` (JSON, by SCIM attribute name) in place of the generated ones.
         `request` goes to the HTTP request (headers=...).
 
         The guard registers the resource for deletion when the check ends (whatever the answer);
-        it is returned as the server answered, with its id.
+        it is returned as the server answered, with its id. A creation that fails raises
+        PrerequisiteFailed (the check needing it is SKIPPED), unless the creation is what the
+        check judges (`checked`: its error is the check's result).
         """
         from scim_tui.checker.filling import build_resource
 
-        payload = build_resource(self.context, model, fill_all=fill_all, values=values)
-        created = self.context.client.create(payload, **request)
-        if not isinstance(created, Resource) or not created.id:
-            raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
-        return created
+        mark = len(self.context.exchanges)
+        try:
+            payload = build_resource(self.context, model, fill_all=fill_all, values=values)
+            created = self.context.client.create(payload, **request)
+            if not isinstance(created, Resource) or not created.id:
+                raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
+            return created
+        except Exception as exc:
+            failure = exc
+        # raised out of the except block, so that no exception becomes the context of its own cause
+        if isinstance(failure, PrerequisiteFailed):
+            if checked and isinstance(failure.__cause__, Exception):
+                raise failure.__cause__  # the check's own fault, even when met making a resource it points at
+            raise failure
+        if checked:
+            raise failure
+        raise PrerequisiteFailed(f"the {model.__name__} it needs could not be created: {failure_reason(failure, self.context.exchanges[mark:])}") from failure
 
     def located(self, location: str) -> Owned | None:
         """The resource of this manager at this location (a `$ref`), if there is one."""

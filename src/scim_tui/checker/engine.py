@@ -10,17 +10,17 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from scim2_models import ResourceType
 from scim2_models import ScimProvider
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import client_refusal
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.context import Discovery
 from scim_tui.checker.discovery import describe_server
 from scim_tui.checker.exchanges import Exchange
-from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import printable
 from scim_tui.checker.guard import keeping
 from scim_tui.checker.recorder import RunCancelled
@@ -31,6 +31,7 @@ from scim_tui.checker.registry import filtered_out
 from scim_tui.checker.results import CheckConfig
 from scim_tui.checker.results import CheckId
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import SCIMTesterError
 from scim_tui.checker.results import Status
 from scim_tui.checker.secrets import Secrets
@@ -99,8 +100,7 @@ def iter_checks(
     if wanted is not None and all(check.resource_type is None for check in wanted):
         return
     try:
-        with recording():
-            failure = describe_server(context)
+        failure = describe_server(context)
     except RunCancelled as stopped:
         if context.recorder.silence.reason is None:
             return
@@ -111,6 +111,8 @@ def iter_checks(
     yield from _run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types], on_leftovers)
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
         yield from _undescribed(failure, wanted)
+    for name, why in context.discovery.unusable.items():
+        yield from _unusable(name, why, wanted)
 
 
 def check_server(
@@ -252,6 +254,17 @@ def _undescribed(failure: str, wanted: set[CheckId] | None) -> Iterator[CheckRes
             yield skipped(step, reason)
 
 
+def _unusable(name: str, why: str, wanted: set[CheckId] | None) -> Iterator[CheckResult]:
+    """The checks of a resource type that cannot be checked (its schema served nowhere ...)."""
+    reason = f"Skipped: the resource type {name} cannot be checked: {why}."
+    for checker in all_checkers():
+        check_id = CheckId(checker.name, name)
+        if checker.scope != "server" and (wanted is None or check_id in wanted):
+            result = skipped(Step(checker), reason)
+            result.resource_type = printable(name)
+            yield result
+
+
 def skipped(step: Step, reason: str) -> CheckResult:
     result = CheckResult(Status.SKIPPED, reason=reason)
     _label(step, result)
@@ -308,25 +321,25 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
         except RunCancelled as stopped:
             results = [CheckResult(Status.SKIPPED, reason=f"Skipped: {stopped.reason}.")]
         except Exception as exc:
-            reason = failure_reason(exc, exchanges)
-            if context.conf.raise_exceptions:
-                raise SCIMTesterError(f"{step.checker.name}: {reason}", context.conf) from exc
-            results = [CheckResult(Status.ERROR, reason=reason, data=exception_data(exc))]
+            results = [failure_result(exc, exchanges)]
+            if context.conf.raise_exceptions and results[0].status.failed:
+                raise SCIMTesterError(f"{step.checker.name}: {results[0].reason}", context.conf) from exc
         finally:
             leftovers = check_context.resource_manager.cleanup()
     return _finish(context, step, results, exchanges, leftovers)
 
 
-def failure_reason(exc: BaseException, exchanges: list[Exchange]) -> str:
-    """One sentence on why a check stopped: the last request it made and what went wrong."""
-    detail = describe_error(exc)
-    if not exchanges:
-        return detail
-    last = exchanges[-1]
-    request = f"{last.method} {urlsplit(last.url).path}"
-    if last.status_code is None:
-        return f"{request} failed: {detail}"
-    return f"{request} answered {last.status_code}: {detail}"
+def failure_result(exc: Exception, exchanges: list[Exchange]) -> CheckResult:
+    """The result of a check (or a step of one) that stopped on `exc`: SKIPPED when something it
+    needed could not be made (the check of that step reports it) or the client library refused
+    to send a request (the server was not asked); else ERROR, saying the last request and what
+    went wrong."""
+    if isinstance(exc, PrerequisiteFailed):
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}.")
+    refusal = client_refusal(exc)
+    if refusal:
+        return CheckResult(Status.SKIPPED, reason=f"Not sent: scim2-client refused to send the request ({refusal}), so the server was not asked.")
+    return CheckResult(Status.ERROR, reason=failure_reason(exc, exchanges), data=exception_data(exc))
 
 
 def _call(context: CheckContext, step: Step) -> list[CheckResult]:

@@ -157,8 +157,10 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
     if problem:
         return _shortened(problem, limit)
     parts: list[str] = []
+    visited: set[int] = set()
     seen: BaseException | None = exc
-    while seen is not None and len(parts) < 4:
+    while seen is not None and id(seen) not in visited and len(parts) < 4:
+        visited.add(id(seen))
         notes = getattr(seen, "__notes__", None) or []
         for piece in [str(seen), *notes]:
             piece = " ".join(piece.split())
@@ -168,6 +170,18 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
     if len(parts) > 1 and parts[0] in GENERIC_MESSAGES:
         parts = parts[1:]
     return _shortened("; ".join(parts) or type(exc).__name__, limit)
+
+
+def failure_reason(exc: BaseException, exchanges: list[Exchange]) -> str:
+    """One sentence on why a check stopped: the last request it made and what went wrong."""
+    detail = describe_error(exc)
+    if not exchanges:
+        return detail
+    last = exchanges[-1]
+    request = f"{last.method} {urlsplit(last.url).path}"
+    if last.status_code is None:
+        return f"{request} failed: {detail}"
+    return f"{request} answered {last.status_code}: {detail}"
 
 
 def _shortened(line: str, limit: int) -> str:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from scim2_models import ServiceProviderConfig
 
-from scim_tui.checker.answers import expected
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.discovery import DISCOVERY_QUERY
+from scim_tui.checker.discovery import read_config
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
@@ -25,20 +24,15 @@ FEATURES = {
 """The features of a ServiceProviderConfig that have a ``supported`` flag, by their SCIM name."""
 
 
-def service_provider_config(context: CheckContext) -> ServiceProviderConfig:
-    """The server's configuration: as described for the run, else fetched by this check.
-
-    Raises what the client raises when it cannot be fetched (the check becomes an ERROR).
-    """
-    config = getattr(context.client.provider, "config", None) or context.discovery.service_provider_config
-    if config is None:
-        config = expected(context.client.query(ServiceProviderConfig, **DISCOVERY_QUERY), ServiceProviderConfig)
-    return config
+def service_provider_config(context: CheckContext) -> ServiceProviderConfig | None:
+    """The server's configuration: as described for the run, else read by this check; None when
+    it cannot be read (service_provider_config_endpoint says why: it claims nothing, then)."""
+    return getattr(context.client.provider, "config", None) or context.discovery.service_provider_config or read_config(context)
 
 
 def claims(context: CheckContext, feature: str) -> bool:
     """Whether the server claims a feature (its SCIM name: "filter", "etag" ...) as supported."""
-    support = getattr(service_provider_config(context), FEATURES[feature])
+    support = getattr(service_provider_config(context), FEATURES[feature], None)
     return bool(support is not None and support.supported)
 
 
@@ -46,4 +40,7 @@ def unclaimed(context: CheckContext, feature: str) -> CheckResult | None:
     """A SKIPPED result when the server does not claim a feature, None when it does."""
     if claims(context, feature):
         return None
+    if service_provider_config(context) is None:
+        why = "the ServiceProviderConfig could not be read (service_provider_config_endpoint says why), so it claims no optional feature"
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {why}.")
     return CheckResult(Status.SKIPPED, reason=f"Skipped: the ServiceProviderConfig does not claim {feature} support ({feature}.supported is not true).")

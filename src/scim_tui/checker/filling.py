@@ -159,16 +159,36 @@ def build_resource(
     context: CheckContext, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None
 ) -> Resource[Any]:
     """A resource of `model`, ready to POST: every writable attribute filled, or the required and
-    identifying ones only (each with a fresh value).
+    identifying ones only (each with a fresh value), with every extension its resource type
+    requires (RFC 7643 §6, "required": true) and that extension's required attributes.
 
     `values` (JSON, by SCIM attribute name) replace the generated ones.
     """
     payload = object_value(context, model, fill_all)
+    required = required_extensions(context, model)
     for attribute in attributes_of(model):
-        if attribute.name not in payload and identifying(attribute):
+        if attribute.name in payload:
+            continue
+        if identifying(attribute):
             payload[attribute.name] = string_value(attribute)
+        elif attribute.is_extension and attribute.name in required:
+            # Its required attributes; all of them when it has none, so that it is not empty.
+            payload[attribute.name] = object_value(context, attribute.root_type, fill_all=not _any_required(attribute.root_type))
     payload.update(values or {})
     return model.model_validate(payload, scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+
+
+def required_extensions(context: CheckContext, model: type[Resource[Any]]) -> set[str]:
+    """The schema URNs of the extensions the resource type serving `model` requires."""
+    provider = getattr(context.client, "provider", None)
+    for resource_type in getattr(provider, "resource_types", None) or ():
+        if context.model_for(resource_type) is model:
+            return {str(extension.schema_) for extension in resource_type.schema_extensions or [] if extension.required}
+    return set()
+
+
+def _any_required(model: type[BaseModel]) -> bool:
+    return any(attribute.required and attribute.writable for attribute in attributes_of(model))
 
 
 def object_value(context: CheckContext, model: type[BaseModel], fill_all: bool = True) -> dict[str, Any]:

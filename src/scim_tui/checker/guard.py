@@ -35,6 +35,8 @@ from urllib.parse import quote
 from urllib.parse import unquote
 from urllib.parse import urlsplit
 
+from scim_tui.checker.answers import member
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -122,21 +124,13 @@ def carries(resource: Any, markers: Iterable[Marker]) -> bool | None:
         return None
     seen = None
     for marker in markers:
-        value = _member(resource, marker.attribute)
+        value = member(resource, marker.attribute)
         if value is None:
             continue
         if isinstance(value, str) and value.casefold() == marker.value.casefold():
             return True
         seen = False
     return seen
-
-
-def _member(data: dict[str, Any], name: str) -> Any:
-    """A JSON member by its attribute name, compared without case (RFC 7643 §2.1)."""
-    if name in data:
-        return data[name]
-    lowered = name.lower()
-    return next((value for key, value in data.items() if isinstance(key, str) and key.lower() == lowered), None)
 
 
 def named_markers(markers: Iterable[Marker]) -> str:
@@ -389,7 +383,7 @@ class Guard:
         if not creations:
             return
         answer = _json(response)
-        outcomes = _member(answer, "Operations") if isinstance(answer, dict) and response.status_code == 200 else None
+        outcomes = member(answer, "Operations") if isinstance(answer, dict) and response.status_code == 200 else None
         if not isinstance(outcomes, list):
             if response.status_code >= 500 or response.status_code == 200:
                 for _operation, endpoint, markers in creations:
@@ -498,7 +492,7 @@ def _bulk_operations(body: Any) -> list[dict[str, Any]] | None:
             body = json.loads(body)
         except (ValueError, RecursionError):
             return None
-    operations = _member(body, "Operations") if isinstance(body, dict) else None
+    operations = member(body, "Operations") if isinstance(body, dict) else None
     if not isinstance(operations, list) or not all(isinstance(op, dict) for op in operations):
         return None
     return operations

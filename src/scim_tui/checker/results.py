@@ -52,6 +52,10 @@ class CheckConfig:
     """How many checks run at once; results are still yielded in a stable order. 4 measured
     best (bench/README.md): as fast as 1 on loopback, about twice as fast across a network.
     1 for a fragile server."""
+    documents: dict[str, Any] | None = None
+    """Discovery documents that stand in for what the server serves, as JSON, by kind:
+    "service_provider_config" (an object), "resource_types" and "schemas" (a ListResponse, a
+    list or one object each). For a server that does not serve them."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,11 @@ class CheckResult:
         if self.reason:
             parts.append(f"reason={self.reason!r}")
         return f"CheckResult({', '.join(parts)})"
+
+
+class PrerequisiteFailed(Exception):
+    """Something a check needs (a resource to work on) could not be made: the check is SKIPPED,
+    naming why, and the check of that very step (object_creation ...) reports the fault once."""
 
 
 class SCIMTesterError(Exception):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import replace
 from datetime import UTC
 from datetime import datetime
 
@@ -87,7 +88,7 @@ class Runner:
         with open_client(request.profile) as connection:
             results = iter_checks(
                 connection.client,
-                request.conf,
+                replace(request.conf, documents=connection.documents or None),
                 only=request.only,
                 secrets=connection.secrets,
                 on_plan=lambda planned: self.post(RunPlanned(run_id, planned)),

@@ -19,7 +19,7 @@ from scim_tui.checker.checks.crud import find_in_pages
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import exception_data
-from scim_tui.checker.engine import failure_reason
+from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status

@@ -71,7 +71,8 @@ def unauthenticated_access(context: CheckContext, resource_type: ResourceType) -
     SKIPPED when the ServiceProviderConfig lists no authentication scheme, or when the
     client is not an httpx2 client (its credentials cannot be left out of one request).
     """
-    schemes = service_provider_config(context).authentication_schemes or []
+    config = service_provider_config(context)
+    schemes = (config.authentication_schemes if config else None) or []
     if not schemes:
         return [CheckResult(Status.SKIPPED, reason="Skipped: the ServiceProviderConfig lists no authentication scheme (authenticationSchemes is empty).")]
     if not isinstance(getattr(context.client, "client", None), httpx2.Client):

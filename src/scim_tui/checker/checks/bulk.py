@@ -244,7 +244,8 @@ def bulk_max_operations(context: CheckContext, model: type[Resource[Any]]) -> li
     skipped = unclaimed(context, "bulk")
     if skipped:
         return [skipped]
-    bulk = service_provider_config(context).bulk
+    config = service_provider_config(context)
+    bulk = config.bulk if config else None
     limit = bulk.max_operations if bulk else None
     if limit is None:
         return [CheckResult(Status.SKIPPED, reason="Skipped: the ServiceProviderConfig states no bulk.maxOperations.")]

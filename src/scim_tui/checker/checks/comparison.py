@@ -10,6 +10,7 @@ from scim2_models import Extension
 from scim2_models import Path
 from scim2_models import Resource
 
+from scim_tui.checker.answers import member
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attributes_of
 
@@ -91,16 +92,6 @@ def _keys(path: Path[Any]) -> list[str]:
     if path.schema and path.schema.lower() != str(path.models[0].__schema__).lower():
         return [path.schema, *path.parts]
     return list(path.parts)
-
-
-def member(node: Any, key: str) -> Any:
-    """The value of `key` in a JSON object, its name compared without case (RFC 7643 §2.1);
-    None when there is none, or `node` is not an object."""
-    if not isinstance(node, dict):
-        return None
-    if key in node:
-        return node[key]
-    return next((value for name, value in node.items() if name.lower() == key.lower()), None)
 
 
 def normalized(model: type[Resource[Any]], path: Path[Any], value: Any) -> Any:

@@ -59,7 +59,7 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     SUCCESS when the server answers 201 with the created resource and its id;
     ERROR on any other status, an error, or an answer that is not the resource.
     """
-    created = context.resource_manager.create_and_register(model, fill_all=True)
+    created = context.resource_manager.create_and_register(model, fill_all=True, checked=True)
     path = resource_path(context, model)
     return [CheckResult(Status.SUCCESS, reason=f"POST {path} answered 201 with the created {model.__name__} {created.id}.", data=created)]
 

@@ -8,6 +8,7 @@ document is served at.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
@@ -16,9 +17,13 @@ from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
-from scim_tui.checker.checks.comparison import member
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.discovery import relative_endpoint
+from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.listings import fetch_listing
+from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -199,32 +204,50 @@ def _fetch(context: CheckContext, endpoint: str) -> tuple[Any, str, CheckResult 
     return payload, url, None
 
 
-def _judged(label: str, section: str, data: dict[str, Any], fields: tuple[Field, ...], location: str | None) -> CheckResult:
-    problems = field_problems(data, fields) + ([location] if location else [])
+def _judged(label: str, section: str, data: dict[str, Any], fields: tuple[Field, ...], more: list[str]) -> CheckResult:
+    problems = field_problems(data, fields) + more
     if problems:
         return CheckResult(Status.ERROR, reason=f"{label} breaks RFC 7643 §{section}: {'; '.join(problems)}.", data=data)
     return CheckResult(Status.SUCCESS, reason=f"{label} holds every attribute RFC 7643 §{section} marks REQUIRED, each of its JSON type.", data=data)
 
 
-def _listed(context: CheckContext, endpoint: str, kind: str, section: str, fields: tuple[Field, ...], id_keys: tuple[str, ...]) -> list[CheckResult]:
-    """One result per resource a discovery list holds, judged against `fields`; each is served
-    at the list's URL followed by the value of one of `id_keys`."""
-    payload, url, failure = _fetch(context, endpoint)
-    if failure:
-        return [failure]
-    resources = member(payload, "Resources")
-    if not isinstance(resources, list) or not resources:
-        return [CheckResult(Status.SKIPPED, reason=f"GET {endpoint} listed no {kind} to check.", data=payload)]
+Rule = Callable[[CheckContext, dict[str, Any]], str | None]
+"""A rule of a document beyond its fields: what breaks it, or None."""
+
+
+def _listed(
+    context: CheckContext, endpoint: str, kind: str, section: str, fields: tuple[Field, ...], id_keys: tuple[str, ...], more: Rule | None = None
+) -> list[CheckResult]:
+    """One result per resource a discovery list holds, judged against `fields` (and `more`, a
+    rule of its own); each is served at the list's URL followed by the value of one of `id_keys`.
+    The list's own form is query_all_*'s to judge: here, whatever holds the documents is read."""
+    mark = len(context.exchanges)
+    try:
+        resources = fetch_listing(context, endpoint).items
+    except ValueError as exc:
+        return [CheckResult(Status.ERROR, reason=f"{failure_reason(exc, context.exchanges[mark:])}.")]
+    url = context.exchanges[mark].url if len(context.exchanges) > mark else endpoint
+    if not resources:
+        return [CheckResult(Status.SKIPPED, reason=f"GET {endpoint} listed no {kind} to check.")]
     results = []
     for index, item in enumerate(resources):
-        if not isinstance(item, dict):
-            results.append(CheckResult(Status.ERROR, reason=f"GET {endpoint}: Resources[{index}] is {_kind_of(item)}, not a {kind} object.", data=item))
-            continue
         ids = [str(item[key]) for key in id_keys if isinstance(item.get(key), str) and item[key]]
         served_at = [f"{url.split('?')[0].rstrip('/')}/{value}" for value in ids] or [url]
-        location = location_problem(item, *served_at)
-        results.append(_judged(f"{kind} {ids[0] if ids else f'#{index + 1}'}", section, item, fields, location))
+        problems = [problem for problem in (location_problem(item, *served_at), more(context, item) if more else None) if problem]
+        results.append(_judged(f"{kind} {ids[0] if ids else f'#{index + 1}'}", section, item, fields, problems))
     return results
+
+
+def _endpoint_problem(context: CheckContext, resource_type: dict[str, Any]) -> str | None:
+    """RFC 7643 §6: endpoint is "relative to the Base URL" (/Users), not a full path or a URL."""
+    endpoint = member(resource_type, "endpoint")
+    base = base_url_of(context.client)
+    base_path, parts = urlsplit(base).path.rstrip("/"), urlsplit(endpoint) if isinstance(endpoint, str) else None
+    if parts is None or not (parts.scheme or parts.netloc or (base_path and parts.path.startswith(f"{base_path}/"))):
+        return None
+    relative = relative_endpoint(endpoint, base)
+    uses = f"the run uses {relative}" if relative else "it leaves the base URL, so the run cannot check this resource type"
+    return f'endpoint {endpoint} is not relative to the base URL, as §6 has it ("/Users"): {uses}'
 
 
 @checker("discovery", "discovery:strict", section="5", rfc=7643)
@@ -241,7 +264,8 @@ def service_provider_config_document(context: CheckContext) -> list[CheckResult]
     """
     mark = len(context.exchanges)
     payload, url, failure = _fetch(context, "/ServiceProviderConfig")
-    result = failure or _judged("The ServiceProviderConfig", "5", payload, SERVICE_PROVIDER_CONFIG, location_problem(payload, url))
+    location = location_problem(payload, url) if not failure else None
+    result = failure or _judged("The ServiceProviderConfig", "5", payload, SERVICE_PROVIDER_CONFIG, [location] if location else [])
     return results_of(context, mark, [result])
 
 
@@ -252,12 +276,13 @@ def resource_type_documents(context: CheckContext) -> list[CheckResult]:
     Reads GET /ResourceTypes as raw JSON; one result per resource type. SUCCESS
     when "schemas", name, endpoint and schema are strings (schemas a list), each
     schemaExtensions item has its schema and required, the optional attributes
-    present have their JSON types, and meta.location, when given, names
+    present have their JSON types, the endpoint is relative to the base URL
+    ("/Users", not a full path or a URL), and meta.location, when given, names
     /ResourceTypes/{id} (RFC 7643 §3.1). ERROR otherwise, naming each problem.
     SKIPPED when the list holds no resource type.
     """
     mark = len(context.exchanges)
-    return results_of(context, mark, _listed(context, "/ResourceTypes", "ResourceType", "6", RESOURCE_TYPE, ("id", "name")))
+    return results_of(context, mark, _listed(context, "/ResourceTypes", "ResourceType", "6", RESOURCE_TYPE, ("id", "name"), _endpoint_problem))
 
 
 @checker("discovery", "discovery:strict", section="7", rfc=7643)

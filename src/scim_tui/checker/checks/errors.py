@@ -23,7 +23,6 @@ from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import UNIQUE
 from scim_tui.checker.filling import Attribute
@@ -33,6 +32,7 @@ from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
 
 INVALID_SYNTAX = Refusal(400, "invalidSyntax", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
@@ -110,9 +110,8 @@ def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> CheckResult
     mark = len(context.exchanges)
     try:
         context.resource_manager.create_and_register(model, fill_all=False, values=values)
-    except Exception as exc:
-        reason = f"{failure_reason(exc, context.exchanges[mark:])}; so no {model.__name__} could be duplicated."
-        return CheckResult(Status.ERROR, reason=reason, exchanges=context.exchanges[mark:])
+    except PrerequisiteFailed as exc:
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}, so none could be duplicated.", exchanges=context.exchanges[mark:])
     result = _post(context, model, f"with the {unique.name} of an existing {model.__name__}", _creation_json(context, model, values), DUPLICATE)
     result.exchanges = context.exchanges[mark:]
     return result

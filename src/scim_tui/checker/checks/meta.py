@@ -20,8 +20,8 @@ from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.engine import failure_reason
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker

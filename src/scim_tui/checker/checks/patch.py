@@ -23,7 +23,7 @@ from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
-from scim_tui.checker.checks.probes import checked
+from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
@@ -103,9 +103,8 @@ def _run(
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
     # An immutable value given at creation (a unique one, to tell the resource apart) is set for good.
     paths = [(path, attribute) for path, attribute in paths if attribute.mutability != Mutability.immutable or unassigned(value_at(target.current, path))]
-    results = []
-    for path, attribute in reversed(paths) if children_first else paths:
-        results.append(checked(context, partial(check_one, context, target, path, attribute), str(path)))
+    ordered = list(reversed(paths)) if children_first else paths
+    results = steps(context, [(str(path), partial(check_one, context, target, path, attribute)) for path, attribute in ordered])
     return results[::-1] if children_first else results
 
 

@@ -25,6 +25,7 @@ from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.probes import checked
+from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import URI_REFERENCE_TYPES
@@ -205,12 +206,11 @@ def patch_without_path(context: CheckContext, model: type[Resource[Any]]) -> lis
     target = _created(context, model)
     added = {attribute.name: attribute_value(context, attribute) for attribute in attributes}
     replaced = {attribute.name: attribute_value(context, attribute, avoid=added[attribute.name]) for attribute in attributes}
-    results = []
+    labelled = []
     for op, value in (("add", added), ("replace", replaced)):
         label = f"{op} without a path, value {{{', '.join(value)}}}"
-        sent = partial(_applied, context, target, label, [{"op": op, "value": value}], value, "every value sent")
-        results.append(checked(context, sent, label))
-    return results
+        labelled.append((label, partial(_applied, context, target, label, [{"op": op, "value": value}], value, "every value sent")))
+    return steps(context, labelled)
 
 
 def _applied(
@@ -258,9 +258,8 @@ def patch_operations_in_order(context: CheckContext, model: type[Resource[Any]])
         f"add then replace {attribute.name} in one request": ([("add", first), ("replace", second)], second),
         f"add then remove {attribute.name} in one request": ([("add", first), ("remove", None)], None),
     }
-    results = []
-    for label, (steps, last) in sequences.items():
-        operations = [{"op": op, "path": attribute.name} | ({} if op == "remove" else {"value": value}) for op, value in steps]
-        sent = partial(_applied, context, target, label, operations, {attribute.name: last}, "the outcome of the last operation")
-        results.append(checked(context, sent, label))
-    return results
+    labelled = []
+    for label, (sequence, last) in sequences.items():
+        operations = [{"op": op, "path": attribute.name} | ({} if op == "remove" else {"value": value}) for op, value in sequence]
+        labelled.append((label, partial(_applied, context, target, label, operations, {attribute.name: last}, "the outcome of the last operation")))
+    return steps(context, labelled)

@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from scim2_models import Error
 
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.context import CheckContext
-from scim_tui.checker.engine import failure_reason
+from scim_tui.checker.engine import failure_result
+from scim_tui.checker.recorder import RunCancelled
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
@@ -36,14 +39,34 @@ def results_of(context: CheckContext, mark: int, results: list[CheckResult]) -> 
 
 def checked(context: CheckContext, check: Callable[[], CheckResult], label: str | None = None) -> CheckResult:
     """The result of one step of a check, with the exchanges it made; what the step raises
-    becomes an ERROR saying why (its reason after `label`, when given)."""
+    becomes a result saying why (engine.failure_result; its reason after `label`, when given)."""
     mark = len(context.exchanges)
     try:
         result = check()
     except Exception as exc:
-        reason = failure_reason(exc, context.exchanges[mark:])
-        result = CheckResult(Status.ERROR, reason=f"{label}: {reason}" if label else reason)
+        result = failure_result(exc, context.exchanges[mark:])
+        result.reason = f"{label}: {result.reason}" if label else result.reason
     return results_of(context, mark, [result])[0]
+
+
+def steps(context: CheckContext, labelled: Iterable[tuple[str | None, Callable[[], CheckResult]]]) -> list[CheckResult]:
+    """The results of a check's steps, run in turn (see `checked`). Once a step got no answer at
+    all (a dropped connection, no answer in time), the steps after it are SKIPPED naming it:
+    they would all fail the same way, one fault read as many findings."""
+    results: list[CheckResult] = []
+    lost: str | None = None
+    for label, step in labelled:
+        if lost is not None:
+            results.append(CheckResult(Status.SKIPPED, reason=f"{label + ': ' if label else ''}Skipped: {lost}."))
+            continue
+        result = checked(context, step, label)
+        results.append(result)
+        last = result.exchanges[-1] if result.exchanges else None
+        if result.status.failed and last is not None and last.status_code is None and last.error:
+            if context.recorder.stopped:  # cancelled or silent while it waited: the check says so, as any other
+                raise RunCancelled(context.recorder.stopped)
+            lost = f"an earlier step got no answer ({last.method} {urlsplit(last.url).path}: {last.error})"
+    return results
 
 
 def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckResult]:

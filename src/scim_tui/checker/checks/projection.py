@@ -34,12 +34,12 @@ from scim2_models import SearchRequest
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import id_in_location
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.attributes import filtering_candidates
-from scim_tui.checker.checks.comparison import member
 from scim_tui.checker.checks.crud import resource_path
-from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import send_json
+from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.filling import Attribute
@@ -255,7 +255,7 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
     results = results_of(context, mark, [_created(context, subject, attributes)])
     if not subject.id:
         return results
-    steps = [
+    requests = [
         (_read, attributes),
         (_read, excluded),
         (_searched, attributes),
@@ -263,7 +263,7 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
         (_replaced, excluded),
         (_patched, attributes),
     ]
-    results.extend(checked(context, partial(step, context, subject, projection)) for step, projection in steps)
+    results.extend(steps(context, [(None, partial(step, context, subject, projection)) for step, projection in requests]))
     return results
 
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from scim2_models import ListResponse
 from scim2_models import ResourceType
 from scim2_models import Schema
 
-from scim_tui.checker.answers import expected
 from scim_tui.checker.checks.probes import answers_not_found
 from scim_tui.checker.checks.probes import refuses_write_methods
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.discovery import read_resource_types
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -19,26 +18,31 @@ from scim_tui.checker.results import Status
 
 
 def published_resource_types(context: CheckContext) -> list[ResourceType]:
-    """GET /ResourceTypes. Each check reads it itself, so its exchanges show what it judged;
-    the engine reuses the answer to describe the server."""
-    response = expected(context.client.query(ResourceType, expected_status_codes=context.expected_status_codes), ListResponse)
-    context.discovery.resource_types = list(response.resources or [])
-    return context.discovery.resource_types
+    """GET /ResourceTypes, read leniently. Each check reads it itself, so its exchanges show what it
+    judged; the engine reuses the answer to describe the server. Its form is judged once, by
+    query_all_resource_types."""
+    return read_resource_types(context).items
 
 
 @checker("discovery", "resource-types", section="4")
 def query_all_resource_types(context: CheckContext) -> list[CheckResult]:
-    """GET /ResourceTypes answers a valid list of ResourceType objects (RFC 7644 §4).
+    """GET /ResourceTypes answers a valid list of ResourceType objects (RFC 7644 §4, §3.4.2).
 
-    SUCCESS when the list is valid and holds at least one resource type; ERROR when the
-    endpoint is unreachable, the answer is invalid, or the list is empty (a SCIM
-    server serves at least one resource type).
+    SUCCESS when the answer is a ListResponse (with its "schemas" and its REQUIRED
+    totalResults) of valid ResourceType objects, at least one; ERROR when the endpoint is
+    unreachable, the list is empty, or its form breaks the RFC (no totalResults, a bare JSON
+    array, a single object, an invalid resource type): the run goes on with what it understands.
     """
-    resource_types = published_resource_types(context)
-    if not resource_types:
+    published = read_resource_types(context)
+    names = ", ".join(str(rt.name) for rt in published.items)
+    if published.problems:
+        reason = (
+            f"GET /ResourceTypes answered {len(published.items)} resource type(s) ({names or 'none'}), but {'; '.join(published.problems)} (RFC 7644 §3.4.2)."
+        )
+        return [CheckResult(Status.ERROR, reason=reason, data=published.items)]
+    if not published.items:
         return [CheckResult(Status.ERROR, reason="GET /ResourceTypes answered an empty list.")]
-    names = ", ".join(str(rt.name) for rt in resource_types)
-    return [CheckResult(Status.SUCCESS, reason=f"The server publishes {len(resource_types)} resource type(s): {names}.", data=resource_types)]
+    return [CheckResult(Status.SUCCESS, reason=f"The server publishes {len(published.items)} resource type(s): {names}.", data=published.items)]
 
 
 @checker("discovery", "resource-types", section="4")

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
-from scim2_models import ListResponse
 from scim2_models import ResourceType
 from scim2_models import Schema
 from scim2_models import ServiceProviderConfig
 
-from scim_tui.checker.answers import expected
 from scim_tui.checker.checks.probes import answers_not_found
 from scim_tui.checker.checks.probes import refuses_write_methods
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.discovery import read_resource_types
+from scim_tui.checker.discovery import read_schemas
+from scim_tui.checker.discovery import referenced
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
+
+
+def _resource_types(context: CheckContext) -> list[ResourceType]:
+    """The resource types, to know the schemas they reference (none when they cannot be read:
+    query_all_resource_types says why)."""
+    try:
+        return read_resource_types(context).items
+    except ValueError:
+        return []
+
 
 CORE_SCHEMAS = {
     str(model.__schema__): model.__name__ for model in (ResourceType, ServiceProviderConfig, Schema)
@@ -24,22 +35,31 @@ CORE_SCHEMAS = {
 
 
 def published_schemas(context: CheckContext) -> list[Schema]:
-    """GET /Schemas. Each check reads it itself, so its exchanges show what it judged;
-    the engine reuses the answer to describe the server."""
-    response = expected(context.client.query(Schema, expected_status_codes=context.expected_status_codes), ListResponse)
-    context.discovery.schemas = list(response.resources or [])
-    return context.discovery.schemas
+    """GET /Schemas, read leniently. Each check reads it itself, so its exchanges show what it
+    judged; the engine reuses the answer to describe the server. Its form and completeness are
+    judged once, by query_all_schemas."""
+    return read_schemas(context).items
 
 
 @checker("discovery", "schemas", section="4")
 def query_all_schemas(context: CheckContext) -> list[CheckResult]:
-    """GET /Schemas answers the list of every schema the server uses (RFC 7644 §4).
+    """GET /Schemas answers the list of every schema the server uses (RFC 7644 §4, §3.4.2).
 
-    SUCCESS when the answer is a valid, non-empty list of Schema objects (core,
-    extension and custom schemas alike); ERROR when the endpoint is unreachable, the
-    answer is invalid, or the list is empty.
+    SUCCESS when the answer is a ListResponse (with its "schemas" and its REQUIRED
+    totalResults) of valid Schema objects, holding every schema the resource types reference
+    (core, extension and custom alike); ERROR when the endpoint is unreachable, the list is
+    empty or incomplete, or its form breaks the RFC (no totalResults, a bare JSON array, a
+    single object, an invalid schema): the run goes on with what it understands, and reads a
+    schema the list lacks from /Schemas/{id}.
     """
-    schemas = published_schemas(context)
+    published = read_schemas(context)
+    schemas = published.items
+    listed = {str(schema.id) for schema in schemas}
+    lacking = [uri for uri in referenced(_resource_types(context)) if uri not in listed]
+    problems = published.problems + ([f"it lacks {', '.join(lacking)}, which the resource types reference"] if lacking else [])
+    if problems:
+        reason = f"GET /Schemas answered {len(schemas)} schema(s), but {'; '.join(problems)} (RFC 7644 §4, §3.4.2)."
+        return [CheckResult(Status.ERROR, reason=reason, data=schemas)]
     if not schemas:
         return [CheckResult(Status.ERROR, reason="GET /Schemas answered an empty list.")]
     names = ", ".join(str(schema.name or schema.id) for schema in schemas)
