@@ -190,6 +190,7 @@ def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
 
     from scim_tui import history
     from scim_tui.reports import RunReport
+    from scim_tui.reports import json_report
 
     report = RunReport.create(results, target=url, started_at=datetime.now(UTC), duration=wall, profile="bench")
     with tempfile.TemporaryDirectory() as data:
@@ -201,7 +202,27 @@ def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
         started = time.perf_counter()
         assert history.load(path) is not None
         load_s = time.perf_counter() - started
-    return {"history_mib": stored / 2**20, "json_mib": len(report.to_json()) / 2**20, "record_s": record_s, "load_s": load_s}
+    return {"history_mib": stored / 2**20, "json_mib": sum(len(piece.encode()) for piece in json_report.pieces(report, compact=True)) / 2**20, "record_s": record_s, "load_s": load_s}
+
+
+def command_child(url: str) -> None:
+    """Run `scim-tui check --profile` as a user does (JSON report to a file, the run recorded in
+    the profile's history), in this fresh process, and print its peak memory and what it wrote."""
+    from scim_tui import cli
+    from scim_tui import history
+    from scim_tui.profiles import Profile
+    from scim_tui.profiles import save_profile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CONFIG_HOME"] = os.environ["XDG_DATA_HOME"] = tmp  # never the user's own profiles and history
+        save_profile(Profile(name="bench", url=url))
+        output = Path(tmp) / "report.json"
+        started = time.perf_counter()
+        status = cli.run(["check", "--profile", "bench", "--format", "json", "--output", str(output)])
+        wall = time.perf_counter() - started
+        [run] = history.runs("bench")
+        figures = {"status": status, "wall": wall, "peak_mib": peak_kib() / 1024, "report_mib": output.stat().st_size / 2**20, "history_mib": run.stat().st_size / 2**20}
+    print(json.dumps(figures))
 
 
 def peak_kib() -> int:
@@ -214,7 +235,9 @@ def peak_kib() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def scale(types: int, attributes: int, jobs: int) -> dict[str, Any]:
+def scale(types: int, attributes: int, jobs: int, command: bool = False) -> dict[str, Any]:
+    """The engine's run of every check on a generated server (and, with `command`, then the
+    whole `scim-tui check --profile` on it, as a user runs it)."""
     from scale import write
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -224,7 +247,11 @@ def scale(types: int, attributes: int, jobs: int) -> dict[str, Any]:
                 [sys.executable, __file__, "--scale-child", target.url, "--server-pid", str(target.pid), "--jobs", str(jobs)],
                 capture_output=True, text=True, check=True,
             ).stdout
-    return {"types": types, "attributes": attributes, "jobs": jobs, **json.loads(output.strip().splitlines()[-1])}
+            figures = {"types": types, "attributes": attributes, "jobs": jobs, **json.loads(output.strip().splitlines()[-1])}
+            if command:
+                output = subprocess.run([sys.executable, __file__, "--command-child", target.url], capture_output=True, text=True, check=True).stdout
+                figures["command"] = json.loads(output.strip().splitlines()[-1])
+    return figures
 
 
 def main() -> None:
@@ -233,9 +260,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=4, help="the concurrency of the scale scenario")
     parser.add_argument("--scale-child", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--command-child", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scale_child:
         scale_child(args.scale_child, args.server_pid, args.jobs)
+        return
+    if args.command_child:
+        command_child(args.command_child)
         return
 
     sys.path.insert(0, str(HERE))
@@ -243,7 +274,7 @@ def main() -> None:
     figures["compare"] = compare(args.repeats, JOBS_OPTIONS)
     figures["compare_latency"] = compare(args.repeats, [1, 4], LATENCY_MS)
     figures["growth"] = [scale(4, attributes, args.jobs) for attributes in (25, 50, 100)]
-    figures["scale"] = scale(20, 100, args.jobs)
+    figures["scale"] = scale(20, 100, args.jobs, command=True)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "engine.json").write_text(json.dumps(figures, indent=2))
     print(report(figures))
@@ -272,6 +303,13 @@ def report(figures: dict[str, Any]) -> str:
             f"| {s['requests']} | {s['cpu']:.2f} | {s['server_cpu'] or 0:.2f} | {1000 * s['cpu'] / max(1, s['results']):.2f} | {s['peak_mib']:.0f} "
             f"| {s['history_mib']:.2f} ({s['json_mib']:.1f}; {s['record_s']:.2f}, {s['load_s']:.2f}) |"
         )
+    command = figures["scale"]["command"]
+    lines += [
+        "",
+        "| `scim-tui check --profile` at 20 types × 100 attributes | wall s | peak MiB | JSON report MiB | history file MiB |",
+        "|---|---|---|---|---|",
+        f"| exit {command['status']} | {command['wall']:.1f} | {command['peak_mib']:.0f} | {command['report_mib']:.1f} | {command['history_mib']:.2f} |",
+    ]
     return "\n".join(lines)
 
 

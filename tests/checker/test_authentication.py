@@ -151,3 +151,17 @@ def test_skipped_when_no_authentication_scheme_is_listed(serve):
     assert [r.status for r in results] == [Status.SKIPPED] * 2
     assert results[0].reason == "Skipped: the ServiceProviderConfig lists no authentication scheme (authenticationSchemes is empty)."
     assert all(r.exchanges == [] for r in results)
+
+
+def test_a_request_that_fails_with_credentials_too_is_not_blamed_on_authentication(serve):
+    """count=0 answered 500 to everyone is a fault of the request, which pagination judges (issue 15, 7)."""
+    server = serve(Broken(make_app(bearer_tokens=["t0ken-real"])).answer("GET", "/v2/Users", 500, scim_error(500)))
+    results = run(server.url, headers={"Authorization": "Bearer t0ken-real"})
+    users = [r for r in results if r.resource_type == "User"]
+    assert [r.status for r in users] == [Status.SKIPPED, Status.SKIPPED]
+    assert users[0].reason == (
+        "Skipped: GET /Users?count=0 answers 500 with the run's credentials too, so its failure without them tells nothing of authentication"
+        " (pagination_parameters judges count=0)."
+    )
+    assert [(e.status_code, "authorization" in {k.lower() for k in e.request_headers}) for e in users[0].exchanges] == [(500, False), (500, True)]
+    assert [r.status for r in results if r.resource_type == "Group"] == [Status.SUCCESS] * 2

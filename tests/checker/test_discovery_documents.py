@@ -104,7 +104,7 @@ def test_attribute_names_are_compared_without_case(serve):
         (
             lambda rt: rt["meta"].update(location="http://elsewhere.example/v2/ResourceTypes/Group"),
             "ResourceType User breaks RFC 7643 §6: meta.location http://elsewhere.example/v2/ResourceTypes/Group points to /v2/ResourceTypes/Group "
-            "instead of /v2/ResourceTypes/User (§3.1).",
+            "instead of /v2/ResourceTypes/User, on another origin (not followed, so that no credentials go there) (§3.1).",
         ),
     ],
     ids=["no endpoint", "extension without required", "extensions not a list", "location elsewhere"],

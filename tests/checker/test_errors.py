@@ -38,13 +38,18 @@ def statuses(results) -> list[Status]:
 def test_scim2_server_refuses_bad_creations_as_rfc_7644_says(serve):
     server = serve(make_app())
     users = run(server.url, "creation_errors")
-    assert statuses(users) == [Status.COMPLIANT, Status.COMPLIANT, Status.SUCCESS], [r.reason for r in users]
-    invalid, missing, duplicate = users
+    assert statuses(users) == [Status.COMPLIANT, Status.COMPLIANT, Status.SUCCESS, Status.SUCCESS], [r.reason for r in users]
+    invalid, missing, duplicate, upper = users
     assert "not valid JSON" in invalid.reason and 'scimType "invalidSyntax"' in invalid.reason
     assert "without the required userName" in missing.reason and 'scimType "invalidValue"' in missing.reason
     assert "with the userName of an existing" in duplicate.reason and "answered 409" in duplicate.reason
     assert [(e.method, e.status_code) for e in duplicate.exchanges] == [("POST", 201), ("POST", 409)]
     assert [(e.method, e.status_code) for e in invalid.exchanges] == [("POST", 400)]
+    assert "in upper case (userName has caseExact false, RFC 7643 §2.2) answered 409" in upper.reason
+    [taken] = [e for e in duplicate.exchanges if e.status_code == 201]
+    [post] = upper.exchanges
+    taken_name = json.loads(taken.request_body)["userName"]
+    assert json.loads(post.request_body)["userName"] == "scim-tui-" + taken_name.removeprefix("scim-tui-").upper() != taken_name
     assert stored(server.url) == []
 
 
@@ -63,15 +68,15 @@ def _numbered(status: dict) -> dict:
 def test_an_error_whose_status_is_a_number_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_json("POST", USERS, _numbered))
     results = run(server.url, "creation_errors")
-    assert statuses(results) == [Status.ERROR] * 3
+    assert statuses(results) == [Status.ERROR] * 4
     assert all('its "status" is 400, a JSON number instead of a JSON string' in r.reason for r in results[:2])
-    assert 'its "status" is 409, a JSON number' in results[2].reason
+    assert all('its "status" is 409, a JSON number' in r.reason for r in results[2:])
     assert stored(server.url) == []
 
 
 def test_an_error_that_is_not_a_scim_error_is_an_error_even_where_the_status_is_a_should(serve):
     server = serve(Broken(make_app()).rewrite("POST", USERS, lambda answer: CRASH if b"invalidSyntax" in answer[2] else answer))
-    invalid, missing, duplicate = run(server.url, "creation_errors")
+    invalid, missing, duplicate, _upper = run(server.url, "creation_errors")
     assert invalid.status is Status.ERROR
     assert "answered 500 instead of 400 (RFC 7644 §3.12, Tables 8 and 9, SHOULD), and its body is not a JSON object" in invalid.reason
     assert (missing.status, duplicate.status) == (Status.COMPLIANT, Status.SUCCESS)
@@ -79,7 +84,7 @@ def test_an_error_that_is_not_a_scim_error_is_an_error_even_where_the_status_is_
 
 def test_a_resource_that_cannot_be_created_leaves_nothing_to_duplicate(serve):
     server = serve(Broken(make_app()).rewrite("POST", USERS, lambda answer: CRASH))
-    invalid, missing, duplicate = run(server.url, "creation_errors")
+    invalid, missing, duplicate = run(server.url, "creation_errors")  # no upper case: nothing to duplicate
     assert statuses([invalid, missing, duplicate]) == [Status.ERROR, Status.ERROR, Status.SKIPPED]
     assert duplicate.reason.startswith("Skipped: the User[EnterpriseUser] it needs could not be created: POST /v2/Users answered 500: ")
     assert duplicate.reason.endswith(", so none could be duplicated.")
@@ -92,7 +97,7 @@ def _without_syntax_type(error: dict) -> dict:
 
 def test_a_missing_scim_type_is_a_deviation_where_table_9_is_a_should(serve):
     server = serve(Broken(make_app()).rewrite_json("POST", USERS, _without_syntax_type))
-    invalid, missing, duplicate = run(server.url, "creation_errors")
+    invalid, missing, duplicate, _upper = run(server.url, "creation_errors")
     assert invalid.status is Status.DEVIATION
     assert 'answered 400 with no scimType instead of "invalidSyntax"' in invalid.reason
     assert (missing.status, duplicate.status) == (Status.COMPLIANT, Status.SUCCESS)
@@ -139,11 +144,57 @@ def _suffixed(user: dict) -> dict:
 def test_a_duplicate_accepted_is_a_deviation_and_is_deleted(serve):
     """A server ignoring the uniqueness of userName: the duplicate is created (201)."""
     server = serve(PostedUserChanged(make_app(), _suffixed))
-    invalid, missing, duplicate = run(server.url, "creation_errors")
-    assert duplicate.status is Status.DEVIATION
+    invalid, missing, duplicate, upper = run(server.url, "creation_errors")
+    assert (duplicate.status, upper.status) == (Status.DEVIATION, Status.DEVIATION)
     assert "answered 201 instead of 409 (RFC 7643 §2.2: a server-unique value SHOULD be unique)" in duplicate.reason
     assert [(e.method, e.status_code) for e in duplicate.exchanges] == [("POST", 201), ("POST", 201)]
     assert duplicate.leftovers == [] and stored(server.url) == []
+
+
+def test_a_user_name_taken_in_another_case_accepted_is_a_deviation(serve):
+    """userName has caseExact false (RFC 7643 §4.1.1): BJENSEN conflicts with bjensen."""
+    def case_sensitive(user: dict) -> dict:
+        return {**user, "userName": f"{user['userName']}-other"} if user.get("userName", "").startswith("scim-tui-CASE-") else user
+
+    server = serve(PostedUserChanged(make_app(), case_sensitive))
+    _invalid, _missing, duplicate, upper = run(server.url, "creation_errors")
+    assert duplicate.status is Status.SUCCESS
+    assert upper.status is Status.DEVIATION
+    assert "in upper case (userName has caseExact false, RFC 7643 §2.2) answered 201 instead of 409" in upper.reason
+    assert upper.leftovers == [] and stored(server.url) == []
+
+
+def test_a_taken_user_name_answered_with_the_existing_user_is_an_error(serve):
+    """RFC 7644 §3.3: a conflict MUST be told (409), not hidden behind the existing resource."""
+    existing: dict[str, bytes] = {}
+
+    def hiding_conflicts(answer):
+        status, headers, body = answer
+        if status == 201:
+            existing[json.loads(body)["userName"].lower()] = body
+        if status == 409 and existing:
+            return 201, headers, list(existing.values())[-1]
+        return answer
+
+    server = serve(Broken(make_app()).rewrite("POST", USERS, hiding_conflicts))
+    _invalid, _missing, duplicate, upper = run(server.url, "creation_errors")
+    for result in (duplicate, upper):
+        assert result.status is Status.ERROR
+        assert "as if it had created it, instead of 409 (RFC 7644 §3.3, MUST)" in result.reason
+    assert stored(server.url) == []
+
+
+def test_every_problem_of_an_error_body_is_named(serve):
+    """A numeric "status" does not hide a missing scimType (issue 15, 7)."""
+    def numbered_without_type(answer):
+        status, headers, _body = answer
+        return (409, headers, json.dumps({"schemas": [ERROR_SCHEMA], "status": 409}).encode()) if status == 409 else answer
+
+    server = serve(Broken(make_app()).rewrite("POST", USERS, numbered_without_type))
+    duplicate = run(server.url, "creation_errors")[2]
+    assert duplicate.status is Status.ERROR
+    assert 'its "status" is 409, a JSON number' in duplicate.reason
+    assert 'with no scimType instead of "uniqueness"' in duplicate.reason
 
 
 def test_a_creation_missing_its_required_attribute_accepted_is_a_deviation_and_is_deleted(serve):
@@ -168,6 +219,55 @@ def test_scim2_server_refuses_bad_patches_with_the_right_scim_type(serve):
         assert operations[1] == {"op": "remove"}
         assert all(r.exchanges[0].request_headers.get("content-type") == "application/scim+json" for r in results)
     assert stored(server.url) == []
+
+
+GROUP = r"/v2/Groups/[^/]+"
+
+
+def test_scim2_server_keeps_a_member_that_names_no_resource(serve):
+    """One of scim2-server's known deviations (README)."""
+    server = serve(make_app())
+    [dangling] = run(server.url, "dangling_member", "Group")
+    assert dangling.status is Status.DEVIATION
+    assert "adding a member whose value (" in dangling.reason and ") names no resource answered 204: the group now holds a member that is no resource (RFC 7643 §4.2)." in dangling.reason
+    [patch] = [e for e in dangling.exchanges if e.method == "PATCH"]
+    assert json.loads(patch.request_body)["Operations"][0]["path"] == "members"
+    assert stored(server.url) == []
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "expected", "reason"),
+    [
+        (400, {"schemas": [ERROR_SCHEMA], "status": "400", "scimType": "invalidValue"}, Status.SUCCESS, "answered 400 with a SCIM Error."),
+        (404, {"schemas": [ERROR_SCHEMA], "status": "404"}, Status.SUCCESS, "answered 404 with a SCIM Error."),
+        (500, {"schemas": [ERROR_SCHEMA], "status": "500"}, Status.ERROR, "answered 500: the server failed on a client's mistake"),
+        (400, {"detail": "bad member"}, Status.ERROR, "answered 400, and "),
+    ],
+    ids=["400", "404", "500", "400 not a SCIM Error"],
+)
+def test_a_member_that_names_no_resource_must_be_refused(serve, status, body, expected, reason):
+    def answer(response):
+        code, headers, sent = response
+        return (status, headers, json.dumps(body).encode()) if code == 204 and refusing["on"] else response
+
+    refusing = {"on": False}  # only a PATCH adding a member is refused
+
+    def arm(patch: dict) -> dict:
+        refusing["on"] = patch["Operations"][0].get("op") == "add"
+        return patch
+
+    server = serve(Broken(make_app()).rewrite_request_json("PATCH", GROUP, arm).rewrite("PATCH", GROUP, answer))
+    [dangling] = run(server.url, "dangling_member", "Group")
+    assert dangling.status is expected, dangling.reason
+    assert reason in dangling.reason
+    assert stored(server.url) == []
+
+
+def test_a_resource_type_without_members_skips_the_dangling_member(serve):
+    server = serve(make_app())
+    [result] = run(server.url, "dangling_member", "User")
+    assert result.status is Status.SKIPPED and result.reason == "Skipped: User[EnterpriseUser] has no members attribute."
+    assert result.exchanges == []
 
 
 def test_a_server_answering_another_scim_type_than_no_target_is_an_error(serve):

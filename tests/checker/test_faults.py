@@ -225,5 +225,15 @@ def test_a_summary_names_six_failed_checks_and_counts_the_rest(serve):
     summary = next(r for r in results if r.resource_type == "User" and r.title == "resource_type_tests")
     assert len(failed) > 6
     named = ", ".join(failed[:6])
-    assert summary.reason.endswith(f": {named} and {len(failed) - 6} more.")
+    assert f": {named} and {len(failed) - 6} more." in summary.reason
     assert summary.reason.startswith(f"{len(failed)} check(s) failed for User")
+    # one server fault, one finding: the checks it failed read as one cause, in the summary and the reports
+    cause = "GET /v2/Users/{id} answered 500"
+    assert summary.reason.endswith(f"more. All of them share one cause: {cause}.")
+    report = RunReport.create(results, target=server.url, started_at=datetime.now(UTC), duration=1.0)
+    failing = [r for r in results if r.status.failed and any(e.status_code == 500 for e in r.exchanges)]
+    [line] = [line for line in write_report(report, "text").splitlines() if line.startswith("Shared cause:")]
+    assert line.startswith(f"Shared cause: {cause}: {len(failing)} results of object_query (User), ")
+    assert all(f"{name} (User)" in line for name in failed)
+    markdown = write_report(report, "markdown")
+    assert f"## Causes shared by several failures (1)\n\n- `GET /v2/Users/{{id}} answered 500`: {len(failing)} results of " in markdown

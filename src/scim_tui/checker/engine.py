@@ -16,6 +16,7 @@ from scim2_models import ScimProvider
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import client_refusal
+from scim_tui.checker.causes import shared_causes
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.context import Discovery
 from scim_tui.checker.discovery import describe_server
@@ -232,12 +233,18 @@ def _summarize(context: CheckContext, step: Step, results: list[CheckResult]) ->
 
 
 def suite_summary(model_name: str, results: list[CheckResult]) -> CheckResult:
-    """SUCCESS when no check of a resource type's suite failed, ERROR naming those that did."""
+    """SUCCESS when no check of a resource type's suite failed, ERROR naming those that did, and
+    the causes several of them share (a request that failed as a whole, causes.py)."""
     failed = sorted({r.title or "" for r in results if r.status.failed})
     ran = [r for r in results if r.status is not Status.SKIPPED]
     if failed:
         named = ", ".join(failed[:SUMMARY_NAMES]) + (f" and {len(failed) - SUMMARY_NAMES} more" if len(failed) > SUMMARY_NAMES else "")
-        return CheckResult(Status.ERROR, reason=f"{len(failed)} check(s) failed for {model_name}: {named}.")
+        causes = "".join(
+            f" {'All' if len(cause.checks) == len(failed) else len(cause.checks)} of them share one cause: {cause.request}."
+            for cause in shared_causes(results)
+            if len(cause.checks) > 1
+        )
+        return CheckResult(Status.ERROR, reason=f"{len(failed)} check(s) failed for {model_name}: {named}.{causes}")
     if not ran:
         return CheckResult(Status.SKIPPED, reason=f"No check of the {model_name} suite ran.")
     return CheckResult(Status.SUCCESS, reason=f"All {len(ran)} results of the {model_name} suite passed.")

@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import Base64Bytes
 from scim2_models import BaseModel
+from scim2_models import CaseExact
 from scim2_models import ComplexAttribute
 from scim2_models import Context
 from scim2_models import Extension
@@ -116,6 +117,11 @@ class Attribute:
         return [str(value) for value in self.owner.model_fields[self.field].examples or []]
 
 
+def case_exact(attribute: Attribute) -> bool:
+    """Whether values of the attribute are compared with case (RFC 7643 §2.2 caseExact)."""
+    return attribute.owner.get_field_annotation(attribute.field, CaseExact) == CaseExact.true
+
+
 def attributes_of(model: type[BaseModel]) -> list[Attribute]:
     """The attributes of a model, extensions included, without id, meta and schemas."""
     return [Attribute(model, name) for name in model.model_fields if name not in NOT_ATTRIBUTES]
@@ -167,13 +173,11 @@ def build_resource(
     payload = object_value(context, model, fill_all)
     required = required_extensions(context, model)
     for attribute in attributes_of(model):
-        if attribute.name in payload:
-            continue
-        if identifying(attribute):
+        if attribute.is_extension and attribute.name in required and not payload.get(attribute.name):
+            # filled as a required attribute, it may hold nothing: an empty extension is no extension
+            payload[attribute.name] = _least_extension(context, attribute.root_type)
+        elif attribute.name not in payload and identifying(attribute):
             payload[attribute.name] = string_value(attribute)
-        elif attribute.is_extension and attribute.name in required:
-            # Its required attributes; all of them when it has none, so that it is not empty.
-            payload[attribute.name] = object_value(context, attribute.root_type, fill_all=not _any_required(attribute.root_type))
     payload.update(values or {})
     return model.model_validate(payload, scim_ctx=Context.RESOURCE_CREATION_REQUEST)
 
@@ -187,8 +191,15 @@ def required_extensions(context: CheckContext, model: type[Resource[Any]]) -> se
     return set()
 
 
-def _any_required(model: type[BaseModel]) -> bool:
-    return any(attribute.required and attribute.writable for attribute in attributes_of(model))
+def _least_extension(context: CheckContext, extension: type[BaseModel]) -> dict[str, Any]:
+    """A required extension with its required attributes; when it has none, with its first plain
+    string, so that it is not empty (every attribute would fill the enterprise manager, which
+    references a User, which requires the extension again ...)."""
+    value = object_value(context, extension, fill_all=False)
+    plain = next((a for a in attributes_of(extension) if a.writable and not a.multi_valued and a.root_type is str), None)
+    if not value and plain is not None:
+        value[plain.name] = string_value(plain)
+    return value
 
 
 def object_value(context: CheckContext, model: type[BaseModel], fill_all: bool = True) -> dict[str, Any]:

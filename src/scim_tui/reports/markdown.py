@@ -6,6 +6,7 @@ import re
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.checker.causes import shared_causes
 from scim_tui.reports.model import RunReport
 from scim_tui.reports.transcript import failing_exchange
 from scim_tui.reports.transcript import request_text
@@ -20,6 +21,10 @@ def render(report: RunReport) -> str:
     lines = [f"# SCIM compliance report: {report.target}", "", _context(report), "", *_counts_table(report)]
     if report.leftovers:
         lines += ["", f"**Left on the server** (delete them by hand): {', '.join(f'`{item}`' for item in report.leftovers)}"]
+    causes = shared_causes(report.results)
+    if causes:
+        lines += ["", f"## Causes shared by several failures ({len(causes)})", ""]
+        lines += [f"- `{_inline(cause.request)}`: {len(cause.results)} results of {_inline(', '.join(cause.checks))}" for cause in causes]
     if attention:
         lines += ["", f"## Results to look at ({len(attention)})"]
         for result in attention:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.checker.causes import shared_causes
 from scim_tui.checker.results import STATUS_WIDTH
 from scim_tui.reports.model import RunReport
 
@@ -31,7 +32,9 @@ def result_line(result: CheckResult, color: bool = False) -> str:
 
 def summary_lines(report: RunReport, color: bool = False) -> list[str]:
     leftovers = f"{', '.join(report.leftovers)} (delete them by hand)" if report.leftovers else "nothing"
+    causes = [f"Shared cause: {cause.request}: {len(cause.results)} results of {', '.join(cause.checks)}" for cause in shared_causes(report.results)]
     return [
+        *causes,
         report.summary_line(lambda text, status: paint(text, status, color)),
         f"Target {report.target} · started {report.started_at:%Y-%m-%d %H:%M:%S} UTC · {report.duration:.1f} s",
         f"Left on the server: {leftovers}",

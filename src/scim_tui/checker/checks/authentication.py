@@ -67,7 +67,9 @@ def unauthenticated_access(context: CheckContext, resource_type: ResourceType) -
     oauth2, oauth) or an HTTP Basic password (httpbasic). One result per request: SUCCESS
     on 401 Unauthorized (RFC 7644 §3.12: "The authorization header is invalid or missing");
     CRITICAL when the server answers 2xx, serving its resources to anyone while claiming
-    authentication; DEVIATION on another refusal (403, a redirect ...); ERROR on a 5xx.
+    authentication; DEVIATION on another refusal (403, a redirect ...); ERROR on a 5xx,
+    unless the same request with the run's credentials fails too (SKIPPED: the request
+    itself fails, which pagination judges).
     SKIPPED when the ServiceProviderConfig lists no authentication scheme, or when the
     client is not an httpx2 client (its credentials cannot be left out of one request).
     """
@@ -84,10 +86,23 @@ def unauthenticated_access(context: CheckContext, resource_type: ResourceType) -
     results = []
     for label, authorization in attempts:
         mark = len(context.exchanges)
+        request = f"GET {resource_type.endpoint}?count=0"
         response = context.client.request("GET", resource_type.endpoint, params={"count": 0}, auth=Credentials(known, authorization))
-        result = _judged(f"GET {resource_type.endpoint}?count=0 {label}", response, claimed)
+        result = _judged(f"{request} {label}", response, claimed)
+        if response.status_code >= 500:
+            result = _failing_anyway(context, request, resource_type.endpoint) or result
         results.extend(results_of(context, mark, [result]))
     return results
+
+
+def _failing_anyway(context: CheckContext, request: str, endpoint: str) -> CheckResult | None:
+    """A 5xx without credentials says nothing of authentication when the same request fails
+    with them too: the request itself fails, which the pagination checks judge (count=0)."""
+    answer = context.client.request("GET", endpoint, params={"count": 0})
+    if answer.status_code < 500:
+        return None
+    reason = f"Skipped: {request} answers {answer.status_code} with the run's credentials too, so its failure without them tells nothing of authentication (pagination_parameters judges count=0)."
+    return CheckResult(Status.SKIPPED, reason=reason)
 
 
 def _judged(request: str, response: httpx2.Response, claimed: str) -> CheckResult:

@@ -171,20 +171,54 @@ def _article(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
-def location_problem(data: dict[str, Any], served_at: str, *aliases: str) -> str | None:
-    """What is wrong with meta.location, when given: it must name the URL the document is
-    served at (RFC 7643 §3.1). Paths are compared, percent-decoded, so that a server behind
-    a proxy may name another host; `aliases` are other paths that serve it too."""
+@dataclass
+class Located:
+    """What meta.location says of a document: a problem (it names something else), or a note
+    (it names another URL that serves the same document, which is right)."""
+
+    problem: str | None = None
+    note: str | None = None
+
+
+def located(context: CheckContext, data: dict[str, Any], served_at: str, *aliases: str) -> Located:
+    """meta.location, when given, must name the URL of the document (RFC 7643 §3.1). Paths are
+    compared, percent-decoded, so that a server behind a proxy may name another host; `aliases`
+    are other paths that serve it too. A location naming another path is followed: when it serves
+    the same document (a server answering under two prefixes), it is right."""
     location = member(member(data, "meta"), "location")
     if location is None:
-        return None
+        return Located()
     if not isinstance(location, str):
-        return f"meta.location is {_kind_of(location)}, not a string"
-    path = unquote(urlsplit(urljoin(served_at, location)).path).rstrip("/")
-    expected = [unquote(urlsplit(url).path).rstrip("/") for url in (served_at, *aliases)]
-    if path not in expected:
-        return f"meta.location {location} points to {path or '/'} instead of {expected[0]} (§3.1)"
-    return None
+        return Located(f"meta.location is {_kind_of(location)}, not a string")
+    url = urljoin(served_at, location)
+    path = unquote(urlsplit(url).path).rstrip("/")
+    expected = [unquote(urlsplit(address).path).rstrip("/") for address in (served_at, *aliases)]
+    if path in expected:
+        return Located()
+    wrong = f"meta.location {location} points to {path or '/'} instead of {expected[0]}"
+    if _origin(url) != _origin(base_url_of(context.client)):
+        return Located(f"{wrong}, on another origin (not followed, so that no credentials go there) (§3.1)")
+    served = _served_at(context, url)
+    if served is None or not _same_document(served, data):
+        return Located(f"{wrong}, which {served and 'serves another document' or 'does not serve this document'} (§3.1)")
+    return Located(note=f"meta.location names {path}, another URL that serves the same document")
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _served_at(context: CheckContext, url: str) -> dict[str, Any] | None:
+    response = context.client.request("GET", url)
+    body = body_of(response)
+    return body if response.status_code == 200 and isinstance(body, dict) else None
+
+
+def _same_document(served: dict[str, Any], data: dict[str, Any]) -> bool:
+    """The same discovery document: the same id, or (the ServiceProviderConfig has none) the same schemas."""
+    key = "id" if member(data, "id") is not None else "schemas"
+    return member(served, key) == member(data, key)
 
 
 def _fetch(context: CheckContext, endpoint: str) -> tuple[Any, str, CheckResult | None]:
@@ -204,11 +238,12 @@ def _fetch(context: CheckContext, endpoint: str) -> tuple[Any, str, CheckResult 
     return payload, url, None
 
 
-def _judged(label: str, section: str, data: dict[str, Any], fields: tuple[Field, ...], more: list[str]) -> CheckResult:
+def _judged(label: str, section: str, data: dict[str, Any], fields: tuple[Field, ...], more: list[str], notes: list[str]) -> CheckResult:
     problems = field_problems(data, fields) + more
     if problems:
         return CheckResult(Status.ERROR, reason=f"{label} breaks RFC 7643 §{section}: {'; '.join(problems)}.", data=data)
-    return CheckResult(Status.SUCCESS, reason=f"{label} holds every attribute RFC 7643 §{section} marks REQUIRED, each of its JSON type.", data=data)
+    noted = "".join(f" {note[0].upper()}{note[1:]}." for note in notes)
+    return CheckResult(Status.SUCCESS, reason=f"{label} holds every attribute RFC 7643 §{section} marks REQUIRED, each of its JSON type.{noted}", data=data)
 
 
 Rule = Callable[[CheckContext, dict[str, Any]], str | None]
@@ -233,8 +268,9 @@ def _listed(
     for index, item in enumerate(resources):
         ids = [str(item[key]) for key in id_keys if isinstance(item.get(key), str) and item[key]]
         served_at = [f"{url.split('?')[0].rstrip('/')}/{value}" for value in ids] or [url]
-        problems = [problem for problem in (location_problem(item, *served_at), more(context, item) if more else None) if problem]
-        results.append(_judged(f"{kind} {ids[0] if ids else f'#{index + 1}'}", section, item, fields, problems))
+        location = located(context, item, *served_at)
+        problems = [problem for problem in (location.problem, more(context, item) if more else None) if problem]
+        results.append(_judged(f"{kind} {ids[0] if ids else f'#{index + 1}'}", section, item, fields, problems, [location.note] if location.note else []))
     return results
 
 
@@ -259,13 +295,16 @@ def service_provider_config_document(context: CheckContext) -> list[CheckResult]
     maxOperations and maxPayloadSize, filter with maxResults) and
     authenticationSchemes (each with type, name and description) are there with
     their JSON types, the optional attributes present have theirs, and
-    meta.location, when given, names /ServiceProviderConfig (RFC 7643 §3.1).
+    meta.location, when given, names /ServiceProviderConfig or another URL of the
+    same origin that serves the same document (RFC 7643 §3.1).
     ERROR otherwise, naming each attribute missing or of the wrong type.
     """
     mark = len(context.exchanges)
     payload, url, failure = _fetch(context, "/ServiceProviderConfig")
-    location = location_problem(payload, url) if not failure else None
-    result = failure or _judged("The ServiceProviderConfig", "5", payload, SERVICE_PROVIDER_CONFIG, [location] if location else [])
+    if failure:
+        return results_of(context, mark, [failure])
+    location = located(context, payload, url)
+    result = _judged("The ServiceProviderConfig", "5", payload, SERVICE_PROVIDER_CONFIG, [location.problem] if location.problem else [], [location.note] if location.note else [])
     return results_of(context, mark, [result])
 
 
@@ -278,7 +317,7 @@ def resource_type_documents(context: CheckContext) -> list[CheckResult]:
     schemaExtensions item has its schema and required, the optional attributes
     present have their JSON types, the endpoint is relative to the base URL
     ("/Users", not a full path or a URL), and meta.location, when given, names
-    /ResourceTypes/{id} (RFC 7643 §3.1). ERROR otherwise, naming each problem.
+    /ResourceTypes/{id} or a URL that serves the same document (RFC 7643 §3.1). ERROR otherwise, naming each problem.
     SKIPPED when the list holds no resource type.
     """
     mark = len(context.exchanges)
@@ -293,8 +332,8 @@ def schema_documents(context: CheckContext) -> list[CheckResult]:
     id and attributes are there, each attribute and sub-attribute has its name,
     type (one of the types of RFC 7643 §2.3) and multiValued (REQUIRED in the
     §8.7.1 representation), the optional characteristics present have their JSON
-    types and keywords, and meta.location, when given, names /Schemas/{id}
-    (RFC 7643 §3.1). ERROR otherwise, naming each problem. SKIPPED when the list
+    types and keywords, and meta.location, when given, names /Schemas/{id} or a
+    URL that serves the same document (RFC 7643 §3.1). ERROR otherwise, naming each problem. SKIPPED when the list
     holds no schema.
     """
     mark = len(context.exchanges)

@@ -17,17 +17,21 @@ from scim2_models import PatchOp
 from scim2_models import Resource
 from scim2_models import Uniqueness
 
+from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import UNIQUE
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
@@ -79,13 +83,16 @@ def creation_errors(context: CheckContext, model: type[Resource[Any]]) -> list[C
     resource cut short) must get 400 with scimType invalidSyntax, and one lacking a
     required attribute 400 with invalidValue (Tables 8 and 9: COMPLIANT, else
     DEVIATION); a resource whose unique attribute (userName) repeats the one of a
-    resource just created must get 409 with scimType uniqueness (§3.3 MUST:
-    SUCCESS, else ERROR). Every refusal's body must be a SCIM Error with "status"
-    a JSON string equal to the HTTP status (§3.12 MUST: ERROR otherwise). SKIPPED,
-    for a rule, when the schema has no required or no unique attribute. Whatever
-    the server creates is deleted.
+    resource just created, then repeats it in upper case when the attribute has
+    caseExact false, must get 409 with scimType uniqueness (§3.3 MUST: SUCCESS;
+    a second resource created breaks the SHOULD of RFC 7643 §2.2: DEVIATION; the
+    existing resource answered as if created: ERROR). Every refusal's body must be
+    a SCIM Error with "status" a JSON string equal to the HTTP status (§3.12 MUST:
+    ERROR otherwise), and each problem of an answer is named. SKIPPED, for a
+    rule, when the schema has no required or no unique attribute (or it has
+    caseExact true, for the upper case). Whatever the server creates is deleted.
     """
-    return [_invalid_json(context, model), _missing_required(context, model), _duplicate(context, model)]
+    return [_invalid_json(context, model), _missing_required(context, model), *_duplicate(context, model)]
 
 
 def _invalid_json(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
@@ -102,18 +109,37 @@ def _missing_required(context: CheckContext, model: type[Resource[Any]]) -> Chec
     return _post(context, model, f"without the required {required.name}", payload, MISSING_REQUIRED)
 
 
-def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """A resource with the unique value of one just created, then (for a value compared without
+    case, as userName: RFC 7643 §4.1.1) with that value in upper case: each must get 409."""
     unique = unique_attribute(model)
     if unique is None:
-        return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} declares no unique attribute a client writes (uniqueness server or global).")
-    values = {unique.name: unique_string()}
+        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} declares no unique attribute a client writes (uniqueness server or global).")]
+    value = unique_string("case")  # letters, so that its other case is another string
     mark = len(context.exchanges)
     try:
-        context.resource_manager.create_and_register(model, fill_all=False, values=values)
+        existing = context.resource_manager.create_and_register(model, fill_all=False, values={unique.name: value})
     except PrerequisiteFailed as exc:
-        return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}, so none could be duplicated.", exchanges=context.exchanges[mark:])
-    result = _post(context, model, f"with the {unique.name} of an existing {model.__name__}", _creation_json(context, model, values), DUPLICATE)
-    result.exchanges = context.exchanges[mark:]
+        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}, so none could be duplicated.", exchanges=context.exchanges[mark:])]
+    same = _posted_again(context, model, existing, unique.name, value, f"with the {unique.name} of an existing {model.__name__}")
+    same.exchanges = context.exchanges[mark:]
+    other_case = PREFIX + value.removeprefix(PREFIX).upper()  # the run's mark stays as it is
+    if case_exact(unique):
+        reason = f"Skipped: {unique.name} has caseExact true, so {other_case} and {value} are two values."
+        return [same, CheckResult(Status.SKIPPED, reason=reason)]
+    what = f"with the {unique.name} of an existing {model.__name__} in upper case ({unique.name} has caseExact false, RFC 7643 §2.2)"
+    return [same, _posted_again(context, model, existing, unique.name, other_case, what)]
+
+
+def _posted_again(context: CheckContext, model: type[Resource[Any]], existing: Resource[Any], name: str, value: str, what: str) -> CheckResult:
+    """POST a resource whose unique attribute holds `value`, taken by `existing`. Creating a second
+    resource breaks a SHOULD (DEVIATION); answering 2xx with the existing one as if it were created
+    hides the conflict a client must be told of (RFC 7644 §3.3 MUST: ERROR)."""
+    result = _post(context, model, what, _creation_json(context, model, {name: value}), DUPLICATE)
+    answered = result.data if isinstance(result.data, dict) else {}
+    if result.status is Status.DEVIATION and answered.get("id") == existing.id:
+        result.status = Status.ERROR
+        result.reason = f"{result.reason.split(' answered ')[0]} answered with the existing {model.__name__} ({existing.id}) as if it had created it, instead of 409 (RFC 7644 §3.3, MUST)."
     return result
 
 
@@ -151,6 +177,46 @@ def patch_errors(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
         reason = f"Skipped: {model.__name__} has no multi-valued complex attribute with a string value to filter on."
         results.append(CheckResult(Status.SKIPPED, reason=reason))
     return results
+
+
+@checker("errors", "errors:members", section="3.5.2")
+def dangling_member(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """A PATCH adding a member that is no resource is refused with a 4xx (RFC 7643 §4.2, RFC 7644 §3.12).
+
+    Creates a resource with a "members" attribute (a Group), then PATCHes it to add a
+    member whose value names no resource. A member's value is "Identifier of the member"
+    (RFC 7643 §4.2): one naming nothing is the client's mistake, which a 4xx SCIM Error
+    tells. SUCCESS on a 4xx with a SCIM Error body; ERROR on a 5xx (the server failed on a
+    client's mistake) or a 4xx whose body is no SCIM Error (§3.12 MUST); DEVIATION when the
+    server keeps the member. SKIPPED when PATCH is not claimed or the resource type has no
+    "members".
+    """
+    skipped = unclaimed(context, "patch")
+    if skipped:
+        return [skipped]
+    if "members" not in {attribute.name for attribute in attributes_of(model)}:
+        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} has no members attribute.")]
+    created = context.resource_manager.create_and_register(model, fill_all=False)
+    return [_dangling_member(context, resource_path(context, model, created.id))]
+
+
+def _dangling_member(context: CheckContext, path: str) -> CheckResult:
+    missing = unique_string()
+    operation = {"op": "add", "path": "members", "value": [{"value": missing}]}
+    mark = len(context.exchanges)
+    response = send_json(context, "PATCH", path, {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]})
+    request = f"PATCH {path} adding a member whose value ({missing}) names no resource"
+    code, payload = response.status_code, body_of(response)
+    if code >= 500:
+        result = CheckResult(Status.ERROR, reason=f"{request} answered {code}: the server failed on a client's mistake, which a 4xx SCIM Error tells (RFC 7644 §3.12).")
+    elif code < 400:
+        result = CheckResult(Status.DEVIATION, reason=f"{request} answered {code}: the group now holds a member that is no resource (RFC 7643 §4.2).")
+    elif problem := scim_error_problem(payload, code):
+        result = CheckResult(Status.ERROR, reason=f"{request} answered {code}, and {problem} (RFC 7644 §3.12, MUST).")
+    else:
+        result = CheckResult(Status.SUCCESS, reason=f"{request} answered {code} with a SCIM Error.")
+    result.data = payload
+    return results_of(context, mark, [result])[0]
 
 
 def _patch(context: CheckContext, path: str, refusal: Refusal, what: str, operation: dict[str, Any]) -> CheckResult:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from scim2_models import CaseExact
 from scim2_models import ListResponse
 from scim2_models import Resource
 
@@ -28,6 +27,7 @@ from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
+from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import sub_attributes
@@ -94,10 +94,6 @@ def quoted(value: str) -> str:
 def unique_prefix(kind: str) -> str:
     """A name prefix no other check and no other run uses."""
     return f"{unique_string(kind)}-"
-
-
-def case_exact(attribute: Attribute) -> bool:
-    return attribute.owner.get_field_annotation(attribute.field, CaseExact) == CaseExact.true
 
 
 def create_named(

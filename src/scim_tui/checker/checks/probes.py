@@ -177,7 +177,7 @@ def judge_refusal(request: str, response: Any, refusal: Refusal) -> CheckResult:
     body_problem = scim_error_problem(payload, code)
     if body_problem:
         problems.append((Status.ERROR, f"{body_problem} (RFC 7644 §3.12, MUST)"))
-    elif payload.get("scimType") != refusal.scim_type:
+    if isinstance(payload, dict) and payload.get("scimType") != refusal.scim_type:  # told even beside a body problem
         scim_type = f'scimType "{payload["scimType"]}"' if payload.get("scimType") else "no scimType"
         problems.append((refusal.other_scim_type or refusal.missed, f'with {scim_type} instead of "{refusal.scim_type}" ({refusal.rule})'))
     if not problems:

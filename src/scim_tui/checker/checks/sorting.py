@@ -8,7 +8,6 @@ from scim2_models import Resource
 
 from scim_tui.checker.checks.filtering import ListQueryError
 from scim_tui.checker.checks.filtering import Named
-from scim_tui.checker.checks.filtering import case_exact
 from scim_tui.checker.checks.filtering import create_named
 from scim_tui.checker.checks.filtering import list_page
 from scim_tui.checker.checks.filtering import unique_prefix
@@ -17,6 +16,7 @@ from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
