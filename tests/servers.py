@@ -253,6 +253,36 @@ class Hanging:
         self.released.set()
 
 
+class Busy:
+    """A WSGI middleware around an application that answers `status` (429 or 503) to every
+    `every`-th request without handing it on, as a server's rate limiter or overloaded front does,
+    with `Retry-After` when given. `answered` counts the busy answers; `busy` is set at the first."""
+
+    def __init__(self, app: Any, status: int = 429, every: int = 5, retry_after: str | None = "0") -> None:
+        self.app = app
+        self.status = status
+        self.every = every
+        self.retry_after = retry_after
+        self.requests = 0
+        self.answered = 0
+        self.busy = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        with self._lock:
+            self.requests += 1
+            refused = self.requests % self.every == 0
+            self.answered += refused
+        if not refused:
+            return self.app(environ, start_response)
+        environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        body = scim_error(self.status, "too many requests, try again later")
+        retry = [("Retry-After", self.retry_after)] if self.retry_after is not None else []
+        start_response(_reason(self.status), [*SCIM_JSON, *retry, ("Content-Length", str(len(body)))])
+        self.busy.set()
+        return [body]
+
+
 def read_request(connection: Any) -> bytes:
     """Read one request's head, and return it with what came after it in the same reads.
     ConnectionAbortedError once the client closed the connection (an OSError: it ends a

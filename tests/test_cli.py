@@ -103,6 +103,7 @@ def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
         (["check"], "one of the arguments --profile --url --demo is required"),
         (["check", "--demo", "--jobs", "0"], "'0' is not a whole number of checks run at once from 1 to 32: write e.g. --jobs 4"),
         (["check", "--demo", "--jobs", "33"], "'33' is not a whole number of checks run at once from 1 to 32: write e.g. --jobs 4"),
+        (["check", "--demo", "--max-rate", "0"], "'0' is not a whole number of requests per second from 1 to 1000: write e.g. --max-rate 10"),
         (["check", "--demo", "--format", "pdf"], "invalid choice: 'pdf'"),
         (["check", "--demo", "--bogus"], "unrecognized arguments: --bogus"),
         (["check", "--demo", "--include-tags", "discovery,nope"], "Unknown tag nope in --include-tags: use one of auth, bulk"),

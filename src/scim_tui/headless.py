@@ -72,7 +72,7 @@ def check(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None and not output.parent.is_dir():
         raise UsageError(f"Cannot write {output}: the folder {output.parent} does not exist.")
-    report = run(target, selection, args.jobs)
+    report = run(target, selection, args.jobs, args.max_rate)
     _check_resource_types(report)
     previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
     if target.recorded:
@@ -143,11 +143,11 @@ def _check_resource_types(report: RunReport) -> None:
         raise UsageError(f"The server has no resource type {', '.join(unknown)} (--resource-type): use one of {', '.join(published)}.")
 
 
-def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
+def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | None = None) -> RunReport:
     """Run the selected checks on a target; UsageError when it cannot be reached, RunInterrupted
     on Ctrl-C, SIGTERM or SIGHUP once the running checks deleted what they created."""
     profile = target.profile
-    conf = selection.check_config(jobs or profile.jobs)
+    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate)
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
     results: list[CheckResult] = []
     late: list[str] = []
@@ -157,7 +157,7 @@ def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
         secrets.add(*target.secrets)
         _check_reachable(profile, connection)
         started_at, started = datetime.now(UTC), time.perf_counter()
-        checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan, on_leftovers=late.extend)
+        checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan, on_leftovers=late.extend, on_wait=progress.waiting)
         try:
             with closing(checks):  # closing lets the running checks delete what they created
                 for result in checks:
@@ -203,9 +203,17 @@ class Progress:
 
     def advance(self, result: CheckResult) -> None:
         self.done.add(result.check_id)
+        self._show(str(result.check_id))
+
+    def waiting(self, line: str | None) -> None:
+        """A wait for a busy server, shown until it is over (called from the waiting thread)."""
+        if line is not None:
+            self._show(line)
+
+    def _show(self, what: str) -> None:
         if self.stream is not None:
             count = len(self.done)
-            self.stream.write(f"\r\x1b[K[{count}/{max(self.total, count)}] {result.check_id}")
+            self.stream.write(f"\r\x1b[K[{count}/{max(self.total, count)}] {what}")
             self.stream.flush()
 
     def clear(self) -> None:
