@@ -16,6 +16,7 @@ from typing import TextIO
 from urllib.parse import unquote
 from urllib.parse import urlsplit
 
+from scim_tui import baseline
 from scim_tui import choices
 from scim_tui import history
 from scim_tui.checker import CheckId
@@ -72,14 +73,42 @@ def check(args: argparse.Namespace) -> int:
     output = Path(args.output) if args.output else None
     if output is not None and not output.parent.is_dir():
         raise UsageError(f"Cannot write {output}: the folder {output.parent} does not exist.")
+    entries = _baseline_entries(args)
     report = run(target, selection, args.jobs, args.max_rate)
     _check_resource_types(report)
+    judgement = _judged(report, args, entries)
     previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
     if target.recorded:
         _record(report)
     _write(report, args.format, output)
-    _tell(report, previous, target.recorded, args.format, output)
+    _tell(report, previous, target.recorded, args.format, output, judgement)
     return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
+
+
+def _baseline_entries(args: argparse.Namespace) -> list[baseline.Entry] | None:
+    """The baseline's entries, read before the run so that a bad file fails at once: those of
+    --baseline, or those --update-baseline will keep the notes of; None without either."""
+    if args.baseline:
+        return baseline.load(Path(args.baseline))
+    if args.update_baseline:
+        path = Path(args.update_baseline)
+        if not path.parent.is_dir():
+            raise UsageError(f"Cannot write {path}: the folder {path.parent} does not exist.")
+        return baseline.load(path) if path.exists() else []
+    return None
+
+
+def _judged(report: RunReport, args: argparse.Namespace, entries: list[baseline.Entry] | None) -> baseline.Judgement | None:
+    """The run judged by its baseline (written first with --update-baseline), its accepted
+    failures marked on the report; None without a baseline."""
+    if entries is None:
+        return None
+    if args.update_baseline:
+        entries = baseline.entries_of(report.results, entries)
+        baseline.write(Path(args.update_baseline), entries)
+    judgement = baseline.judge(entries, report.results, datetime.now(UTC).date())
+    report.accepted = {index: entry.note for index, entry in judgement.accepted.items()}
+    return judgement
 
 
 def target_of(args: argparse.Namespace) -> Target:
@@ -240,13 +269,16 @@ def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa
         raise UsageError(f"Cannot write {output}: {exc.strerror or exc}.") from exc
 
 
-def _tell(report: RunReport, previous: RunSummary | None, recorded: bool, format: str, output: Path | None) -> None:  # noqa: A002
-    """The summary and the changes: after a text report, else beside the report (never inside it)."""
+def _tell(report: RunReport, previous: RunSummary | None, recorded: bool, format: str, output: Path | None, judgement: baseline.Judgement | None = None) -> None:  # noqa: A002
+    """The summary, the changes and what the baseline says: after a text report, else beside
+    the report (never inside it)."""
     stream = sys.stderr if output is None and format != "text" else sys.stdout
     color = _colour(stream)
     lines = [] if output is None and format == "text" else summary_lines(report, color)
     if recorded:
         lines += changes_lines(report, previous, color)
+    if judgement is not None:
+        lines += baseline_lines(judgement, color)
     if lines:
         stream.write("\n".join(lines) + "\n")
 
@@ -262,6 +294,14 @@ def changes_lines(report: RunReport, previous: RunSummary | None, color: bool = 
     lines = [f"Changes {since}: {len(changes.new_failures)} new failure(s), {len(changes.fixed)} fixed."]
     lines += [f"  {paint('new failure', Status.ERROR, color)}  {check_id}" for check_id in changes.new_failures]
     lines += [f"  {paint('fixed', Status.SUCCESS, color)}        {check_id}" for check_id in changes.fixed]
+    return lines
+
+
+def baseline_lines(judgement: baseline.Judgement, color: bool = False) -> list[str]:
+    """What the baseline says of the run: failures accepted, entries fixed, entries expired."""
+    lines = [f"Baseline: {len(judgement.accepted)} failure(s) accepted, {len(judgement.fixed)} fixed, {len(judgement.expired)} expired."]
+    lines += [f"  {paint('fixed', Status.SUCCESS, color)}    {baseline.label(entry)}: remove it from the baseline" for entry in judgement.fixed]
+    lines += [f"  {paint('expired', Status.ERROR, color)}  {baseline.label(entry)}: past its date, it counts again" for entry in judgement.expired]
     return lines
 
 
