@@ -3,7 +3,7 @@ the engine (so the command starts fast)."""
 
 from dataclasses import dataclass
 
-FORMATS = ("text", "json", "junit", "markdown")
+FORMATS = ("text", "json", "junit", "markdown", "har")
 """The report formats."""
 FAIL_ON = ("compliant", "acceptable", "deviation", "error", "critical")
 """--fail-on: the least bad status that fails a run, from the mildest to the worst."""

@@ -63,6 +63,7 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-rate", type=_number(MAX_RATE, "--max-rate"), metavar="N", help=f"requests per second at most, {MAX_RATE.low} to {MAX_RATE.high} (default: the profile's, else no limit)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    parser.add_argument("--har", metavar="FILE", help="also write every request and response of the run to FILE as HAR 1.2 (secrets replaced by ***)")
     parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
     parser.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
     accepted = parser.add_mutually_exclusive_group()

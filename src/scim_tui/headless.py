@@ -70,9 +70,8 @@ def check(args: argparse.Namespace) -> int:
     """Run `scim-tui check` and return its exit status."""
     target = target_of(args)
     selection = selection_of(args)
-    output = Path(args.output) if args.output else None
-    if output is not None and not output.parent.is_dir():
-        raise UsageError(f"Cannot write {output}: the folder {output.parent} does not exist.")
+    output = _writable(args.output)
+    har = _writable(args.har)
     entries = _baseline_entries(args)
     report = run(target, selection, args.jobs, args.max_rate)
     _check_resource_types(report)
@@ -81,8 +80,18 @@ def check(args: argparse.Namespace) -> int:
     if target.recorded:
         _record(report)
     _write(report, args.format, output)
+    if har is not None:
+        _write(report, "har", har)
     _tell(report, previous, target.recorded, args.format, output, judgement)
     return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
+
+
+def _writable(name: str | None) -> Path | None:
+    """The path of a file to write, None without one; UsageError when its folder does not exist."""
+    path = Path(name) if name else None
+    if path is not None and not path.parent.is_dir():
+        raise UsageError(f"Cannot write {path}: the folder {path.parent} does not exist.")
+    return path
 
 
 def _baseline_entries(args: argparse.Namespace) -> list[baseline.Entry] | None:
@@ -90,10 +99,8 @@ def _baseline_entries(args: argparse.Namespace) -> list[baseline.Entry] | None:
     --baseline, or those --update-baseline will keep the notes of; None without either."""
     if args.baseline:
         return baseline.load(Path(args.baseline))
-    if args.update_baseline:
-        path = Path(args.update_baseline)
-        if not path.parent.is_dir():
-            raise UsageError(f"Cannot write {path}: the folder {path.parent} does not exist.")
+    path = _writable(args.update_baseline)
+    if path is not None:
         return baseline.load(path) if path.exists() else []
     return None
 
