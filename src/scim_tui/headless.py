@@ -44,6 +44,7 @@ from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
 from scim_tui.reports.summary import RunSummary
 from scim_tui.reports.text import paint
+from scim_tui.reports.text import result_line
 from scim_tui.reports.text import summary_lines
 from scim_tui.signals import RunInterrupted
 
@@ -82,7 +83,7 @@ def check(args: argparse.Namespace) -> int:
     _write(report, args.format, output)
     if har is not None:
         _write(report, "har", har)
-    _tell(report, previous, target.recorded, args.format, output, judgement)
+    _tell(report, previous, target.recorded, args.format, output, judgement, FAIL_ON[args.fail_on])
     return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
 
 
@@ -276,12 +277,21 @@ def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa
         raise UsageError(f"Cannot write {output}: {exc.strerror or exc}.") from exc
 
 
-def _tell(report: RunReport, previous: RunSummary | None, recorded: bool, format: str, output: Path | None, judgement: baseline.Judgement | None = None) -> None:  # noqa: A002
-    """The summary, the changes and what the baseline says: after a text report, else beside
-    the report (never inside it)."""
+def _tell(
+    report: RunReport,
+    previous: RunSummary | None,
+    recorded: bool,
+    format: str,  # noqa: A002
+    output: Path | None,
+    judgement: baseline.Judgement | None = None,
+    threshold: Status = Status.ERROR,
+) -> None:
+    """The failures first, then the summary, the changes and what the baseline says: after a
+    text report, else beside the report (never inside it)."""
     stream = sys.stderr if output is None and format != "text" else sys.stdout
     color = _colour(stream)
-    lines = [] if output is None and format == "text" else summary_lines(report, color)
+    lines = failure_lines(report, threshold, color)
+    lines += [] if output is None and format == "text" else summary_lines(report, color)
     if recorded:
         lines += changes_lines(report, previous, color)
     if judgement is not None:
@@ -301,6 +311,17 @@ def changes_lines(report: RunReport, previous: RunSummary | None, color: bool = 
     lines = [f"Changes {since}: {len(changes.new_failures)} new failure(s), {len(changes.fixed)} fixed."]
     lines += [f"  {paint('new failure', Status.ERROR, color)}  {check_id}" for check_id in changes.new_failures]
     lines += [f"  {paint('fixed', Status.SUCCESS, color)}        {check_id}" for check_id in changes.fixed]
+    return lines
+
+
+def failure_lines(report: RunReport, threshold: Status, color: bool = False) -> list[str]:
+    """The results that fail the run, then those a baseline accepts, a line each, for the end
+    of a CI log; nothing when there are none."""
+    failing = report.at_or_above(threshold)
+    accepted = [(index, result) for index, result in enumerate(report.results) if index in report.accepted]
+    lines = [f"Failing the run ({len(failing)}):", *(f"  {result_line(result, color)}" for result in failing)] if failing else []
+    if accepted:
+        lines += [f"Accepted by the baseline ({len(accepted)}):", *(f"  {result_line(result, color, report.acceptance(index))}" for index, result in accepted)]
     return lines
 
 
