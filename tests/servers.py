@@ -141,7 +141,7 @@ class Broken:
                 environ = {**environ, "wsgi.input": io.BytesIO(content), "CONTENT_LENGTH": str(len(content))}
         for method, path, query_change in self.query_rules:
             if _matches(environ, method, path):
-                environ = {**environ, "QUERY_STRING": urlencode(query_change(dict(parse_qsl(environ.get("QUERY_STRING", "")))))}
+                environ = {**environ, "QUERY_STRING": urlencode(query_change(dict(parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True))))}
         return environ
 
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
@@ -281,6 +281,24 @@ class Busy:
         start_response(_reason(self.status), [*SCIM_JSON, *retry, ("Content-Length", str(len(body)))])
         self.busy.set()
         return [body]
+
+
+def cursor_app(timeout: int | None = None) -> Any:
+    """scim2-server serving cursor pagination (RFC 9865) beside index pagination, its cursors
+    valid `timeout` seconds at least (announced as cursorTimeout) when given."""
+    from scim2_models import Pagination
+    from scim2_models import ScimProvider
+    from scim2_server.memory import InMemoryStorage
+    from scim2_server.service import ScimService
+    from scim2_server.testserver.application import BearerTokenApplication
+    from scim2_server.utils import load_default_resource_types
+    from scim2_server.utils import load_default_schemas
+    from scim2_server.utils import load_default_service_provider_config
+
+    pagination = Pagination(cursor=True, index=True, cursor_timeout=timeout)
+    config = load_default_service_provider_config().model_copy(update={"pagination": pagination})
+    provider = ScimProvider.from_discovery(list(load_default_schemas().values()), list(load_default_resource_types().values()), config=config)
+    return BearerTokenApplication(InMemoryStorage(), provider, service=ScimService(provider, secret="scim-tui-tests"))
 
 
 def read_request(connection: Any) -> bytes:
