@@ -256,10 +256,12 @@ class Hanging:
 class Busy:
     """A WSGI middleware around an application that answers `status` (429 or 503) to every
     `every`-th request without handing it on, as a server's rate limiter or overloaded front does,
-    with `Retry-After` when given. `answered` counts the busy answers; `busy` is set at the first."""
+    with `Retry-After` when given; only requests of `methods` count, when given. `answered` counts
+    the busy answers; `busy` is set at the first."""
 
-    def __init__(self, app: Any, status: int = 429, every: int = 5, retry_after: str | None = "0") -> None:
+    def __init__(self, app: Any, status: int = 429, every: int = 5, retry_after: str | None = "0", methods: tuple[str, ...] = ()) -> None:
         self.app = app
+        self.methods = methods
         self.status = status
         self.every = every
         self.retry_after = retry_after
@@ -269,6 +271,8 @@ class Busy:
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        if self.methods and environ["REQUEST_METHOD"] not in self.methods:
+            return self.app(environ, start_response)
         with self._lock:
             self.requests += 1
             refused = self.requests % self.every == 0
