@@ -141,7 +141,7 @@ class Broken:
                 environ = {**environ, "wsgi.input": io.BytesIO(content), "CONTENT_LENGTH": str(len(content))}
         for method, path, query_change in self.query_rules:
             if _matches(environ, method, path):
-                environ = {**environ, "QUERY_STRING": urlencode(query_change(dict(parse_qsl(environ.get("QUERY_STRING", "")))))}
+                environ = {**environ, "QUERY_STRING": urlencode(query_change(dict(parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True))))}
         return environ
 
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
@@ -251,6 +251,58 @@ class Hanging:
     def release(self) -> None:
         """Answer the requests held, and those to come at once."""
         self.released.set()
+
+
+class Busy:
+    """A WSGI middleware around an application that answers `status` (429 or 503) to every
+    `every`-th request without handing it on, as a server's rate limiter or overloaded front does,
+    with `Retry-After` when given; only requests of `methods` count, when given. `answered` counts
+    the busy answers; `busy` is set at the first."""
+
+    def __init__(self, app: Any, status: int = 429, every: int = 5, retry_after: str | None = "0", methods: tuple[str, ...] = ()) -> None:
+        self.app = app
+        self.methods = methods
+        self.status = status
+        self.every = every
+        self.retry_after = retry_after
+        self.requests = 0
+        self.answered = 0
+        self.busy = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        if self.methods and environ["REQUEST_METHOD"] not in self.methods:
+            return self.app(environ, start_response)
+        with self._lock:
+            self.requests += 1
+            refused = self.requests % self.every == 0
+            self.answered += refused
+        if not refused:
+            return self.app(environ, start_response)
+        environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        body = scim_error(self.status, "too many requests, try again later")
+        retry = [("Retry-After", self.retry_after)] if self.retry_after is not None else []
+        start_response(_reason(self.status), [*SCIM_JSON, *retry, ("Content-Length", str(len(body)))])
+        self.busy.set()
+        return [body]
+
+
+def cursor_app(timeout: int | None = None) -> Any:
+    """scim2-server serving cursor pagination (RFC 9865) beside index pagination, its cursors
+    valid `timeout` seconds at least (announced as cursorTimeout) when given."""
+    from scim2_models import Pagination
+    from scim2_models import ScimProvider
+    from scim2_server.memory import InMemoryStorage
+    from scim2_server.service import ScimService
+    from scim2_server.testserver.application import BearerTokenApplication
+    from scim2_server.utils import load_default_resource_types
+    from scim2_server.utils import load_default_schemas
+    from scim2_server.utils import load_default_service_provider_config
+
+    pagination = Pagination(cursor=True, index=True, cursor_timeout=timeout)
+    config = load_default_service_provider_config().model_copy(update={"pagination": pagination})
+    provider = ScimProvider.from_discovery(list(load_default_schemas().values()), list(load_default_resource_types().values()), config=config)
+    return BearerTokenApplication(InMemoryStorage(), provider, service=ScimService(provider, secret="scim-tui-tests"))
 
 
 def read_request(connection: Any) -> bytes:

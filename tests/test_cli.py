@@ -88,8 +88,17 @@ def test_the_report_goes_to_a_file_and_the_summary_to_stdout(broken_url, tmp_pat
     process = scim_tui_here("check", "--url", broken_url, *BROKEN_CHECKS, "--format", "junit", "--output", str(output))
     assert process.returncode == 1
     assert output.read_text().startswith("<?xml")
-    assert re.match(r"^\d+ checks · \d+ SUCCESS · (\d+ COMPLIANT · )?1 ERROR", process.stdout)
-    assert "<testsuite" not in process.stdout
+    failures, summary = process.stdout.split("\n", 2)[:2], process.stdout.split("\n", 2)[2]
+    assert failures[0] == "Failing the run (1):", "the failures come first"
+    assert re.match(r"^  ERROR +service_provider_config_endpoint_methods +PUT /ServiceProviderConfig answered 200", failures[1])
+    assert re.match(r"^\d+ checks · \d+ SUCCESS · (\d+ COMPLIANT · )?1 ERROR", summary)
+    assert "<testsuite" not in process.stdout and "\x1b[" not in process.stdout, "no colour off a terminal"
+
+
+def test_a_text_report_ends_with_the_failures_that_fail_the_run(broken_url, tmp_path):
+    process = scim_tui_here("check", "--url", broken_url, *BROKEN_CHECKS, "--fail-on", "deviation")
+    end = process.stdout[process.stdout.index("Left on the server") :].splitlines()[1:]
+    assert end[0] == "Failing the run (1):" and "service_provider_config_endpoint_methods" in end[1] and len(end) == 2
 
 
 def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
@@ -104,6 +113,7 @@ def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
         (["check"], "one of the arguments --profile --url --demo is required"),
         (["check", "--demo", "--jobs", "0"], "'0' is not a whole number of checks run at once from 1 to 32: write e.g. --jobs 4"),
         (["check", "--demo", "--jobs", "33"], "'33' is not a whole number of checks run at once from 1 to 32: write e.g. --jobs 4"),
+        (["check", "--demo", "--max-rate", "0"], "'0' is not a whole number of requests per second from 1 to 1000: write e.g. --max-rate 10"),
         (["check", "--demo", "--format", "pdf"], "invalid choice: 'pdf'"),
         (["check", "--demo", "--bogus"], "unrecognized arguments: --bogus"),
         (["check", "--demo", "--include-tags", "discovery,nope"], "Unknown tag nope in --include-tags: use one of auth, bulk"),

@@ -23,6 +23,7 @@ PLAIN_MODULES = [
     "scim_tui.demo",
     "scim_tui.reports",
     "scim_tui.history",
+    "scim_tui.baseline",
     "scim_tui.headless",
     "scim_tui.cli",
 ]

@@ -383,6 +383,8 @@ BAD_NUMBERS = [
     ("jobs", "[4]", "an array", "a whole number of checks run at once from 1 to 32", "4"),
     ("max_response_bytes", "-1", "-1", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),
     ("max_response_bytes", "99999999999999999999999999999", "99999999999999999999…", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),
+    ("max_rate", "0", "0", "a whole number of requests per second from 1 to 1000", "10"),
+    ("max_rate", "2.5", "2.5", "a whole number of requests per second from 1 to 1000", "10"),
     ("max_response_bytes", "{ a = 1 }", "a table", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),
 ]
 

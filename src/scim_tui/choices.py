@@ -3,7 +3,7 @@ the engine (so the command starts fast)."""
 
 from dataclasses import dataclass
 
-FORMATS = ("text", "json", "junit", "markdown")
+FORMATS = ("text", "json", "junit", "markdown", "har")
 """The report formats."""
 FAIL_ON = ("compliant", "acceptable", "deviation", "error", "critical")
 """--fail-on: the least bad status that fails a run, from the mildest to the worst."""
@@ -28,5 +28,6 @@ class Limit:
 TIMEOUT = Limit(1, 600, "a number of seconds", 30)
 JOBS = Limit(1, 32, "a whole number of checks run at once", 4)
 MAX_RESPONSE_BYTES = Limit(1024, 1024**3, "a whole number of bytes", 10 * 1024 * 1024, shown="1 KiB to 1 GiB")
-LIMITS = {"timeout": TIMEOUT, "jobs": JOBS, "max_response_bytes": MAX_RESPONSE_BYTES}
+MAX_RATE = Limit(1, 1000, "a whole number of requests per second", 10)
+LIMITS = {"timeout": TIMEOUT, "jobs": JOBS, "max_response_bytes": MAX_RESPONSE_BYTES, "max_rate": MAX_RATE}
 """The numbers of a profile and their ranges, by key."""

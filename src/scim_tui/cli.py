@@ -10,12 +10,15 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from collections.abc import Sequence
 
 from scim_tui import __version__
 from scim_tui.choices import FAIL_ON
 from scim_tui.choices import FORMATS
 from scim_tui.choices import JOBS
+from scim_tui.choices import MAX_RATE
+from scim_tui.choices import Limit
 from scim_tui.errors import UserError
 from scim_tui.signals import RunInterrupted
 from scim_tui.signals import exit_status
@@ -56,21 +59,31 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--exclude-tags", action="append", default=[], metavar="TAGS", help="skip checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
-    parser.add_argument("--jobs", type=_jobs, metavar="N", help=f"checks run at once, {JOBS.low} to {JOBS.high} (default: the profile's, else 4; 1 for a fragile server)")
+    parser.add_argument("--jobs", type=_number(JOBS, "--jobs"), metavar="N", help=f"checks run at once, {JOBS.low} to {JOBS.high} (default: the profile's, else 4; 1 for a fragile server)")
+    parser.add_argument("--max-rate", type=_number(MAX_RATE, "--max-rate"), metavar="N", help=f"requests per second at most, {MAX_RATE.low} to {MAX_RATE.high} (default: the profile's, else no limit)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    parser.add_argument("--har", metavar="FILE", help="also write every request and response of the run to FILE as HAR 1.2 (secrets replaced by ***)")
     parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
     parser.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
+    accepted = parser.add_mutually_exclusive_group()
+    accepted.add_argument("--baseline", metavar="FILE", help="failures accepted for now (TOML): only the others, or worse ones, fail the run")
+    accepted.add_argument("--update-baseline", metavar="FILE", help="write this run's failures (DEVIATION and worse) to FILE as the accepted ones, keeping its notes")
     documents = parser.add_argument_group("discovery documents", "for a server that does not serve them: JSON files that stand in for what it serves")
     documents.add_argument("--service-provider-config", metavar="FILE", help="the ServiceProviderConfig (an object)")
     documents.add_argument("--resource-types", metavar="FILE", help="the resource types (a ListResponse, a list or one object)")
     documents.add_argument("--schemas", metavar="FILE", help="the schemas (a ListResponse, a list or one object)")
 
 
-def _jobs(text: str) -> int:
-    if not (text.isascii() and text.isdigit() and len(text) <= 3 and JOBS.low <= int(text) <= JOBS.high):
-        raise argparse.ArgumentTypeError(f"{text!r} is not {JOBS.describe()}: write e.g. --jobs {JOBS.example}")
-    return int(text)
+def _number(limit: Limit, flag: str) -> Callable[[str], int]:
+    """The argparse type of a flag whose value is a whole number within `limit`."""
+
+    def parse(text: str) -> int:
+        if not (text.isascii() and text.isdigit() and len(text) <= 5 and limit.low <= int(text) <= limit.high):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {limit.describe()}: write e.g. {flag} {limit.example}")
+        return int(text)
+
+    return parse
 
 
 def _port(text: str) -> int:

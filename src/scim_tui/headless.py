@@ -16,6 +16,7 @@ from typing import TextIO
 from urllib.parse import unquote
 from urllib.parse import urlsplit
 
+from scim_tui import baseline
 from scim_tui import choices
 from scim_tui import history
 from scim_tui.checker import CheckId
@@ -43,6 +44,7 @@ from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
 from scim_tui.reports.summary import RunSummary
 from scim_tui.reports.text import paint
+from scim_tui.reports.text import result_line
 from scim_tui.reports.text import summary_lines
 from scim_tui.signals import RunInterrupted
 
@@ -69,17 +71,52 @@ def check(args: argparse.Namespace) -> int:
     """Run `scim-tui check` and return its exit status."""
     target = target_of(args)
     selection = selection_of(args)
-    output = Path(args.output) if args.output else None
-    if output is not None and not output.parent.is_dir():
-        raise UsageError(f"Cannot write {output}: the folder {output.parent} does not exist.")
-    report = run(target, selection, args.jobs)
+    output = _writable(args.output)
+    har = _writable(args.har)
+    entries = _baseline_entries(args)
+    report = run(target, selection, args.jobs, args.max_rate)
     _check_resource_types(report)
+    judgement = _judged(report, args, entries)
     previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
     if target.recorded:
         _record(report)
     _write(report, args.format, output)
-    _tell(report, previous, target.recorded, args.format, output)
+    if har is not None:
+        _write(report, "har", har)
+    _tell(report, previous, target.recorded, args.format, output, judgement, FAIL_ON[args.fail_on])
     return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
+
+
+def _writable(name: str | None) -> Path | None:
+    """The path of a file to write, None without one; UsageError when its folder does not exist."""
+    path = Path(name) if name else None
+    if path is not None and not path.parent.is_dir():
+        raise UsageError(f"Cannot write {path}: the folder {path.parent} does not exist.")
+    return path
+
+
+def _baseline_entries(args: argparse.Namespace) -> list[baseline.Entry] | None:
+    """The baseline's entries, read before the run so that a bad file fails at once: those of
+    --baseline, or those --update-baseline will keep the notes of; None without either."""
+    if args.baseline:
+        return baseline.load(Path(args.baseline))
+    path = _writable(args.update_baseline)
+    if path is not None:
+        return baseline.load(path) if path.exists() else []
+    return None
+
+
+def _judged(report: RunReport, args: argparse.Namespace, entries: list[baseline.Entry] | None) -> baseline.Judgement | None:
+    """The run judged by its baseline (written first with --update-baseline), its accepted
+    failures marked on the report; None without a baseline."""
+    if entries is None:
+        return None
+    if args.update_baseline:
+        entries = baseline.entries_of(report.results, entries)
+        baseline.write(Path(args.update_baseline), entries)
+    judgement = baseline.judge(entries, report.results, datetime.now(UTC).date())
+    report.accepted = {index: entry.note for index, entry in judgement.accepted.items()}
+    return judgement
 
 
 def target_of(args: argparse.Namespace) -> Target:
@@ -143,11 +180,11 @@ def _check_resource_types(report: RunReport) -> None:
         raise UsageError(f"The server has no resource type {', '.join(unknown)} (--resource-type): use one of {', '.join(published)}.")
 
 
-def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
+def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | None = None) -> RunReport:
     """Run the selected checks on a target; UsageError when it cannot be reached, RunInterrupted
     on Ctrl-C, SIGTERM or SIGHUP once the running checks deleted what they created."""
     profile = target.profile
-    conf = selection.check_config(jobs or profile.jobs)
+    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate)
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
     results: list[CheckResult] = []
     late: list[str] = []
@@ -157,7 +194,7 @@ def run(target: Target, selection: Selection, jobs: int | None) -> RunReport:
         secrets.add(*target.secrets)
         _check_reachable(profile, connection)
         started_at, started = datetime.now(UTC), time.perf_counter()
-        checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan, on_leftovers=late.extend)
+        checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan, on_leftovers=late.extend, on_wait=progress.waiting)
         try:
             with closing(checks):  # closing lets the running checks delete what they created
                 for result in checks:
@@ -203,9 +240,17 @@ class Progress:
 
     def advance(self, result: CheckResult) -> None:
         self.done.add(result.check_id)
+        self._show(str(result.check_id))
+
+    def waiting(self, line: str | None) -> None:
+        """A wait for a busy server, shown until it is over (called from the waiting thread)."""
+        if line is not None:
+            self._show(line)
+
+    def _show(self, what: str) -> None:
         if self.stream is not None:
             count = len(self.done)
-            self.stream.write(f"\r\x1b[K[{count}/{max(self.total, count)}] {result.check_id}")
+            self.stream.write(f"\r\x1b[K[{count}/{max(self.total, count)}] {what}")
             self.stream.flush()
 
     def clear(self) -> None:
@@ -232,13 +277,25 @@ def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa
         raise UsageError(f"Cannot write {output}: {exc.strerror or exc}.") from exc
 
 
-def _tell(report: RunReport, previous: RunSummary | None, recorded: bool, format: str, output: Path | None) -> None:  # noqa: A002
-    """The summary and the changes: after a text report, else beside the report (never inside it)."""
+def _tell(
+    report: RunReport,
+    previous: RunSummary | None,
+    recorded: bool,
+    format: str,  # noqa: A002
+    output: Path | None,
+    judgement: baseline.Judgement | None = None,
+    threshold: Status = Status.ERROR,
+) -> None:
+    """The failures first, then the summary, the changes and what the baseline says: after a
+    text report, else beside the report (never inside it)."""
     stream = sys.stderr if output is None and format != "text" else sys.stdout
     color = _colour(stream)
-    lines = [] if output is None and format == "text" else summary_lines(report, color)
+    lines = failure_lines(report, threshold, color)
+    lines += [] if output is None and format == "text" else summary_lines(report, color)
     if recorded:
         lines += changes_lines(report, previous, color)
+    if judgement is not None:
+        lines += baseline_lines(judgement, color)
     if lines:
         stream.write("\n".join(lines) + "\n")
 
@@ -254,6 +311,25 @@ def changes_lines(report: RunReport, previous: RunSummary | None, color: bool = 
     lines = [f"Changes {since}: {len(changes.new_failures)} new failure(s), {len(changes.fixed)} fixed."]
     lines += [f"  {paint('new failure', Status.ERROR, color)}  {check_id}" for check_id in changes.new_failures]
     lines += [f"  {paint('fixed', Status.SUCCESS, color)}        {check_id}" for check_id in changes.fixed]
+    return lines
+
+
+def failure_lines(report: RunReport, threshold: Status, color: bool = False) -> list[str]:
+    """The results that fail the run, then those a baseline accepts, a line each, for the end
+    of a CI log; nothing when there are none."""
+    failing = report.at_or_above(threshold)
+    accepted = [(index, result) for index, result in enumerate(report.results) if index in report.accepted]
+    lines = [f"Failing the run ({len(failing)}):", *(f"  {result_line(result, color)}" for result in failing)] if failing else []
+    if accepted:
+        lines += [f"Accepted by the baseline ({len(accepted)}):", *(f"  {result_line(result, color, report.acceptance(index))}" for index, result in accepted)]
+    return lines
+
+
+def baseline_lines(judgement: baseline.Judgement, color: bool = False) -> list[str]:
+    """What the baseline says of the run: failures accepted, entries fixed, entries expired."""
+    lines = [f"Baseline: {len(judgement.accepted)} failure(s) accepted, {len(judgement.fixed)} fixed, {len(judgement.expired)} expired."]
+    lines += [f"  {paint('fixed', Status.SUCCESS, color)}    {baseline.label(entry)}: remove it from the baseline" for entry in judgement.fixed]
+    lines += [f"  {paint('expired', Status.ERROR, color)}  {baseline.label(entry)}: past its date, it counts again" for entry in judgement.expired]
     return lines
 
 

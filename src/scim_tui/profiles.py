@@ -31,8 +31,10 @@ from pydantic import ValidationError
 from tomlkit.exceptions import ParseError
 
 from scim_tui.checker import CheckConfig
+from scim_tui.checker.pacing import Pacing
 from scim_tui.choices import JOBS
 from scim_tui.choices import LIMITS
+from scim_tui.choices import MAX_RATE
 from scim_tui.choices import MAX_RESPONSE_BYTES
 from scim_tui.choices import TIMEOUT
 from scim_tui.choices import Limit
@@ -112,12 +114,13 @@ class Selection(BaseModel):
     exclude_tags: list[str] = Field(default_factory=list)
     resource_types: list[str] = Field(default_factory=list)
 
-    def check_config(self, jobs: int | None = None) -> CheckConfig:
+    def check_config(self, jobs: int | None = None, max_rate: int | None = None) -> CheckConfig:
         """The engine configuration of this selection (an empty list means everything)."""
         conf = CheckConfig(
             include_tags=set(self.include_tags) or None,
             exclude_tags=set(self.exclude_tags) or None,
             resource_types=list(self.resource_types) or None,
+            pacing=Pacing(max_rate=max_rate),
         )
         if jobs:
             conf.jobs = jobs
@@ -140,6 +143,8 @@ class Profile(BaseModel):
     """A response body larger than this is read no further and the request fails."""
     jobs: int | None = within(JOBS, None)
     """How many checks run at once; None for the engine's default."""
+    max_rate: int | None = within(MAX_RATE, None)
+    """Requests per second at most, for a server with a strict rate limit; None for no limit."""
     discovery: DiscoveryFiles = Field(default_factory=DiscoveryFiles)
     """Files holding discovery documents that stand in for what the server serves."""
     selection: Selection = Field(default_factory=Selection)

@@ -70,7 +70,9 @@ BEYOND_SPEC_CHECKERS = BEYOND_SPEC_SERVER_CHECKERS | {
     "patch_operations_in_order",
 }
 """The checks of issue 9: the protocol real SCIM clients depend on, beyond SPEC.md."""
-ALL_CHECKERS = SPEC_CHECKERS | BEYOND_SPEC_CHECKERS
+NEWER_STANDARDS_CHECKERS = {"cursor_pagination"}
+"""The checks of standards after RFC 7644 (issue 17): cursor pagination, RFC 9865."""
+ALL_CHECKERS = SPEC_CHECKERS | BEYOND_SPEC_CHECKERS | NEWER_STANDARDS_CHECKERS
 
 
 def scim2_server_violations(resource_types: tuple[str, ...]) -> dict[tuple[str | None, str], str]:

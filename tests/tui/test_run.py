@@ -13,6 +13,7 @@ from scim_tui import history
 from scim_tui import selections
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.demo import make_app
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
@@ -29,6 +30,7 @@ from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import counts_text
 from scim_tui.tui.widgets.run_status import outcome_text
+from tests.servers import Busy
 from tests.servers import Hanging
 from tests.test_history import report_with
 from tests.tui.conftest import CEILING
@@ -343,3 +345,18 @@ async def test_a_bad_history_file_is_set_aside_and_the_run_finishes(local):
         assert warning.startswith("Set aside the unreadable history file 20250101T000000000000Z.json (duration: Input should be a finite number)")
     assert (folder / "set-aside" / "20250101T000000000000Z.json").exists()
     assert [path.name.endswith(".json.gz") for path in history.runs(local.name)] == [True]
+
+
+async def test_a_wait_for_a_busy_server_shows_in_the_progress_line_and_a_cancel_ends_it(serve):
+    # GETs only: the clean-up after the cancel (DELETEs) is not kept waiting
+    busy = Busy(make_app(), 429, every=4, retry_after="59", methods=("GET",))
+    app = ScimTuiApp(Profile(name="Busy", url=serve(busy).url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: "waiting 59 s: the server answered" in outcome_text(screen.progress).plain)
+        assert "with 429 (Retry-After: 59 s)" in outcome_text(screen.progress).plain
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.progress.phase is Phase.CANCELLED, timeout=30)  # the 59 s asked are not waited out
+        assert "waiting" not in outcome_text(screen.progress).plain

@@ -24,6 +24,7 @@ from scim_tui.checker.guard import Pending
 from scim_tui.checker.guard import carries
 from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import unsafe_id_problem
+from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.recorder import Recorder
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.recorder import cleaning_up
@@ -59,8 +60,8 @@ class CheckContext:
     at, with its own resource manager and its own exchange list.
 
     A context made without a recorder is the root of a run (or a script's or a test's own):
-    it puts a fresh recorder on the client, redacting `secrets` and stopping once `cancelled()`
-    says so, and what is created outside any check is kept by its own manager.
+    it puts a fresh recorder on the client, redacting `secrets`, pacing its requests with `pacer`
+    (else by the configuration) and stopping once `cancelled()` says so, and what is created outside any check is kept by its own manager.
     """
 
     def __init__(
@@ -74,6 +75,7 @@ class CheckContext:
         recorder: Recorder | None = None,
         secrets: Secrets | None = None,
         cancelled: Callable[[], bool] | None = None,
+        pacer: Pacer | None = None,
     ):
         self.client = client
         self.conf = conf or CheckConfig()
@@ -91,7 +93,8 @@ class CheckContext:
             previous = recorder_of(client)
             guard = Guard(client, self.resource_manager, base_url_of(client))
             stopped = lambda: self.stopping.is_set() or bool(cancelled and cancelled())  # noqa: E731
-            recorder = install_recorder(client, secrets or (previous.secrets if previous else Secrets()), guard, stopped)
+            pacer = pacer or Pacer(self.conf.pacing)
+            recorder = install_recorder(client, secrets or (previous.secrets if previous else Secrets()), guard, stopped, pacer)
         self.recorder = recorder
         """The recorder of the run's requests, with the guard of its writes."""
 

@@ -24,6 +24,7 @@ from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import printable
 from scim_tui.checker.guard import keeping
+from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.recorder import RunCancelled
 from scim_tui.checker.recorder import recording
 from scim_tui.checker.registry import Checker
@@ -64,6 +65,7 @@ def iter_checks(
     on_plan: Callable[[int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     on_leftovers: Callable[[list[str]], None] | None = None,
+    on_wait: Callable[[str | None], None] | None = None,
 ) -> Iterator[CheckResult]:
     """Run the checks on a server and yield each result as soon as its check ends.
 
@@ -81,6 +83,8 @@ def iter_checks(
 
     :param on_leftovers: called, when the iterator is closed early, with what the run-wide
         clean-up could not delete or may remain (no result is left to name it on).
+    :param on_wait: called, from the waiting thread, with a line when a request starts waiting
+        for a busy server (429, 503) and with None when the wait is over (conf.pacing).
 
     Closing the iterator early (a cancelled run, a Ctrl-C) stops the checks still running
     at their next request; each deletes what it created. Requests in a row that get no
@@ -90,7 +94,7 @@ def iter_checks(
     conf = conf or CheckConfig()
     wanted = set(only) if only is not None else None
     run_secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
-    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled)
+    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=Pacer(conf.pacing, on_wait))
 
     server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
     per_type = [c for c in all_checkers() if c.scope != "server"]

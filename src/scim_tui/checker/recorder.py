@@ -6,7 +6,8 @@ The wrapper
   the same time in different threads never see each other's), secrets redacted at capture;
 - sends nothing but clean-up once the run is cancelled, or once the server stopped
   answering (a few requests in a row without an answer in time): the run then ends early
-  instead of waiting a timeout for every request left.
+  instead of waiting a timeout for every request left;
+- paces the requests (pacing.py): a maximum rate, and a busy server's 429 or 503 waited out.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.guard import WRITE_METHODS
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import WriteRefused
+from scim_tui.checker.pacing import Pacer
+from scim_tui.checker.pacing import Wait
+from scim_tui.checker.pacing import waited_note
 from scim_tui.checker.secrets import Secrets
 
 MAX_BODY_CHARS = 256 * 1024
@@ -49,7 +53,8 @@ class RunCancelled(BaseException):
     `reason` says why, as a sentence a skipped result can end with.
     """
 
-    def __init__(self, reason: str = "the run was cancelled while this check ran"):
+    def __init__(self, reason: str | None = None):
+        reason = reason or "the run was cancelled while this check ran"
         super().__init__(reason)
         self.reason = reason
 
@@ -123,7 +128,7 @@ def is_timeout(exc: BaseException) -> bool:
 class Recorder:
     """Stands in for a client's ``request`` method: guards, records and stops each call."""
 
-    def __init__(self, client: Any, original: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None):
+    def __init__(self, client: Any, original: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None, pacer: Pacer | None = None):
         self.client = client
         self.original = original
         self.secrets = secrets
@@ -131,15 +136,17 @@ class Recorder:
         self.guard = guard
         self.cancelled = cancelled
         self.silence = Silence()
+        self.pacer = pacer or Pacer()
 
     def __call__(self, method: str, url: str, **kwargs: Any) -> Any:
         self._may_send(method, url)
         exchanges = _current.get()
         body = _request_body(kwargs)
         started = time.perf_counter()
+        waits: list[Wait] = []
         try:
             self.guard.before(method, url, body)
-            response = self.original(method, url, **kwargs)
+            response = self._paced(method, url, kwargs, waits)
         except Exception as exc:
             if exchanges is not None:
                 exchange = self._request_part(method, url, kwargs, None)
@@ -154,9 +161,29 @@ class Recorder:
             raise
         self.silence.answered(method)
         if exchanges is not None:
-            exchanges.append(self._exchange(method, url, kwargs, response, time.perf_counter() - started))
+            exchange = self._exchange(method, url, kwargs, response, time.perf_counter() - started)
+            exchange.note = "; ".join(note for note in (exchange.note, waits and waited_note(waits)) if note) or None
+            exchanges.append(exchange)
         self.guard.after(method, url, body, response)
         return response
+
+    def _paced(self, method: str, url: str, kwargs: dict[str, Any], waits: list[Wait]) -> Any:
+        """The answer to the request, sent in its turn under the maximum rate, and sent again
+        (each wait added to `waits`) while the server answers that it is too busy."""
+        while True:
+            if not self.pacer.take_turn(self._interrupted):
+                raise RunCancelled(self.stopped)
+            response = self.original(method, url, **kwargs)
+            wait = self.pacer.wait_for(response, len(waits), sum(w.seconds for w in waits))
+            if wait is None:
+                return response
+            if not self.pacer.wait(wait, f"{method.upper()} {urlsplit(url).path}", self._interrupted):
+                raise RunCancelled(self.stopped)
+            waits.append(wait)
+
+    def _interrupted(self) -> bool:
+        """Whether a wait is to be cut short: the run stopped, and this is no clean-up."""
+        return not _cleaning.get() and self.stopped is not None
 
     @property
     def stopped(self) -> str | None:
@@ -277,7 +304,7 @@ def run_secrets(client: Any) -> list[str]:
     return list(recorder.secrets) if recorder is not None else []
 
 
-def install_recorder(client: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None) -> Recorder:
+def install_recorder(client: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None, pacer: Pacer | None = None) -> Recorder:
     """Wrap the client's request method for one run: its exchanges recorded and redacted, its
     writes guarded, nothing but clean-up sent once ``cancelled()`` says so.
 
@@ -285,6 +312,6 @@ def install_recorder(client: Any, secrets: Secrets, guard: Guard, cancelled: Cal
     """
     current = recorder_of(client)
     original = current.original if current is not None else client.request
-    recorder = Recorder(client, original, secrets, guard, cancelled)
+    recorder = Recorder(client, original, secrets, guard, cancelled, pacer)
     client.request = recorder
     return recorder

@@ -8,6 +8,8 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 from typing import Any
 
+from scim_tui.checker.pacing import Pacing
+
 if TYPE_CHECKING:
     from scim_tui.checker.exchanges import Exchange
 
@@ -56,6 +58,8 @@ class CheckConfig:
     """Discovery documents that stand in for what the server serves, as JSON, by kind:
     "service_provider_config" (an object), "resource_types" and "schemas" (a ListResponse, a
     list or one object each). For a server that does not serve them."""
+    pacing: Pacing = field(default_factory=Pacing)
+    """How the run spares the server: a maximum rate, and busy answers (429, 503) waited out."""
 
 
 @dataclass(frozen=True)

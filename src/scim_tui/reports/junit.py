@@ -1,7 +1,7 @@
 """The JUnit XML report: one testsuite per resource type (and discovery, misc), one testcase per result.
 
-ERROR and CRITICAL results are failures carrying the reason and the failing exchange;
-SKIPPED results are skipped. The shape is the Jenkins/Ant one most CI viewers load.
+ERROR and CRITICAL results are failures carrying the reason and the failing exchange, unless a
+baseline accepts them; SKIPPED results and accepted failures are skipped. The shape is the Jenkins/Ant one most CI viewers load.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import socket
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime
 from xml.etree import ElementTree as ET
 
@@ -32,28 +33,44 @@ def suite_name(result: CheckResult) -> str:
 
 
 def render(report: RunReport) -> str:
-    suites: dict[str, list[CheckResult]] = {}
-    for result in report.results:
-        suites.setdefault(suite_name(result), []).append(result)
+    suites: dict[str, list[Case]] = {}
+    for index, result in enumerate(report.results):
+        suites.setdefault(suite_name(result), []).append(Case(result, report.acceptance(index)))
     root = ET.Element("testsuites", name="scim-tui")
-    _set_totals(root, report.results)
+    _set_totals(root, [case for cases in suites.values() for case in cases])
     timestamp = _timestamp(report.started_at)
     for number, (name, results) in enumerate(suites.items()):
         suite = ET.SubElement(root, "testsuite", name=name, id=str(number), package="scim-tui", timestamp=timestamp, hostname=socket.gethostname())
         _set_totals(suite, results)
         ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target", value=report.target)
-        for result, case_name in zip(results, _case_names(results), strict=True):
-            _testcase(suite, name, case_name, result)
+        for case, case_name in zip(results, _case_names([case.result for case in results]), strict=True):
+            _testcase(suite, name, case_name, case)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _set_totals(element: ET.Element, results: list[CheckResult]) -> None:
-    element.set("tests", str(len(results)))
-    element.set("failures", str(sum(r.status.failed for r in results)))
+@dataclass(frozen=True)
+class Case:
+    """A result, and how a baseline accepts it (None when it does not)."""
+
+    result: CheckResult
+    acceptance: str | None
+
+    @property
+    def failed(self) -> bool:
+        return self.result.status.failed and self.acceptance is None
+
+    @property
+    def skipped(self) -> bool:
+        return self.result.status is Status.SKIPPED or (self.result.status.failed and self.acceptance is not None)
+
+
+def _set_totals(element: ET.Element, cases: list[Case]) -> None:
+    element.set("tests", str(len(cases)))
+    element.set("failures", str(sum(case.failed for case in cases)))
     element.set("errors", "0")
-    element.set("skipped", str(sum(r.status is Status.SKIPPED for r in results)))
-    element.set("time", _seconds(sum(_elapsed(r) for r in results)))
+    element.set("skipped", str(sum(case.skipped for case in cases)))
+    element.set("time", _seconds(sum(_elapsed(case.result) for case in cases)))
 
 
 def _case_names(results: list[CheckResult]) -> list[str]:
@@ -68,17 +85,20 @@ def _case_names(results: list[CheckResult]) -> list[str]:
     return names
 
 
-def _testcase(suite: ET.Element, suite_name: str, name: str, result: CheckResult) -> None:
-    case = ET.SubElement(suite, "testcase", name=name, classname=f"scim-tui.{suite_name}", time=_seconds(_elapsed(result)))
+def _testcase(suite: ET.Element, suite_name: str, name: str, case: Case) -> None:
+    result = case.result
+    element = ET.SubElement(suite, "testcase", name=name, classname=f"scim-tui.{suite_name}", time=_seconds(_elapsed(result)))
     reason = _xml_text(result.reason or "")
-    if result.status.failed:
-        failure = ET.SubElement(case, "failure", message=reason, type=result.status.name)
+    if case.failed:
+        failure = ET.SubElement(element, "failure", message=reason, type=result.status.name)
         exchange = failing_exchange(result)
         failure.text = _xml_text(f"{reason}\n\n{exchange_text(exchange, BODY_LIMIT)}") if exchange else reason
-    elif result.status is Status.SKIPPED:
-        ET.SubElement(case, "skipped", message=reason)
+    elif case.skipped:
+        accepted = f"{result.status.name} {_xml_text(case.acceptance)} (baseline): " if case.acceptance else ""
+        ET.SubElement(element, "skipped", message=f"{accepted}{reason}")
     else:
-        ET.SubElement(case, "system-out").text = f"{result.status.name}: {reason}"
+        accepted = f" ({_xml_text(case.acceptance)})" if case.acceptance else ""
+        ET.SubElement(element, "system-out").text = f"{result.status.name}{accepted}: {reason}"
 
 
 def _xml_text(text: str) -> str:

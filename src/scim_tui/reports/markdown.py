@@ -16,7 +16,7 @@ BODY_LIMIT = 4000
 
 
 def render(report: RunReport) -> str:
-    attention = [r for r in report.results if r.status not in (Status.SUCCESS, Status.SKIPPED)]
+    attention = [(r, report.acceptance(i)) for i, r in enumerate(report.results) if r.status not in (Status.SUCCESS, Status.SKIPPED)]
     skipped = [r for r in report.results if r.status is Status.SKIPPED]
     lines = [f"# SCIM compliance report: {report.target}", "", _context(report), "", *_counts_table(report)]
     if report.leftovers:
@@ -27,8 +27,8 @@ def render(report: RunReport) -> str:
         lines += [f"- `{_inline(cause.request)}`: {len(cause.results)} results of {_inline(', '.join(cause.checks))}" for cause in causes]
     if attention:
         lines += ["", f"## Results to look at ({len(attention)})"]
-        for result in attention:
-            lines += ["", *_result_section(result)]
+        for result, acceptance in attention:
+            lines += ["", *_result_section(result, acceptance)]
     if skipped:
         lines += ["", f"## Skipped ({len(skipped)})", ""]
         lines += [f"- `{r.check_id}`: {_inline(r.reason)}" for r in skipped]
@@ -50,8 +50,9 @@ def _counts_table(report: RunReport) -> list[str]:
     return ["| Status | Results |", "|---|---:|", *rows, f"| **Total** | **{len(report.results)}** |"]
 
 
-def _result_section(result: CheckResult) -> list[str]:
-    lines = [f"### {result.status.name} · `{result.check_id}`", "", f"**Reason:** {_inline(result.reason)}"]
+def _result_section(result: CheckResult, acceptance: str | None = None) -> list[str]:
+    accepted = f" · {_inline(acceptance)}" if acceptance else ""
+    lines = [f"### {result.status.name} · `{result.check_id}`{accepted}", "", f"**Reason:** {_inline(result.reason)}"]
     if result.section:
         lines += ["", f"RFC {result.rfc} §{result.section}"]
     exchange = failing_exchange(result)

@@ -52,6 +52,9 @@ class RunReport:
     closing_leftovers: list[str] = field(default_factory=list)
     """What the run's own clean-up could not delete (or may remain) when the run was closed
     early: no result was left to name them on."""
+    accepted: dict[int, str] = field(default_factory=dict)
+    """The failing results a baseline accepts, by their index in `results`, with the baseline's
+    note on each ("" when it has none)."""
 
     @classmethod
     def create(
@@ -91,8 +94,15 @@ class RunReport:
         return list(dict.fromkeys([*(item for result in self.results for item in result.leftovers), *self.closing_leftovers]))
 
     def at_or_above(self, threshold: Status) -> list[CheckResult]:
-        """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is)."""
-        return [r for r in self.results if r.status is not Status.SKIPPED and r.status >= threshold]
+        """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is), but
+        those a baseline accepts."""
+        return [r for i, r in enumerate(self.results) if i not in self.accepted and r.status is not Status.SKIPPED and r.status >= threshold]
+
+    def acceptance(self, index: int) -> str | None:
+        """How the result at `index` is marked when a baseline accepts it ("accepted: its note"); None when not."""
+        if index not in self.accepted:
+            return None
+        return f"accepted: {self.accepted[index]}" if self.accepted[index] else "accepted"
 
     def summary_line(self, style: Callable[[str, Status], str] | None = None) -> str:
         """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
@@ -109,8 +119,14 @@ class RunReport:
             "selection": self.selection.model_dump(mode="json"),
             "counts": {status.name: count for status, count in self.counts().items()},
             "leftovers": self.leftovers,
-            "results": [result_to_dict(result) for result in self.results],
+            "results": [self._result_dict(index, result) for index, result in enumerate(self.results)],
         }
+
+    def _result_dict(self, index: int, result: CheckResult) -> dict[str, Any]:
+        data = result_to_dict(result)
+        if index in self.accepted:
+            data["accepted"] = self.accepted[index]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RunReport:

@@ -24,10 +24,12 @@ def paint(text: str, status: Status, color: bool) -> str:
     return f"\x1b[{STATUS_COLORS[status]}m{text}\x1b[0m" if color else text
 
 
-def result_line(result: CheckResult, color: bool = False) -> str:
+def result_line(result: CheckResult, color: bool = False, acceptance: str | None = None) -> str:
+    """`STATUS  check  reason`, with how a baseline accepts it when it does."""
     status = paint(result.status.name.ljust(STATUS_WIDTH), result.status, color)
     reason = " ".join((result.reason or "").split())
-    return f"{status}  {result.check_id}  {reason}".rstrip()
+    accepted = f" ({acceptance})" if acceptance else ""
+    return f"{status}  {result.check_id}{accepted}  {reason}".rstrip()
 
 
 def summary_lines(report: RunReport, color: bool = False) -> list[str]:
@@ -42,5 +44,5 @@ def summary_lines(report: RunReport, color: bool = False) -> list[str]:
 
 
 def render(report: RunReport, color: bool = False) -> str:
-    lines = [result_line(result, color) for result in report.results]
+    lines = [result_line(result, color, report.acceptance(index)) for index, result in enumerate(report.results)]
     return "\n".join([*lines, "", *summary_lines(report, color)]) + "\n"

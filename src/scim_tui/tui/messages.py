@@ -36,6 +36,14 @@ class ResultsBatch(RunMessage):
         self.results = results
 
 
+class RunWaiting(RunMessage):
+    """A request waits for a busy server (429, 503): what it waits for, or None once it is over."""
+
+    def __init__(self, run_id: int, waiting: str | None) -> None:
+        super().__init__(run_id)
+        self.waiting = waiting
+
+
 class RunFinished(RunMessage):
     """The run ended: completely, cancelled, or stopped by an error (one line, no traceback).
 

@@ -33,6 +33,7 @@ from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.messages import RunPlanned
+from scim_tui.tui.messages import RunWaiting
 
 BATCH_INTERVAL = 0.1
 """Seconds between two batches of results sent to the UI."""
@@ -94,6 +95,7 @@ class Runner:
                 on_plan=lambda planned: self.post(RunPlanned(run_id, planned)),
                 cancelled=self.cancelled,
                 on_leftovers=late.extend,
+                on_wait=lambda waiting: self.post(RunWaiting(run_id, waiting)),
             )
             batch: list[CheckResult] = []
             sent = time.monotonic()

@@ -19,6 +19,7 @@ from scim_tui.checker.checks import headers  # noqa: F401
 from scim_tui.checker.checks import meta  # noqa: F401
 from scim_tui.checker.checks import filtering  # noqa: F401
 from scim_tui.checker.checks import pagination  # noqa: F401
+from scim_tui.checker.checks import cursor_pagination  # noqa: F401
 from scim_tui.checker.checks import sorting  # noqa: F401
 from scim_tui.checker.checks import projection  # noqa: F401
 from scim_tui.checker.checks import versioning  # noqa: F401

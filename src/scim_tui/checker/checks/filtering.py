@@ -53,6 +53,9 @@ class ListPage:
     items_per_page: Any
     start_index: Any
     resources: list[dict[str, Any]] = field(default_factory=list)
+    next_cursor: Any = None
+    previous_cursor: Any = None
+    """The cursors of the pages after and before this one (RFC 9865), when the server gives them."""
 
     @property
     def ids(self) -> list[str]:
@@ -126,7 +129,7 @@ def list_page(context: CheckContext, model: type[Resource[Any]], **params: Any) 
     resources = body.get("Resources") or []
     if not isinstance(resources, list) or not all(isinstance(item, dict) for item in resources):
         raise ListQueryError(f"{query} answered a ListResponse whose Resources is not a list of objects")
-    return ListPage(query, body.get("totalResults"), body.get("itemsPerPage"), body.get("startIndex"), resources)
+    return ListPage(query, body.get("totalResults"), body.get("itemsPerPage"), body.get("startIndex"), resources, body.get("nextCursor"), body.get("previousCursor"))
 
 
 def typed_filter_attribute(model: type[Resource[Any]]) -> Attribute | None:

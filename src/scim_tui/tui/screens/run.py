@@ -42,6 +42,7 @@ from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.messages import RunPlanned
+from scim_tui.tui.messages import RunWaiting
 from scim_tui.tui.run_state import Filter
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import RunState
@@ -167,12 +168,12 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(RunRequest(self.run_id + 1, self.profile, selection.check_config(self.profile.jobs), selection))
+        self._start(RunRequest(self.run_id + 1, self.profile, selection.check_config(self.profile.jobs, self.profile.max_rate), selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
         everything = Selection()
-        self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs), everything, only=checks))
+        self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs, self.profile.max_rate), everything, only=checks))
 
     def action_rerun_failed(self) -> None:
         self.rerun(self.state.failed_checks())
@@ -214,6 +215,12 @@ class RunScreen(Screen[None]):
     def plan(self, message: RunPlanned) -> None:
         if message.run_id == self.run_id:
             self.progress.planned = message.planned
+            self._show_progress()
+
+    @on(RunWaiting)
+    def show_wait(self, message: RunWaiting) -> None:
+        if message.run_id == self.run_id:
+            self.progress.waiting = message.waiting
             self._show_progress()
 
     @on(ResultsBatch)

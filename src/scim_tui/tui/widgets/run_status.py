@@ -43,6 +43,8 @@ class Progress:
     error: str | None = None
     leftovers: list[str] = field(default_factory=list)
     """Resources the run created and could not delete."""
+    waiting: str | None = None
+    """What a request of the running run waits for (a busy server), while it does."""
 
 
 def outcome_text(progress: Progress) -> Text:
@@ -59,6 +61,8 @@ def outcome_text(progress: Progress) -> Text:
         Phase.CANCELLED: f"Run cancelled after {progress.done} checks",
     }[phase]
     text = Text(f"{label} · {seconds}", style="bold yellow" if phase is Phase.CANCELLED else "")
+    if progress.waiting and phase in (Phase.RUNNING, Phase.CANCELLING):
+        text.append(f" · {progress.waiting}", style="yellow")
     if progress.leftovers:
         text.append(f" · left on the server (delete them by hand): {', '.join(progress.leftovers)}", style="bold red")
     return text

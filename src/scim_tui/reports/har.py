@@ -1,0 +1,102 @@
+"""The HAR report: every exchange of a run as an HTTP Archive 1.2 log, for browser dev tools,
+HAR viewers and the server's team.
+
+Each exchange is one entry, once (the results of a check may share exchanges), commented with
+the check that made it. The exchanges were redacted when they were recorded, so the log holds
+no secret. Exchanges carry no start time of their own: every entry starts at the run's start,
+in the order the checks ran. A request that got no answer has status 0, as browsers write it,
+and the reason in its comment.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
+
+from scim_tui import __version__
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Exchange
+from scim_tui.checker.exchanges import header
+from scim_tui.checker.exchanges import status_line
+from scim_tui.reports.model import RunReport
+
+HTTP_VERSION = "HTTP/1.1"
+
+
+def render(report: RunReport) -> str:
+    return json.dumps(har_log(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def har_log(report: RunReport) -> dict[str, Any]:
+    started = report.started_at.isoformat(timespec="milliseconds")
+    return {
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "scim-tui", "version": __version__},
+            "comment": f"scim-tui run against {report.target}; secrets replaced by ***",
+            "entries": [_entry(exchange, result, started) for exchange, result in _exchanges(report.results)],
+        }
+    }
+
+
+def _exchanges(results: list[CheckResult]) -> Iterator[tuple[Exchange, CheckResult]]:
+    """Each exchange of the run once, with the first result that carries it."""
+    seen: set[int] = set()
+    for result in results:
+        for exchange in result.exchanges:
+            if id(exchange) not in seen:
+                seen.add(id(exchange))
+                yield exchange, result
+
+
+def _entry(exchange: Exchange, result: CheckResult, started: str) -> dict[str, Any]:
+    milliseconds = round(exchange.elapsed * 1000, 3)
+    told = [part for part in (exchange.note, exchange.error and f"no response: {exchange.error}") if part]
+    return {
+        "startedDateTime": started,
+        "time": milliseconds,
+        "request": _request(exchange),
+        "response": _response(exchange),
+        "cache": {},
+        "timings": {"send": 0, "wait": milliseconds, "receive": 0},
+        "comment": " · ".join([f"{result.check_id} ({result.status.name})", *told]),
+    }
+
+
+def _request(exchange: Exchange) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "method": exchange.method,
+        "url": exchange.url,
+        "httpVersion": HTTP_VERSION,
+        "cookies": [],
+        "headers": _headers(exchange.request_headers),
+        "queryString": [{"name": name, "value": value} for name, value in parse_qsl(urlsplit(exchange.url).query, keep_blank_values=True)],
+        "headersSize": -1,
+        "bodySize": len((exchange.request_body or "").encode()),
+    }
+    if exchange.request_body is not None:
+        request["postData"] = {"mimeType": header(exchange.request_headers, "Content-Type"), "text": exchange.request_body}
+    return request
+
+
+def _response(exchange: Exchange) -> dict[str, Any]:
+    body = exchange.response_body or ""
+    return {
+        "status": exchange.status_code or 0,
+        "statusText": status_line(exchange.status_code).partition(" ")[2] if exchange.status_code else "",
+        "httpVersion": HTTP_VERSION if exchange.status_code else "",
+        "cookies": [],
+        "headers": _headers(exchange.response_headers),
+        "content": {"size": len(body.encode()), "mimeType": header(exchange.response_headers, "Content-Type"), "text": body},
+        "redirectURL": header(exchange.response_headers, "Location") if 300 <= (exchange.status_code or 0) < 400 else "",
+        "headersSize": -1,
+        "bodySize": -1 if exchange.status_code is None else len(body.encode()),
+    }
+
+
+def _headers(headers: Mapping[str, str]) -> list[dict[str, str]]:
+    return [{"name": name, "value": value} for name, value in headers.items()]

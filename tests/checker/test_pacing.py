@@ -1,0 +1,117 @@
+"""Polite to the server (issue 17): a 429 or 503 is waited out and the request sent again, visibly;
+a run against a server that is busy now and then gives the same results as without; requests keep
+to a maximum rate; a cancel cuts a wait short."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC
+from datetime import datetime
+
+import pytest
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import iter_checks
+from scim_tui.checker.pacing import Pacing
+from scim_tui.checker.pacing import retry_after
+from scim_tui.demo import DemoServer
+from scim_tui.demo import make_app
+from tests.servers import Busy
+from tests.servers import make_client
+
+FAST = Pacing(backoff=0.01)
+"""Back-off without Retry-After, shortened so that the tests do not sleep for seconds."""
+
+
+def outcomes(url: str, conf: CheckConfig) -> tuple[list, list]:
+    with make_client(url) as scim:
+        results = list(iter_checks(scim, conf))
+    return [(r.title, r.resource_type, r.status) for r in results], results
+
+
+@pytest.fixture(scope="module")
+def plain() -> list:
+    with DemoServer(make_app()) as server:
+        return outcomes(server.url, CheckConfig())[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("status", "retry"), [(429, "0"), (429, "1"), (503, None)], ids=["429-retry-after-0", "429-retry-after-1", "503-backoff"])
+def test_a_server_busy_every_fifth_request_gives_the_same_results_as_without(serve, plain, status, retry):
+    busy = Busy(make_app(), status, every=5 if retry != "1" else 40, retry_after=retry)
+    server = serve(busy)
+    seen, results = outcomes(server.url, CheckConfig(pacing=FAST))
+    assert busy.answered > 0
+    assert seen == plain
+    notes = [e.note for r in results for e in r.exchanges if e.note]
+    assert notes and all("busy server" in note and str(status) in note for note in notes), notes[:3]
+
+
+def test_a_post_answered_429_is_sent_again_and_the_wait_shows_in_the_exchange(serve):
+    busy = Busy(make_app(), 429, every=2, retry_after="0")
+    busy.requests = 1  # one check at a time: each request is answered 429 first, then goes through
+    server = serve(busy)
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud:create"}, resource_types=["User"], jobs=1, pacing=FAST)))
+    posts = [e for r in results for e in r.exchanges if e.method == "POST"]
+    assert posts and all(e.status_code == 201 for e in posts), [(e.status_code, e.note) for e in posts]
+    assert all(e.note == "sent 2 times: waited 0 s in all for a busy server (429 (Retry-After: 0 s))" for e in posts)
+
+
+def test_a_wait_longer_than_a_minute_is_not_made_the_answer_stands(serve):
+    server = serve(Busy(make_app(), 503, every=1, retry_after="3600"))
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"discovery"}, jobs=1)))
+    answers = [e for r in results for e in r.exchanges]
+    assert answers and all(e.status_code == 503 and e.note is None for e in answers)
+
+
+def test_a_cancel_cuts_a_wait_short_and_the_wait_is_told_while_it_lasts(serve):
+    busy = Busy(make_app(), 429, every=3, retry_after="55", methods=("GET",))  # the clean-up's DELETEs are not kept waiting
+    server = serve(busy)
+    waits: list[str | None] = []
+    waiting = threading.Event()
+    cancel = threading.Event()
+    done: list = []
+
+    def heard(line: str | None) -> None:
+        waits.append(line)
+        if line:
+            waiting.set()
+
+    def run() -> None:
+        with make_client(server.url) as scim:
+            done.extend(iter_checks(scim, CheckConfig(jobs=1), cancelled=cancel.is_set, on_wait=heard))
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    assert waiting.wait(30), "a request waits for the busy server"
+    cancel.set()
+    runner.join(30)  # far less than the 55 s asked: the wait was cut short
+    assert not runner.is_alive()
+    assert waits[0] is not None and waits[0].startswith("waiting 55 s: the server answered ") and "429 (Retry-After: 55 s)" in waits[0]
+    assert waits[-1] is None, "the end of the wait is told"
+
+
+def test_requests_keep_to_the_maximum_rate(serve):
+    arrivals: list[float] = []
+    app = make_app()
+
+    def timed(environ, start_response):
+        arrivals.append(time.monotonic())
+        return app(environ, start_response)
+
+    server = serve(timed)
+    with make_client(server.url) as scim:
+        list(iter_checks(scim, CheckConfig(include_tags={"discovery"}, jobs=4, pacing=Pacing(max_rate=20))))
+    assert len(arrivals) > 5
+    assert arrivals[-1] - arrivals[0] >= (len(arrivals) - 1) / 20 - 0.01
+
+
+def test_retry_after_is_read_as_seconds_or_as_a_date():
+    now = datetime(2026, 1, 1, 12, 0, 0, tzinfo=UTC)
+    assert retry_after("7") == 7
+    assert retry_after("Thu, 01 Jan 2026 12:00:30 GMT", now) == 30
+    assert retry_after("Thu, 01 Jan 2026 11:00:00 GMT", now) == 0
+    assert retry_after("soon") is None and retry_after("") is None and retry_after("-3") is None

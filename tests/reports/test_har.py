@@ -1,0 +1,73 @@
+"""The HAR export (issue 17): every exchange of a run as HTTP Archive 1.2, each entry commented with
+its check, redacted like every output."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Exchange
+from scim_tui.checker import Status
+from scim_tui.reports import RunReport
+from scim_tui.reports import write_report
+from tests.command import scim_tui_here
+from tests.reports.conftest import AWKWARD_SHOWN
+from tests.test_secrets import echoing_server
+
+HAR_SCHEMA = json.loads((Path(__file__).parent / "har-1.2.schema.json").read_text())
+TOKEN = "scim-tui-har-secret-0b9e77d4"
+
+
+def validate(document: dict) -> None:
+    Draft202012Validator.check_schema(HAR_SCHEMA)
+    Draft202012Validator(HAR_SCHEMA).validate(document)
+
+
+def test_a_run_written_as_har_is_http_archive_1_2_with_each_entry_commented_by_its_check(failing_url, tmp_path):
+    har, report = tmp_path / "run.har", tmp_path / "run.json"
+    process = scim_tui_here("check", "--url", failing_url, "--include-tags", "service-provider-config", "--har", str(har), "--format", "json", "-o", str(report))
+    assert process.returncode == 1, process.stderr
+    document = json.loads(har.read_text())
+    validate(document)
+    entries = document["log"]["entries"]
+    results = json.loads(report.read_text())["results"]
+    distinct = {json.dumps(exchange, sort_keys=True) for result in results for exchange in result["exchanges"]}
+    assert len(entries) == len(distinct) > 3, "every exchange, once"
+    checks = {result["check_id"] for result in results}
+    assert all(entry["comment"].split(" (")[0] in checks for entry in entries)
+    [put] = [entry for entry in entries if entry["request"]["method"] == "PUT"]
+    assert put["comment"] == "service_provider_config_endpoint_methods (ERROR)"
+    assert put["response"]["status"] == 200 and put["response"]["statusText"] == "OK"
+    assert put["response"]["content"] == {"size": len(AWKWARD_SHOWN.encode()), "mimeType": "text/plain", "text": AWKWARD_SHOWN}
+    sent_type = next(h["value"] for h in put["request"]["headers"] if h["name"].lower() == "content-type")
+    assert put["request"]["postData"] == {"mimeType": sent_type, "text": "{}"}
+
+
+def test_a_request_without_an_answer_is_status_0_with_the_reason_in_its_comment():
+    lost = Exchange(method="GET", url="http://127.0.0.1:9/v2/Users?count=1", request_headers={"Accept": "application/scim+json"}, elapsed=5.0, error="no answer within 5 s")
+    result = CheckResult(Status.ERROR, title="object_query", resource_type="User", exchanges=[lost], reason="lost")
+    document = json.loads(write_report(RunReport("http://127.0.0.1:9/v2", datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), 5.0, [result]), "har"))
+    validate(document)
+    [entry] = document["log"]["entries"]
+    assert entry["response"]["status"] == 0 and entry["response"]["bodySize"] == -1
+    assert entry["comment"] == "User/object_query (ERROR) · no response: no answer within 5 s"
+    assert entry["request"]["queryString"] == [{"name": "count", "value": "1"}]
+    assert entry["startedDateTime"] == "2026-01-02T03:04:05.000+00:00" and entry["time"] == 5000
+
+
+@pytest.mark.slow
+def test_no_secret_reaches_the_har(serve, tmp_path):
+    har = tmp_path / "run.har"
+    url = echoing_server(serve, TOKEN)
+    process = scim_tui_here("check", "--url", url, "--bearer-token-env", "HAR_TOKEN", "--har", str(har), env={"HAR_TOKEN": TOKEN})
+    text = har.read_text()
+    assert TOKEN not in text and TOKEN not in process.stdout + process.stderr
+    headers = [h for entry in json.loads(text)["log"]["entries"] for h in entry["request"]["headers"] if h["name"].lower() == "authorization"]
+    assert headers and {h["value"] for h in headers} == {"***"}
+    assert "Bearer ***" in text, "the echoed token was in a body, redacted"
