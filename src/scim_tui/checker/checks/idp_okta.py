@@ -51,7 +51,7 @@ MAX_PAGES = 20
 CONNECTION_COUNT = 2
 """Okta's test connection asks for this many users."""
 NO_PATH = (
-    "Okta deactivates with a replace without a path, which RFC 7644 §3.5.2.3 allows (the target is the resource itself)."
+    "Okta deactivates with a replace without a path, which RFC 7644 §3.5.2.3 allows (the target is then the resource itself)."
 )
 RENAME = (
     "Okta sends the group's id inside the value of a replace without a path; the id is unchanged, and a server must let it through."
@@ -211,7 +211,10 @@ def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> l
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
     target = _user(context, model)
     label = 'replace without a path, value {"active": false}'
-    deactivate = partial(applied, context, target, label, [{"op": "replace", "value": {"active": False}}], {"active": False}, "active false", **OKTA.request)
+    deactivate, plain = (
+        partial(applied, context, target, label, [operation], {"active": False}, "active false", **OKTA.request)
+        for operation in ({"op": "replace", "value": {"active": False}}, {"op": "replace", "path": "active", "value": False})
+    )
 
     def read() -> CheckResult:
         response = get(context, OKTA, target.url, {})
@@ -220,7 +223,7 @@ def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> l
             return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {response.status_code} with active {shown(active)} instead of 200 with active false.", data=body_of(response))
         return CheckResult(Status.SUCCESS, reason=f"GET {target.url} answered the deactivated user.", data=body_of(response))
 
-    deactivated = step(context, label, deactivate, NO_PATH)
+    deactivated = step(context, label, deactivate, NO_PATH, plain)
     return [deactivated, *steps(context, [("read the deactivated user", read)])]
 
 
@@ -251,8 +254,11 @@ def okta_rename_group(context: CheckContext, model: type[Resource[Any]]) -> list
     target = _group(context, model)
     name = unique_string("displayName")
     label = "replace without a path, value {id, displayName}"
-    run = partial(applied, context, target, label, [{"op": "replace", "value": {"id": target.id, "displayName": name}}], {"displayName": name}, "the new displayName", **OKTA.request)
-    return [step(context, label, run, RENAME)]
+    run, plain = (
+        partial(applied, context, target, label, [{"op": "replace", "value": value}], {"displayName": name}, "the new displayName", **OKTA.request)
+        for value in ({"id": target.id, "displayName": name}, {"displayName": name})
+    )
+    return [step(context, label, run, RENAME, plain)]
 
 
 def _members_changed(context: CheckContext, model: type[Resource[Any]], label: str, operations: Any) -> list[CheckResult]:
