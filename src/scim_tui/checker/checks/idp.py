@@ -114,8 +114,9 @@ def empty_list(context: CheckContext, provider: Provider, path: str, params: dic
     if problem:
         return CheckResult(Status.ERROR, reason=f"{request} {problem}: {why} (RFC 7644 §3.4.2: no match is a 200 with totalResults 0).", data=body_of(response))
     found = resources_in(response)
-    if found or member(body_of(response), "totalResults"):
-        return CheckResult(Status.ERROR, reason=f"{request} answered {len(found)} resource(s) for a value no resource holds: the filter is not applied.", data=body_of(response))
+    total = member(body_of(response), "totalResults")
+    if found or total:
+        return CheckResult(Status.ERROR, reason=f"{request} answered totalResults {total} and {len(found)} resource(s) for a value no resource holds.", data=body_of(response))
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 200 with an empty ListResponse.", data=body_of(response))
 
 
