@@ -80,6 +80,11 @@ def all_checkers() -> list[Checker]:
     return list(_CHECKERS.values())
 
 
+def verdict_names() -> set[str]:
+    """The checkers that give a verdict on the others' results once they all ended (a provider's readiness)."""
+    return {item.name for item in all_checkers() if item.scope == "results"}
+
+
 def get_all_available_tags() -> list[str]:
     """Every distinct tag of every registered checker, sorted (SPEC.md §4.1)."""
     return sorted({tag for item in all_checkers() for tag in item.tags})
