@@ -110,7 +110,10 @@ def iter_checks(
         failure = stopped.reason
     resource_types = _resource_types(client, failure)
     if on_plan and wanted is None:
-        on_plan(len(server_steps) + len(verdicts) + len(per_type) * max(1, len(resource_types)))
+        schemas = [str(resource_type.schema_) for resource_type in resource_types]
+        per_types = sum(1 for c in per_type for schema in schemas if c.applies_to(schema))
+        absent = sum(1 for c in per_type if c.schema is not None and c.schema not in schemas)
+        on_plan(len(server_steps) + len(verdicts) + (per_types + absent if resource_types else len(per_type)))
     yield from _kept(_run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types], on_leftovers), seen)
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
         yield from _kept(_undescribed(failure, wanted), seen)
