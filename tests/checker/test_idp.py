@@ -9,8 +9,10 @@ import re
 import pytest
 
 from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.registry import all_checkers
 from scim_tui.demo import make_app
 from tests.servers import SCIM_JSON
 from tests.servers import Broken
@@ -257,3 +259,13 @@ def test_a_server_without_groups_skips_the_group_steps_and_is_not_ready(serve):
     only_users = run(server.url, resource_types=["User"])
     assert verdict(only_users, "okta").reason == "READY for Okta: all 6 steps passed (4 left out by the run's selection)."
     assert stored(server.url, "/Users") == []
+
+
+def test_a_verdict_run_again_runs_again_every_step_it_judges(serve):
+    """Rerunning what failed names the verdict and the failed steps: the verdict is given on all its steps again."""
+    server = serve(make_app())
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(), only={CheckId("okta_readiness"), CheckId("okta_test_connection", "User")}))
+    assert {r.title for r in results} == {r.name for r in all_checkers() if "idp:okta" in r.tags}
+    assert verdict(results, "okta").reason == OKTA_READY
+    assert stored(server.url) == []

@@ -99,8 +99,7 @@ def iter_checks(
         on_plan(len(server_steps) + len(verdicts) if wanted is None else len(wanted))
     yield from _run_steps(context, server_steps)
 
-    if wanted is not None and all(check.resource_type is None for check in wanted):
-        yield from _verdicts(context, verdicts, seen)
+    if wanted is not None and not verdicts and all(check.resource_type is None for check in wanted):
         return
     try:
         failure = describe_server(context)
@@ -109,6 +108,10 @@ def iter_checks(
             return
         failure = stopped.reason
     resource_types = _resource_types(client, failure)
+    if wanted is not None and verdicts:
+        wanted = wanted | _judged(verdicts, resource_types)
+        if on_plan:
+            on_plan(len(wanted))
     if on_plan and wanted is None:
         schemas = [str(resource_type.schema_) for resource_type in resource_types]
         per_types = sum(1 for c in per_type for schema in schemas if c.applies_to(schema))
@@ -285,6 +288,17 @@ def _absent(resource_types: list[ResourceType], wanted: set[CheckId] | None) -> 
             result = skipped(Step(checker), f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked.")
             result.resource_type = kind
             yield result
+
+
+def _judged(verdicts: list[Step], resource_types: list[ResourceType]) -> set[CheckId]:
+    """The checks a verdict judges (those carrying each of its tags), run again with it: a
+    verdict on part of its checks would tell nothing."""
+    judged = set()
+    for verdict in verdicts:
+        for checker in all_checkers():
+            if checker.per_type and verdict.checker.tags <= checker.tags:
+                judged |= {CheckId(checker.name, str(rt.name)) for rt in resource_types if checker.applies_to(str(rt.schema_))}
+    return judged
 
 
 def _kept(results: Iterable[CheckResult], seen: list[CheckResult]) -> Iterator[CheckResult]:
