@@ -189,7 +189,9 @@ def membership(label: str, source: str, seen: dict[str, Any], present: list[str]
 
 def readiness(provider: Provider, context: CheckContext, results: list[CheckResult]) -> list[CheckResult]:
     """READY (SUCCESS) when every step of the provider that ran passed and none was kept from
-    running but by the run's selection; NOT READY (ERROR) naming the blocking steps."""
+    running but by the run's selection; NOT READY (ERROR) naming the blocking steps; SKIPPED when
+    none ran (the server could not be described, the run was cancelled ...): that fault is
+    reported where it happened."""
     steps = [r for r in results if any_tag_matches([provider.tag], r.tags)]
     chosen = [r for r in steps if not _left_out(r, context)]
     named: dict[str, str] = {}
@@ -198,8 +200,10 @@ def readiness(provider: Provider, context: CheckContext, results: list[CheckResu
             name = f"{result.title} ({result.resource_type})" if result.resource_type else str(result.title)
             named.setdefault(name, "failed" if result.status.failed else "did not run")
     count = len({r.check_id for r in chosen})
-    if not chosen:
-        return [CheckResult(Status.SKIPPED, reason=f"No {provider.name} step ran, so readiness cannot be told.")]
+    ran = [r for r in chosen if r.status is not Status.SKIPPED]
+    if not ran:
+        why = f": {(chosen[0].reason or '').removeprefix('Skipped: ').rstrip('.')}" if chosen else ""
+        return [CheckResult(Status.SKIPPED, reason=f"No {provider.name} step ran, so readiness cannot be told{why}.")]
     if named:
         shown_names = [f"{name} {how}" for name, how in list(named.items())[:NAMED]]
         more = f" and {len(named) - NAMED} more" if len(named) > NAMED else ""
