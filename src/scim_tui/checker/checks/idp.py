@@ -27,6 +27,7 @@ from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import any_tag_matches
 from scim_tui.checker.registry import filtered_out
 from scim_tui.checker.results import CheckResult
@@ -151,6 +152,30 @@ def has(model: type[Resource[Any]], name: str) -> bool:
 def kept(model: type[Resource[Any]], values: dict[str, Any]) -> dict[str, Any]:
     """The values of attributes the model has: a provider sends only the attributes mapped to the app."""
     return {name: value for name, value in values.items() if has(model, name)}
+
+
+def user_body(kind: str) -> dict[str, Any]:
+    """The attributes both providers send for a new user (as JSON): an e-mail-like userName, also
+    its work email, a name, an externalId (marked `kind`), active."""
+    user_name = f"{unique_string()}@example.com"
+    return {
+        "userName": user_name,
+        "externalId": unique_string(kind),
+        "active": True,
+        "displayName": unique_string("displayName"),
+        "emails": [{"primary": True, "type": "work", "value": user_name}],
+        "name": {"givenName": unique_string("given"), "familyName": unique_string("family")},
+    }
+
+
+def reads_inactive(context: CheckContext, provider: Provider, target: Target) -> CheckResult:
+    """GET of a user answers 200 with active false (a disabled user is still there)."""
+    response = get(context, provider, target.url, {})
+    payload = body_of(response)
+    active = member(payload, "active")
+    if response.status_code != 200 or active is not False:
+        return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {response.status_code} with active {shown(active)} instead of 200 with active false.", data=payload)
+    return CheckResult(Status.SUCCESS, reason=f"GET {target.url} answered the user, with active false.", data=payload)
 
 
 def created(

@@ -31,7 +31,9 @@ from scim_tui.checker.checks.idp import has
 from scim_tui.checker.checks.idp import member_ids
 from scim_tui.checker.checks.idp import membership
 from scim_tui.checker.checks.idp import readiness
+from scim_tui.checker.checks.idp import reads_inactive
 from scim_tui.checker.checks.idp import step
+from scim_tui.checker.checks.idp import user_body
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.patch_paths import applied
@@ -68,17 +70,9 @@ MEMBER_VALUE = (
 
 def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = False, **values: Any) -> Target:
     """A user created with the body Entra sends: meta.resourceType, an empty roles, the enterprise extension."""
-    user_name = f"{unique_string()}@example.com"
-    body = {
-        "userName": user_name,
-        "externalId": unique_string("entra"),
-        "active": True,
-        "displayName": unique_string("displayName"),
-        "emails": [{"primary": True, "type": "work", "value": user_name}],
-        "name": {"givenName": unique_string("given"), "familyName": unique_string("family"), "formatted": unique_string("formatted")},
-        ENTERPRISE: {"employeeNumber": unique_string("employee"), "department": unique_string("department")},
-        **values,
-    }
+    body = user_body("entra")
+    body["name"]["formatted"] = unique_string("formatted")
+    body = {**body, ENTERPRISE: {"employeeNumber": unique_string("employee"), "department": unique_string("department")}, **values}
     return created(context, ENTRA, model, body, {"meta": {"resourceType": "User"}, "roles": []}, checked=checked)
 
 
@@ -305,16 +299,8 @@ def entra_disabled_user_found(context: CheckContext, model: type[Resource[Any]])
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
     target = _user(context, model, active=False)
 
-    def read() -> CheckResult:
-        response = get(context, ENTRA, target.url, {})
-        payload = body_of(response)
-        active = payload.get("active") if isinstance(payload, dict) else None
-        if response.status_code != 200 or active is not False:
-            return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {response.status_code} with active {shown(active)} instead of 200 with active false.", data=payload)
-        return CheckResult(Status.SUCCESS, reason=f"GET {target.url} answered the disabled user.", data=payload)
-
     user_name = str(target.current.get("userName") or "")
-    return steps(context, [("GET the disabled user", read), ("find the disabled user by userName", partial(finds, context, ENTRA, target, "userName", user_name))])
+    return steps(context, [("GET the disabled user", partial(reads_inactive, context, ENTRA, target)), ("find the disabled user by userName", partial(finds, context, ENTRA, target, "userName", user_name))])
 
 
 def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False, members: list[str] | None = None) -> Target:

@@ -31,8 +31,10 @@ from scim_tui.checker.checks.idp import list_problem
 from scim_tui.checker.checks.idp import member_ids
 from scim_tui.checker.checks.idp import membership
 from scim_tui.checker.checks.idp import readiness
+from scim_tui.checker.checks.idp import reads_inactive
 from scim_tui.checker.checks.idp import resources_in
 from scim_tui.checker.checks.idp import step
+from scim_tui.checker.checks.idp import user_body
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.patch_paths import applied
@@ -62,16 +64,7 @@ RENAME = (
 
 def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
     """A user created with the body Okta sends: password, an empty groups, externalId, locale."""
-    user_name = f"{unique_string()}@example.com"
-    body = {
-        "userName": user_name,
-        "externalId": unique_string("okta"),
-        "active": True,
-        "displayName": unique_string("displayName"),
-        "locale": "en-US",
-        "emails": [{"primary": True, "type": "work", "value": user_name}],
-        "name": {"givenName": unique_string("given"), "familyName": unique_string("family")},
-    }
+    body = {**user_body("okta"), "locale": "en-US"}
     return created(context, OKTA, model, body, {"password": f"Scim-tui-{uuid.uuid4().hex}", "groups": []}, checked=checked)
 
 
@@ -239,15 +232,8 @@ def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> l
         for operation in ({"op": "replace", "value": {"active": False}}, {"op": "replace", "path": "active", "value": False})
     )
 
-    def read() -> CheckResult:
-        response = get(context, OKTA, target.url, {})
-        active = member(body_of(response), "active")
-        if response.status_code != 200 or active is not False:
-            return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {response.status_code} with active {shown(active)} instead of 200 with active false.", data=body_of(response))
-        return CheckResult(Status.SUCCESS, reason=f"GET {target.url} answered the deactivated user.", data=body_of(response))
-
     deactivated = step(context, label, deactivate, NO_PATH, plain)
-    return [deactivated, *steps(context, [("read the deactivated user", read)])]
+    return [deactivated, *steps(context, [("read the deactivated user", partial(reads_inactive, context, OKTA, target))])]
 
 
 def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False, members: list[str] | None = None) -> Target:
