@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from scim2_models import Context
 from scim2_models import Resource
 from scim2_models import ResourceType
 from scim2_models import Schema
@@ -139,11 +140,18 @@ class ResourceManager:
             (self.owned if isinstance(item, Owned) else self.pending).append(item)  # type: ignore[arg-type]
 
     def create_and_register(
-        self, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None, checked: bool = False, **request: Any
+        self,
+        model: type[Resource[Any]],
+        fill_all: bool = True,
+        values: dict[str, Any] | None = None,
+        checked: bool = False,
+        extra: dict[str, Any] | None = None,
+        **request: Any,
     ) -> Resource[Any]:
         """Create a resource with every writable attribute filled (or the required and identifying
         ones only), and `values` (JSON, by SCIM attribute name) in place of the generated ones.
-        `request` goes to the HTTP request (headers=...).
+        `extra` (JSON) goes in the body as it is, beside what the model sends (what an identity
+        provider adds: `meta`, an empty `groups`). `request` goes to the HTTP request (headers=...).
 
         The guard registers the resource for deletion when the check ends (whatever the answer);
         it is returned as the server answered, with its id. A creation that fails raises
@@ -155,7 +163,12 @@ class ResourceManager:
         mark = len(self.context.exchanges)
         try:
             payload = build_resource(self.context, model, fill_all=fill_all, values=values)
-            created = self.context.client.create(payload, **request)
+            if extra:
+                body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
+                answer = self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request)
+                created = model.model_validate(answer, scim_ctx=Context.RESOURCE_CREATION_RESPONSE) if isinstance(answer, dict) else answer
+            else:
+                created = self.context.client.create(payload, **request)
             if not isinstance(created, Resource) or not created.id:
                 raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
             return created

@@ -97,12 +97,14 @@ def iter_checks(
     context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=Pacer(conf.pacing, on_wait))
 
     server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
-    per_type = [c for c in all_checkers() if c.scope != "server"]
+    per_type = [c for c in all_checkers() if c.per_type]
+    verdicts = _chosen([Step(c) for c in all_checkers() if c.scope == "results"], wanted)
+    seen: list[CheckResult] = []
     if on_plan:
-        on_plan(len(server_steps) if wanted is None else len(wanted))
+        on_plan(len(server_steps) + len(verdicts) if wanted is None else len(wanted))
     yield from _run_steps(context, server_steps)
 
-    if wanted is not None and all(check.resource_type is None for check in wanted):
+    if wanted is not None and not verdicts and all(check.resource_type is None for check in wanted):
         return
     try:
         failure = describe_server(context)
@@ -111,13 +113,23 @@ def iter_checks(
             return
         failure = stopped.reason
     resource_types = _resource_types(client, failure)
+    if wanted is not None and verdicts:
+        wanted = wanted | _judged(verdicts, resource_types)
+        if on_plan:
+            on_plan(len(wanted))
     if on_plan and wanted is None:
-        on_plan(len(server_steps) + len(per_type) * max(1, len(resource_types)))
-    yield from _run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types], on_leftovers)
+        schemas = [str(resource_type.schema_) for resource_type in resource_types]
+        per_types = sum(1 for c in per_type for schema in schemas if c.applies_to(schema))
+        absent = sum(1 for c in per_type if c.schema is not None and c.schema not in schemas)
+        on_plan(len(server_steps) + len(verdicts) + (per_types + absent if resource_types else len(per_type)))
+    yield from _kept(_run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types], on_leftovers), seen)
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
-        yield from _undescribed(failure, wanted)
+        yield from _kept(_undescribed(failure, wanted), seen)
+    if not failure:
+        yield from _kept(_absent(resource_types, wanted), seen)
     for name, why in context.discovery.unusable.items():
-        yield from _unusable(name, why, wanted)
+        yield from _kept(_unusable(name, why, wanted), seen)
+    yield from _verdicts(context, verdicts, seen)
 
 
 def check_server(
@@ -166,7 +178,7 @@ def resource_type_suite(
 
 def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[CheckId] | None) -> _Suite:
     conf = context.conf
-    steps = [Step(c, resource_type) for c in all_checkers() if c.scope != "server"]
+    steps = [Step(c, resource_type) for c in all_checkers() if c.per_type and c.applies_to(str(resource_type.schema_))]
     summary = next(step for step in steps if step.checker.name == SUMMARY_CHECKER)
     suite = _chosen([step for step in steps if step is not summary], wanted)
     summed = summary if wanted is None or summary.check_id in wanted else None
@@ -258,7 +270,7 @@ def _undescribed(failure: str, wanted: set[CheckId] | None) -> Iterator[CheckRes
     """The resource checks that cannot run because the server could not be described."""
     reason = f"Skipped: the server could not be described ({failure})."
     for checker in all_checkers():
-        if checker.scope == "server":
+        if not checker.per_type:
             continue
         step = Step(checker)
         if wanted is None or any(check.checker == checker.name for check in wanted):
@@ -270,10 +282,48 @@ def _unusable(name: str, why: str, wanted: set[CheckId] | None) -> Iterator[Chec
     reason = f"Skipped: the resource type {name} cannot be checked: {why}."
     for checker in all_checkers():
         check_id = CheckId(checker.name, name)
-        if checker.scope != "server" and (wanted is None or check_id in wanted):
+        if checker.per_type and checker.schema is None and (wanted is None or check_id in wanted):
             result = skipped(Step(checker), reason)
             result.resource_type = printable(name)
             yield result
+
+
+def _absent(resource_types: list[ResourceType], wanted: set[CheckId] | None) -> Iterator[CheckResult]:
+    """The checks kept to one resource type's schema that the server has no usable resource type of."""
+    schemas = {str(resource_type.schema_) for resource_type in resource_types}
+    for checker in all_checkers():
+        if not checker.per_type or checker.schema is None or checker.schema in schemas:
+            continue
+        kind = checker.schema.rsplit(":", 1)[-1]
+        if wanted is None or CheckId(checker.name, kind) in wanted:
+            result = skipped(Step(checker), f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked.")
+            result.resource_type = kind
+            yield result
+
+
+def _judged(verdicts: list[Step], resource_types: list[ResourceType]) -> set[CheckId]:
+    """The checks a verdict judges (those carrying each of its tags), run again with it: a
+    verdict on part of its checks would tell nothing."""
+    judged = set()
+    for verdict in verdicts:
+        for checker in all_checkers():
+            if checker.per_type and verdict.checker.tags <= checker.tags:
+                judged |= {CheckId(checker.name, str(rt.name)) for rt in resource_types if checker.applies_to(str(rt.schema_))}
+    return judged
+
+
+def _kept(results: Iterable[CheckResult], seen: list[CheckResult]) -> Iterator[CheckResult]:
+    """Yield results, keeping them in `seen` for the verdicts given once every check ended."""
+    for result in results:
+        seen.append(result)
+        yield result
+
+
+def _verdicts(context: CheckContext, steps: list[Step], seen: list[CheckResult]) -> Iterator[CheckResult]:
+    """The checkers that judge the results of the others (a provider's readiness), given them."""
+    for step in steps:
+        reason = filtered_out(step.checker.tags, context.conf)
+        yield from [skipped(step, reason)] if reason else _finish(context, step, step.checker.func(context, list(seen)), [], [])
 
 
 def skipped(step: Step, reason: str) -> CheckResult:

@@ -12,8 +12,9 @@ from typing import Literal
 
 from scim_tui.checker.results import CheckConfig
 
-Scope = Literal["server", "resource_type", "model"]
-"""What a checker is given beside the context: nothing, a ResourceType, or a resource model."""
+Scope = Literal["server", "resource_type", "model", "results"]
+"""What a checker is given beside the context: nothing, a ResourceType, a resource model, or
+the results of the run's other checks (a verdict on them, given once they all ended)."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,17 @@ class Checker:
     section: str
     scope: Scope
     rfc: int = 7644
+    schema: str | None = None
+    """The core schema of the only resource type the checker runs on (an identity provider's step
+    on Users); None: every resource type."""
+
+    @property
+    def per_type(self) -> bool:
+        """Whether the checker runs once for each resource type (or for the one of its schema)."""
+        return self.scope in ("resource_type", "model")
+
+    def applies_to(self, schema: str) -> bool:
+        return self.schema is None or self.schema == schema
 
     @cached_property
     def description(self) -> str:
@@ -42,19 +54,20 @@ _CHECKERS: dict[str, Checker] = {}
 """Filled once, when the check modules are imported; never changed by a run."""
 
 
-def checker(*tags: str, section: str, rfc: int = 7644) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare a checker with its tags and the section of an RFC (7644 unless said) it verifies.
+def checker(*tags: str, section: str, rfc: int = 7644, schema: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare a checker with its tags and the section of an RFC (7644 unless said) it verifies;
+    `schema` keeps it to the resource type of that core schema.
 
-    The scope comes from the name of the second parameter: none, ``resource_type``
-    or ``model``.
+    The scope comes from the name of the second parameter: none, ``resource_type``,
+    ``model`` or ``results``.
     """
 
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
         params = list(inspect.signature(func).parameters)[1:]
         scope: Scope = "server" if not params else params[0]  # type: ignore[assignment]
-        if scope not in ("server", "resource_type", "model"):
+        if scope not in ("server", "resource_type", "model", "results"):
             raise TypeError(f"{func.__name__}: unknown checker parameter {scope!r}")
-        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc)
+        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc, schema)
         return func
 
     return register
@@ -65,6 +78,11 @@ def all_checkers() -> list[Checker]:
     from scim_tui.checker import checks  # noqa: F401  (importing registers them)
 
     return list(_CHECKERS.values())
+
+
+def verdict_names() -> set[str]:
+    """The checkers that give a verdict on the others' results once they all ended (a provider's readiness)."""
+    return {item.name for item in all_checkers() if item.scope == "results"}
 
 
 def get_all_available_tags() -> list[str]:

@@ -29,6 +29,8 @@ BODY_LIMIT = 2000
 def suite_name(result: CheckResult) -> str:
     if result.resource_type:
         return result.resource_type
+    if any_tag_matches(["idp"], result.tags):
+        return "idp"
     return "discovery" if any_tag_matches(["discovery"], result.tags) else "misc"
 
 

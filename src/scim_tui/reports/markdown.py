@@ -19,6 +19,9 @@ def render(report: RunReport) -> str:
     attention = [(r, report.acceptance(i)) for i, r in enumerate(report.results) if r.status not in (Status.SUCCESS, Status.SKIPPED)]
     skipped = [r for r in report.results if r.status is Status.SKIPPED]
     lines = [f"# SCIM compliance report: {report.target}", "", _context(report), "", *_counts_table(report)]
+    if report.readiness:
+        lines += ["", "## Identity provider readiness", ""]
+        lines += [f"- **{r.status.name}** `{r.check_id}`: {_inline(r.reason)}" for r in report.readiness]
     if report.leftovers:
         lines += ["", f"**Left on the server** (delete them by hand): {', '.join(f'`{item}`' for item in report.leftovers)}"]
     causes = shared_causes(report.results)

@@ -22,6 +22,7 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Redactor
+from scim_tui.checker.registry import verdict_names
 from scim_tui.profiles import Selection
 from scim_tui.reports.saved import SavedReport
 from scim_tui.reports.saved import SavedResult
@@ -93,6 +94,12 @@ class RunReport:
         """Resources the run created and could not delete (or that may remain), each named once."""
         return list(dict.fromkeys([*(item for result in self.results for item in result.leftovers), *self.closing_leftovers]))
 
+    @property
+    def readiness(self) -> list[CheckResult]:
+        """The verdicts given on the other results (each identity provider's READY or NOT READY), when given."""
+        names = verdict_names()
+        return [result for result in self.results if result.title in names and result.status is not Status.SKIPPED]
+
     def at_or_above(self, threshold: Status) -> list[CheckResult]:
         """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is), but
         those a baseline accepts."""
@@ -119,6 +126,7 @@ class RunReport:
             "selection": self.selection.model_dump(mode="json"),
             "counts": {status.name: count for status, count in self.counts().items()},
             "leftovers": self.leftovers,
+            "readiness": [{"check_id": str(r.check_id), "status": r.status.name, "reason": r.reason} for r in self.readiness],
             "results": [self._result_dict(index, result) for index, result in enumerate(self.results)],
         }
 

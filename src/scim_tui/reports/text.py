@@ -40,6 +40,7 @@ def summary_lines(report: RunReport, color: bool = False) -> list[str]:
         report.summary_line(lambda text, status: paint(text, status, color)),
         f"Target {report.target} · started {report.started_at:%Y-%m-%d %H:%M:%S} UTC · {report.duration:.1f} s",
         f"Left on the server: {leftovers}",
+        *(f"Readiness: {paint(result.reason or '', result.status, color)}" for result in report.readiness),
     ]
 
 

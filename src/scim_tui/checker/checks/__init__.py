@@ -26,4 +26,6 @@ from scim_tui.checker.checks import versioning  # noqa: F401
 from scim_tui.checker.checks import errors  # noqa: F401
 from scim_tui.checker.checks import bulk  # noqa: F401
 from scim_tui.checker.checks import authentication  # noqa: F401
+from scim_tui.checker.checks import idp_entra  # noqa: F401
+from scim_tui.checker.checks import idp_okta  # noqa: F401
 from scim_tui.checker.checks import resource_type  # noqa: F401  (last: it sums up the others)

@@ -50,9 +50,9 @@ PATCH_ANSWER = "the PATCH answer"
 READ_BACK = "a GET after the 204 answer"
 
 
-def send_patch(context: CheckContext, target: Target, operations: list[dict[str, Any]]) -> tuple[dict[str, Any], str]:
+def send_patch(context: CheckContext, target: Target, operations: list[dict[str, Any]], **request: Any) -> tuple[dict[str, Any], str]:
     """Send PATCH operations (JSON) as clients do; return the resource seen, as JSON, and where it
-    came from (PATCH_ANSWER or READ_BACK).
+    came from (PATCH_ANSWER or READ_BACK). `request` goes to both HTTP requests (headers=...).
 
     The server answers 200 with the resource or 204 without a body (RFC 7644 §3.5.2); after a
     204 the resource is read back with a GET. No "attributes" goes with the request: a server
@@ -61,12 +61,14 @@ def send_patch(context: CheckContext, target: Target, operations: list[dict[str,
     """
     # The body a PatchOp model would give, built as JSON: the server, not the client, judges it.
     patch_op = {"schemas": [str(PatchOp.__schema__)], "Operations": operations}
-    answer = context.client.modify(target.model, target.id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=target.url)
+    answer = context.client.modify(
+        target.model, target.id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=target.url, **request
+    )
     if isinstance(answer, Resource):
         return answer.model_dump(), PATCH_ANSWER
     if context.exchanges and context.exchanges[-1].status_code == 200:
         raise ValueError(f"the answer is {answer_name(answer)}, but a 200 must hold the resource; only a 204 has no body (RFC 7644 §3.5.2)")
-    found = context.client.query(target.model, target.id, expected_status_codes=context.expected_status_codes)
+    found = context.client.query(target.model, target.id, expected_status_codes=context.expected_status_codes, **request)
     if not isinstance(found, Resource):
         raise ValueError(f"the answer is {answer_name(found)} instead of the {target.model.__name__}")
     return found.model_dump(), READ_BACK

@@ -209,15 +209,16 @@ def patch_without_path(context: CheckContext, model: type[Resource[Any]]) -> lis
     labelled = []
     for op, value in (("add", added), ("replace", replaced)):
         label = f"{op} without a path, value {{{', '.join(value)}}}"
-        labelled.append((label, partial(_applied, context, target, label, [{"op": op, "value": value}], value, "every value sent")))
+        labelled.append((label, partial(applied, context, target, label, [{"op": op, "value": value}], value, "every value sent")))
     return steps(context, labelled)
 
 
-def _applied(
-    context: CheckContext, target: Target, label: str, operations: list[dict[str, Any]], expected: dict[str, Any], outcome: str
+def applied(
+    context: CheckContext, target: Target, label: str, operations: list[dict[str, Any]], expected: dict[str, Any], outcome: str, **request: Any
 ) -> CheckResult:
-    """Send operations, then tell whether the resource holds each expected value (None: unassigned), `outcome` in words."""
-    seen, source = send_patch(context, target, operations)
+    """Send operations, then tell whether the resource holds each expected value (None: unassigned) at
+    its attribute path, `outcome` in words. `request` goes to the HTTP requests (headers=...)."""
+    seen, source = send_patch(context, target, operations, **request)
     for name, value in expected.items():
         path = _path(target.model, name)
         actual = value_at(seen, path)
@@ -261,5 +262,5 @@ def patch_operations_in_order(context: CheckContext, model: type[Resource[Any]])
     labelled = []
     for label, (sequence, last) in sequences.items():
         operations = [{"op": op, "path": attribute.name} | ({} if op == "remove" else {"value": value}) for op, value in sequence]
-        labelled.append((label, partial(_applied, context, target, label, operations, {attribute.name: last}, "the outcome of the last operation")))
+        labelled.append((label, partial(applied, context, target, label, operations, {attribute.name: last}, "the outcome of the last operation")))
     return steps(context, labelled)

@@ -54,6 +54,7 @@ from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.check_tree import checked_of
 from scim_tui.tui.widgets.filter_input import FilterInput
+from scim_tui.tui.widgets.readiness import Readiness
 from scim_tui.tui.widgets.results_table import ResultsTable
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import Progress
@@ -112,6 +113,7 @@ class RunScreen(Screen[None]):
                 yield Static("Reading the resource types…", id="resource-types-note")
             with Vertical(id="run-main"):
                 yield RunStatus(id="run-status")
+                yield Readiness(id="readiness")
                 yield ResultsTable(id="results")
                 yield FilterInput(id="filter")
         yield Footer()
@@ -189,6 +191,8 @@ class RunScreen(Screen[None]):
     def _start(self, request: RunRequest) -> None:
         self.run_id = request.run_id
         self.state.start(rerun=request.only)
+        if request.only is None:
+            self.query_one(Readiness).clear()
         self.progress = Progress(phase=Phase.RUNNING, shown=self.view.statuses)
         self.started = self.clock()
         self._refresh_results()
@@ -228,6 +232,7 @@ class RunScreen(Screen[None]):
         if message.run_id != self.run_id:
             return
         updated = self.state.add(message.results)
+        self.query_one(Readiness).add(message.results)
         self._refresh_results()
         self._show_progress()
         await self._refresh_detail(updated)

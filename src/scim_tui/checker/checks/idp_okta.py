@@ -1,0 +1,330 @@
+"""Okta provisioning, replayed step by step (issue 18).
+
+Source: https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20 (Okta and SCIM
+Version 2.0). Every request carries ``User-Agent: Okta SCIM Client 1.0.0``, as Okta's do.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from functools import partial
+from typing import Any
+
+from scim2_models import Resource
+
+from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
+from scim_tui.checker.checks.comparison import matches
+from scim_tui.checker.checks.comparison import shown
+from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.idp import GROUP_SCHEMA
+from scim_tui.checker.checks.idp import USER_SCHEMA
+from scim_tui.checker.checks.idp import Provider
+from scim_tui.checker.checks.idp import asked
+from scim_tui.checker.checks.idp import created
+from scim_tui.checker.checks.idp import empty_list
+from scim_tui.checker.checks.idp import finds
+from scim_tui.checker.checks.idp import get
+from scim_tui.checker.checks.idp import has
+from scim_tui.checker.checks.idp import list_problem
+from scim_tui.checker.checks.idp import member_ids
+from scim_tui.checker.checks.idp import membership
+from scim_tui.checker.checks.idp import readiness
+from scim_tui.checker.checks.idp import reads_inactive
+from scim_tui.checker.checks.idp import resources_in
+from scim_tui.checker.checks.idp import step
+from scim_tui.checker.checks.idp import user_body
+from scim_tui.checker.checks.patch import Target
+from scim_tui.checker.checks.patch import send_patch
+from scim_tui.checker.checks.patch_paths import applied
+from scim_tui.checker.checks.probes import send_json
+from scim_tui.checker.checks.probes import steps
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.filling import unique_string
+from scim_tui.checker.guard import MARK
+from scim_tui.checker.registry import checker
+from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import Status
+
+OKTA = Provider("Okta", "idp:okta", {"User-Agent": "Okta SCIM Client 1.0.0"})
+TAGS = ("idp", "idp:okta")
+PAGE = 100
+"""Okta imports users in pages of this many."""
+MAX_PAGES = 20
+CONNECTION_COUNT = 2
+"""Okta's test connection asks for this many users."""
+NO_PATH = (
+    "Okta deactivates with a replace without a path, which RFC 7644 §3.5.2.3 allows (the target is then the resource itself)."
+)
+RENAME = (
+    "Okta sends the group's id inside the value of a replace without a path; the id is unchanged, and a server must let it through."
+)
+
+
+def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
+    """A user created with the body Okta sends: password, an empty groups, externalId, locale."""
+    body = {**user_body("okta"), "locale": "en-US"}
+    return created(context, OKTA, model, body, {"password": f"Scim-tui-{uuid.uuid4().hex}", "groups": []}, checked=checked)
+
+
+@checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
+def okta_test_connection(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta's test connection: ``GET /Users?startIndex=1&count=2`` answers a page of at most 2 users (RFC 7644 §3.4.2.4).
+
+    Okta sends this when an admin saves the integration (third-party
+    documentation; Okta's own guide, https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20,
+    pages the same way). Creates three users first, so that a server ignoring
+    count shows it. SUCCESS on 200 with a ListResponse of integer counts and
+    at most 2 resources; ERROR otherwise.
+    """
+    for _ in range(CONNECTION_COUNT + 1):
+        _user(context, model)
+    path = resource_path(context, model)
+    params = {"startIndex": 1, "count": CONNECTION_COUNT}
+
+    def connect() -> CheckResult:
+        response = get(context, OKTA, path, params)
+        request = asked(path, params)
+        problem = list_problem(response)
+        if problem:
+            return CheckResult(Status.ERROR, reason=f"{request} {problem}.", data=body_of(response))
+        found = resources_in(response)
+        if len(found) > CONNECTION_COUNT:
+            return CheckResult(Status.ERROR, reason=f"{request} answered {len(found)} users: count is ignored (RFC 7644 §3.4.2.4).", data=body_of(response))
+        return CheckResult(Status.SUCCESS, reason=f"{request} answered a page of {len(found)} users.", data=body_of(response))
+
+    return [step(context, "test connection", connect)]
+
+
+@checker(*TAGS, section="3.4.2.2", schema=USER_SCHEMA)
+def okta_lookup_missing_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta looks a user up before creating it: ``filter=userName eq "…"&startIndex=1&count=100`` with no match (RFC 7644 §3.4.2.2).
+
+    Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20:
+    SUCCESS on 200 with an empty ListResponse; DEVIATION on a 404, which Okta
+    reads as no match too; ERROR on anything else, or when resources come back.
+    """
+    path = resource_path(context, model)
+    params = {"filter": f'userName eq "{unique_string()}@example.com"', "startIndex": 1, "count": PAGE}
+    run = partial(empty_list, context, OKTA, path, params, "Okta cannot tell whether the user exists", "Okta reads it as no match")
+    return [step(context, "look up a user that does not exist", run)]
+
+
+@checker(*TAGS, section="3.3", schema=USER_SCHEMA)
+def okta_create_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta creates a user with ``password`` and ``groups: []`` in the body, then finds it by userName (RFC 7644 §3.3).
+
+    Okta's body (https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20)
+    holds a password, an empty groups (read-only), externalId and locale; the
+    server must not fail on them. One result for the creation (SUCCESS on 201
+    with an id, ERROR otherwise), one for ``filter=userName eq "…"&startIndex=1&count=100``
+    (SUCCESS when the list holds that user alone).
+    """
+    target = _user(context, model, checked=True)
+    creation = CheckResult(Status.SUCCESS, reason=f"POST {resource_path(context, model)} with Okta's body answered 201 with the User {target.id}.")
+    user_name = str(target.current.get("userName") or "")
+    lookup = partial(finds, context, OKTA, target, "userName", user_name, {"startIndex": 1, "count": PAGE})
+    return [creation, *steps(context, [("look the user up", lookup)])]
+
+
+@checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
+def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta imports users in pages: ``startIndex=1&count=100``, then ``startIndex`` += 100 (RFC 7644 §3.4.2.4).
+
+    Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    Creates two users, then reads the pages until totalResults. SUCCESS when
+    each page is a ListResponse of integer counts answering the startIndex
+    asked, no user comes twice (a stable order) and both users are found;
+    ERROR otherwise.
+    """
+    made = [_user(context, model).id for _ in range(2)]
+    path = resource_path(context, model)
+
+    def pages() -> CheckResult:
+        # Read twice at most: the run's other checks delete resources meanwhile, and a deletion
+        # before the page boundary between two reads moves a user to the page already read.
+        for _ in range(2):
+            imported = _imported(context, path, made)
+            if isinstance(imported, CheckResult):
+                return imported
+            seen, complete = imported
+            missing = [user for user in made if user not in seen]
+            if not missing or not complete:
+                break
+        if missing and complete:
+            return CheckResult(Status.ERROR, reason=f"The {len(seen)} users imported lack {', '.join(missing)}, created for the import.")
+        if not complete:
+            return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, in the first {MAX_PAGES} pages (the import read no further).")
+        return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, the two created among them.")
+
+    return [step(context, "import users", pages)]
+
+
+def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[str], bool] | CheckResult:
+    """The ids of the users Okta's import reads, page after page, and whether it read them all;
+    an ERROR result on a page that is not a ListResponse answering the startIndex asked, or a
+    user answered twice (an unstable order). The run's other resources come and go while the
+    pages are read, so only the users not made by the run, and `made`, are held to the order."""
+    seen: list[str] = []
+    start = 1
+    for _ in range(MAX_PAGES):
+        params = {"startIndex": start, "count": PAGE}
+        response = get(context, OKTA, path, params)
+        problem = list_problem(response)
+        answered = member(body_of(response), "startIndex")
+        if problem or answered not in (None, start):
+            return CheckResult(Status.ERROR, reason=f"{asked(path, params)} {problem or f'answered startIndex {shown(answered)}'}.", data=body_of(response))
+        resources = resources_in(response)
+        found = [str(item.get("id")) for item in resources]
+        held = {str(item.get("id")) for item in resources if str(item.get("id")) in made or not str(member(item, "userName") or "").startswith(MARK)}
+        twice = sorted(held & set(seen))
+        if twice:
+            return CheckResult(Status.ERROR, reason=f"{asked(path, params)} answered {', '.join(twice)} again: the order is not stable, or startIndex is ignored.", data=body_of(response))
+        seen += found
+        if not found or start + PAGE > member(body_of(response), "totalResults"):
+            return seen, True
+        start += PAGE
+    return seen, False
+
+
+@checker(*TAGS, section="3.5.1", schema=USER_SCHEMA)
+def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta updates a user by PUT of the whole resource: read, modify, write back (RFC 7644 §3.5.1).
+
+    Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    SUCCESS when the PUT answers 200 with the new displayName; ERROR otherwise.
+    """
+    if not has(model, "displayName"):
+        return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no displayName to change.")]
+    target = _user(context, model)
+    value = unique_string("displayName")
+
+    def put() -> CheckResult:
+        read = get(context, OKTA, target.url, {})
+        current = body_of(read)
+        if read.status_code != 200 or not isinstance(current, dict):
+            return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {read.status_code} with {shown(current)} instead of the User.", data=current)
+        response = send_json(context, "PUT", target.url, {**current, "displayName": value}, headers=OKTA.headers)
+        payload = body_of(response)
+        shown_name = member(payload, "displayName")
+        if response.status_code != 200 or not matches(value, shown_name):
+            return CheckResult(Status.ERROR, reason=f"PUT {target.url} answered {response.status_code} with displayName {shown(shown_name)} instead of 200 with {value!r}.", data=payload)
+        return CheckResult(Status.SUCCESS, reason=f"PUT {target.url} of the whole user answered 200 with the new displayName.", data=payload)
+
+    return [step(context, "PUT the whole user", put)]
+
+
+@checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta deactivates a user with ``{"op": "replace", "value": {"active": false}}``, no path (RFC 7644 §3.5.2.3).
+
+    Okta never deletes users (https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20).
+    One result for the PATCH (SUCCESS on 200 or 204 with active false), one
+    for reading the user again (SUCCESS on 200 with active false); ERROR otherwise.
+    """
+    if not has(model, "active"):
+        return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
+    target = _user(context, model)
+    label = 'replace without a path, value {"active": false}'
+    deactivate, plain = (
+        partial(applied, context, target, label, [operation], {"active": False}, "active false", **OKTA.request)
+        for operation in ({"op": "replace", "value": {"active": False}}, {"op": "replace", "path": "active", "value": False})
+    )
+
+    deactivated = step(context, label, deactivate, NO_PATH, plain)
+    return [deactivated, *steps(context, [("read the deactivated user", partial(reads_inactive, context, OKTA, target))])]
+
+
+def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False, members: list[str] | None = None) -> Target:
+    """A group created with Okta's body: displayName and members (an empty list unless given)."""
+    extra = {"members": [{"value": user} for user in members or []]}
+    return created(context, OKTA, model, {"displayName": unique_string("displayName")}, extra, checked=checked)
+
+
+@checker(*TAGS, section="3.3", schema=GROUP_SCHEMA)
+def okta_create_group(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta pushes a group with ``{"displayName": …, "members": []}`` (RFC 7644 §3.3).
+
+    Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    SUCCESS on 201 with an id; ERROR otherwise.
+    """
+    target = _group(context, model, checked=True)
+    return [CheckResult(Status.SUCCESS, reason=f"POST {resource_path(context, model)} with Okta's body answered 201 with the Group {target.id}.")]
+
+
+@checker(*TAGS, section="3.5.2.3", schema=GROUP_SCHEMA)
+def okta_rename_group(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta renames a group with ``{"op": "replace", "value": {"id": …, "displayName": …}}`` (RFC 7644 §3.5.2.3).
+
+    Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    SUCCESS when the group then has the new displayName; ERROR otherwise.
+    """
+    target = _group(context, model)
+    name = unique_string("displayName")
+    label = "replace without a path, value {id, displayName}"
+    run, plain = (
+        partial(applied, context, target, label, [{"op": "replace", "value": value}], {"displayName": name}, "the new displayName", **OKTA.request)
+        for value in ({"id": target.id, "displayName": name}, {"displayName": name})
+    )
+    return [step(context, label, run, RENAME, plain)]
+
+
+def _members_changed(context: CheckContext, model: type[Resource[Any]], label: str, operations: Any) -> list[CheckResult]:
+    """A group holding one user gets `operations(old, new)` in one PATCH: the new user in, the old one out."""
+    users = member_ids(context, 2, _user)
+    if isinstance(users, CheckResult):
+        return [users]
+    old, new = users
+    target = _group(context, model, members=[old])
+
+    def change() -> CheckResult:
+        seen, source = send_patch(context, target, operations(old, new), **OKTA.request)
+        return membership(label, source, seen, [new], [old])
+
+    return [step(context, label, change)]
+
+
+@checker(*TAGS, section="3.5.2", schema=GROUP_SCHEMA)
+def okta_update_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta changes members in one PATCH: remove ``members[value eq "…"]``, then add ``[{"value": …, "display": …}]`` (RFC 7644 §3.5.2).
+
+    Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    On a group of one member: SUCCESS when the new member is in and the old one
+    out; ERROR otherwise.
+    """
+
+    def operations(old: str, new: str) -> list[dict[str, Any]]:
+        return [
+            {"op": "remove", "path": f"members[value eq {json.dumps(old)}]"},
+            {"op": "add", "path": "members", "value": [{"value": new, "display": unique_string("display")}]},
+        ]
+
+    return _members_changed(context, model, "remove then add members in one PATCH", operations)
+
+
+@checker(*TAGS, section="3.5.2.3", schema=GROUP_SCHEMA)
+def okta_replace_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """Okta replaces a group's whole member list: ``{"op": "replace", "path": "members", "value": [...]}`` (RFC 7644 §3.5.2.3).
+
+    Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    On a group of one member: SUCCESS when the group then holds the new member
+    alone; ERROR otherwise.
+    """
+
+    def operations(old: str, new: str) -> list[dict[str, Any]]:
+        return [{"op": "replace", "path": "members", "value": [{"value": new, "display": unique_string("display")}]}]
+
+    return _members_changed(context, model, "replace the member list", operations)
+
+
+@checker(*TAGS, section="3")
+def okta_readiness(context: CheckContext, results: list[CheckResult]) -> list[CheckResult]:
+    """Will Okta provisioning work? READY when every Okta step passed (the ``idp:okta`` checks).
+
+    Given once every check ended: SUCCESS (READY) when each Okta step that ran
+    passed (a DEVIATION Okta tolerates is named), and none was kept from
+    running but by the run's selection; ERROR (NOT READY) naming the steps that
+    failed or could not run; SKIPPED when no step ran. Source: https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    """
+    return readiness(OKTA, context, results)

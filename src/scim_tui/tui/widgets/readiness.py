@@ -1,0 +1,54 @@
+"""Each identity provider's readiness (issue 18), shown above the results once a run gave it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.text import Text
+from textual.widgets import Static
+
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+from scim_tui.checker.registry import verdict_names
+from scim_tui.tui.widgets.status import STATUS_STYLES
+
+
+def readiness_text(verdicts: Iterable[CheckResult]) -> Text:
+    """One line per verdict: READY in green, NOT READY (naming the blocking steps) in the colour of an ERROR."""
+    text = Text()
+    for verdict in verdicts:
+        ready = verdict.status is Status.SUCCESS
+        head, _, rest = (verdict.reason or "").partition(": ")
+        text.append("✔ " if ready else "✘ ", style=STATUS_STYLES[verdict.status])
+        text.append(head, style=STATUS_STYLES[verdict.status])
+        text.append(f": {rest}\n" if rest else "\n")
+    text.rstrip()
+    return text
+
+
+class Readiness(Static):
+    """The readiness verdicts of the run shown; hidden when the run gave none."""
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self.verdicts: dict[str, CheckResult] = {}
+        self.names = verdict_names()
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    def clear(self) -> None:
+        """Forget the verdicts of the previous run."""
+        self.verdicts = {}
+        self._render_verdicts()
+
+    def add(self, results: Iterable[CheckResult]) -> None:
+        """Take the verdicts among new results (a skipped one is no verdict)."""
+        found = {str(r.title): r for r in results if r.title in self.names and r.status is not Status.SKIPPED}
+        if found:
+            self.verdicts.update(found)
+            self._render_verdicts()
+
+    def _render_verdicts(self) -> None:
+        self.display = bool(self.verdicts)
+        self.update(readiness_text(self.verdicts.values()))

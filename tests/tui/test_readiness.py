@@ -1,0 +1,49 @@
+"""The identity providers' readiness on the run screen (issue 18): the idp branch of the tag tree,
+and each provider's verdict shown above the results once a run gave it."""
+
+from __future__ import annotations
+
+import pytest
+
+from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
+from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.widgets.check_tree import CheckTree
+from scim_tui.tui.widgets.readiness import Readiness
+from scim_tui.tui.widgets.readiness import readiness_text
+from tests.tui.conftest import FEW
+from tests.tui.conftest import SIZE
+from tests.tui.conftest import assert_nothing_left
+from tests.tui.conftest import run_checks
+from tests.tui.conftest import run_screen
+from tests.tui.test_check_tree import boxes
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_the_run_screen_shows_each_providers_readiness(scim_server):
+    profile = Profile(name="Local", url=scim_server.url, selection=Selection(include_tags=["idp"]))
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        drawn = boxes(screen.query_one(CheckTree))
+        assert {tag: drawn[tag] for tag in ("idp", "idp:entra", "idp:entra:compliant", "idp:okta")} == dict.fromkeys(
+            ("idp", "idp:entra", "idp:entra:compliant", "idp:okta"), "[x]"
+        )
+        widget = screen.query_one(Readiness)
+        assert not widget.display, "no verdict before a run"
+        await run_checks(pilot)
+        assert widget.display
+        assert readiness_text(widget.verdicts.values()).plain.splitlines() == [
+            "✘ NOT READY for Entra ID: 2 of 14 steps block: entra_set_manager (User) failed, entra_remove_member (Group) failed.",
+            "✔ READY for Okta: all 10 steps passed.",
+        ]
+    assert_nothing_left(scim_server.url)
+
+
+async def test_a_run_without_identity_provider_checks_shows_no_readiness(scim_server):
+    app = ScimTuiApp(Profile(name="Local", url=scim_server.url, selection=FEW))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        widget = screen.query_one(Readiness)
+        assert not widget.display and widget.verdicts == {}
