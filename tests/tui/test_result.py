@@ -134,3 +134,24 @@ async def test_the_detail_cites_the_rfc_of_the_check(scim_server):
         await run_checks(pilot)
         text = shown_text(await open_row(pilot, "service_provider_config_document"))
     assert "RFC 7643" in text and "section 5" in text and "RFC 7644" not in text.split("Reason")[0]
+
+
+async def test_rerunning_a_suite_summary_reruns_its_suite(scim_server):
+    """Issue 19, bug 4: the summary rerun alone summed up nothing and was marked fixed."""
+    selection = Selection(include_tags=["crud", "projection"], resource_types=["User"])
+    app = ScimTuiApp(Profile(name="Local", url=scim_server.url, selection=selection))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        key = "User/resource_type_tests#0"
+        assert screen.state.rows[key].result.status is Status.ERROR  # scim2-server ignores attributes on POST
+        table = table_of(pilot)
+        table.focus()
+        table.select_key(key)
+        await pilot.press("enter")
+        await pilot.pause()
+        detail = app.screen
+        assert isinstance(detail, ResultScreen)
+        await pilot.press("r")
+        await settle(pilot)
+        assert detail.row.result.status is Status.ERROR and detail.row.mark is Mark.STILL_FAILING
+        assert screen.progress.done == screen.progress.planned > 1, "the suite ran again, and the plan said so"

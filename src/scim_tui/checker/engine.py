@@ -69,7 +69,8 @@ def iter_checks(
     :param client: a synchronous scim2-client (any engine).
     :param conf: filters and options of the run.
     :param only: run exactly these checks (the base of "rerun what failed"),
-        not reported as skipped when left out.
+        not reported as skipped when left out; a suite's summary without any check of its
+        suite runs the whole suite again.
     :param secrets: strings to redact wherever they would appear in an exchange; a Secrets
         is read live, so that a secret learnt during the run (a refreshed token) is redacted too.
     :param on_plan: called with the number of checks planned, once before the server
@@ -87,7 +88,7 @@ def iter_checks(
     The run writes only to what it created (guard.py), and deletes all of it.
     """
     conf = conf or CheckConfig()
-    wanted = set(only) if only is not None else None
+    wanted = _with_suites(set(only)) if only is not None else None
     run_secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
     context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled)
 
@@ -130,6 +131,15 @@ def check_server(
         resource_types=resource_types,
     )
     return list(iter_checks(client, conf))
+
+
+def _with_suites(wanted: set[CheckId]) -> set[CheckId]:
+    """A suite's summary wanted without any check of its suite stands for the whole suite:
+    it sums up their results, so they run again with it."""
+    summed = {check.resource_type for check in wanted if check.checker == SUMMARY_CHECKER}
+    alone = summed - {check.resource_type for check in wanted if check.checker != SUMMARY_CHECKER}
+    per_type = [c.name for c in all_checkers() if c.scope != "server"]
+    return wanted | {CheckId(name, resource_type) for resource_type in alone for name in per_type}
 
 
 def _chosen(steps: list[Step], wanted: set[CheckId] | None) -> list[Step]:
