@@ -49,7 +49,7 @@ def test_a_conforming_server_passes(scim_server):
     process = scim_tui("check", "--url", scim_server.url, *PASSING)
     assert process.returncode == 0, process.stderr
     assert len(RESULT_LINE.findall(process.stdout)) > 20
-    assert re.search(r"^\d+ checks · \d+ SUCCESS( · \d+ (COMPLIANT|ACCEPTABLE|SKIPPED))*$", process.stdout, re.MULTILINE)
+    assert re.search(r"^\d+ checks · \d+ results · \d+ SUCCESS( · \d+ (COMPLIANT|ACCEPTABLE|SKIPPED))*$", process.stdout, re.MULTILINE)
     assert "Left on the server: nothing" in process.stdout
     assert "\x1b[" not in process.stdout, "colour on a pipe"
     assert process.stderr == ""
@@ -87,7 +87,7 @@ def test_the_report_goes_to_a_file_and_the_summary_to_stdout(broken_url, tmp_pat
     process = scim_tui_here("check", "--url", broken_url, *BROKEN_CHECKS, "--format", "junit", "--output", str(output))
     assert process.returncode == 1
     assert output.read_text().startswith("<?xml")
-    assert re.match(r"^\d+ checks · \d+ SUCCESS · (\d+ COMPLIANT · )?1 ERROR", process.stdout)
+    assert re.match(r"^\d+ checks · \d+ results · \d+ SUCCESS · (\d+ COMPLIANT · )?1 ERROR", process.stdout)
     assert "<testsuite" not in process.stdout
 
 

@@ -198,7 +198,8 @@ class Progress:
         self.total = total
 
     def advance(self, result: CheckResult) -> None:
-        self.done.add(result.check_id)
+        if not result.check_id.is_summary:  # the plan does not count summaries either
+            self.done.add(result.check_id)
         if self.stream is not None:
             count = len(self.done)
             self.stream.write(f"\r\x1b[K[{count}/{max(self.total, count)}] {result.check_id}")

@@ -68,10 +68,15 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, full_run):
         progress = screen.progress
         assert progress.phase is Phase.FINISHED
         assert progress.done == progress.planned > 0
-        assert outcome_text(progress).plain.startswith(f"Finished {progress.planned} checks")
+        # issue 19, bug 6: the numbers every report gives, summaries not counted twice
+        line = screen.report.summary_line()
+        checks = len({r.check_id for r in expected if not r.check_id.is_summary})
+        assert line.startswith(f"{checks} checks · {sum(not r.check_id.is_summary for r in expected)} results")
+        assert outcome_text(progress).plain.startswith(f"Finished: {line.split(' · ')[0]} · {line.split(' · ')[1]}")
+        assert progress.planned == checks
         summary = counts_text(progress).plain
         for status in Status:
-            assert f"{status.name} {sum(r.status is status for r in expected)}" in summary
+            assert f"{status.name} {sum(r.status is status and not r.check_id.is_summary for r in expected)}" in summary
         assert app.sub_title == "" and screen.sub_title == "Local"
 
 

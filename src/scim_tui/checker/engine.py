@@ -28,6 +28,7 @@ from scim_tui.checker.recorder import recording
 from scim_tui.checker.registry import Checker
 from scim_tui.checker.registry import all_checkers
 from scim_tui.checker.registry import filtered_out
+from scim_tui.checker.results import SUMMARY_CHECKER
 from scim_tui.checker.results import CheckConfig
 from scim_tui.checker.results import CheckId
 from scim_tui.checker.results import CheckResult
@@ -36,8 +37,6 @@ from scim_tui.checker.results import SCIMTesterError
 from scim_tui.checker.results import Status
 from scim_tui.checker.secrets import Secrets
 
-SUMMARY_CHECKER = "resource_type_tests"
-"""The checker that sums up the suite of one resource type; it runs after the others."""
 SUMMARY_NAMES = 6
 """How many failed checks a summary names, so that its reason stays one readable line."""
 
@@ -73,7 +72,7 @@ def iter_checks(
         suite runs the whole suite again.
     :param secrets: strings to redact wherever they would appear in an exchange; a Secrets
         is read live, so that a secret learnt during the run (a refreshed token) is redacted too.
-    :param on_plan: called with the number of checks planned, once before the server
+    :param on_plan: called with the number of checks planned (suite summaries not counted), once before the server
         checks and again once discovery tells the resource types (for a progress bar).
     :param cancelled: tells, from any thread, that the run is cancelled: the running checks
         then send no further request but their clean-up, and are reported SKIPPED, so the
@@ -95,7 +94,7 @@ def iter_checks(
     server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
     per_type = [c for c in all_checkers() if c.scope != "server"]
     if on_plan:
-        on_plan(len(server_steps) if wanted is None else len(wanted))
+        on_plan(len(server_steps) if wanted is None else sum(not check.is_summary for check in wanted))
     yield from _run_steps(context, server_steps)
 
     if wanted is not None and all(check.resource_type is None for check in wanted):
@@ -108,7 +107,7 @@ def iter_checks(
         failure = stopped.reason
     resource_types = _resource_types(client, failure)
     if on_plan and wanted is None:
-        on_plan(len(server_steps) + len(per_type) * max(1, len(resource_types)))
+        on_plan(len(server_steps) + (len(per_type) - 1) * max(1, len(resource_types)))  # summaries are not counted
     yield from _run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types], on_leftovers)
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
         yield from _undescribed(failure, wanted)

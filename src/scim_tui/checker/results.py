@@ -35,6 +35,8 @@ class Status(IntEnum):
         return self in (Status.ERROR, Status.CRITICAL)
 
 
+SUMMARY_CHECKER = "resource_type_tests"
+"""The checker that sums up the suite of one resource type; it runs after the others."""
 STATUS_WIDTH = max(len(status.name) for status in Status)
 """Characters the longest status name takes, to align statuses in a column."""
 
@@ -64,6 +66,11 @@ class CheckId:
 
     checker: str
     resource_type: str | None = None
+
+    @property
+    def is_summary(self) -> bool:
+        """A suite's summary restates the results of its suite: no count counts it."""
+        return self.checker == SUMMARY_CHECKER
 
     def __str__(self) -> str:
         return f"{self.resource_type}/{self.checker}" if self.resource_type else self.checker

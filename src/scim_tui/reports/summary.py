@@ -43,20 +43,35 @@ class Outcome:
     status: Status
 
 
+def counted(results: Iterable[Outcome]) -> list[Outcome]:
+    """The results every count counts: a suite's summary restates its suite's, so not it."""
+    return [result for result in results if not result.check_id.is_summary]
+
+
 def counts(results: Iterable[Outcome]) -> dict[Status, int]:
-    """How many results have each status, for every status, in Status order."""
+    """How many results have each status, for every status, in Status order (summaries aside)."""
     found = dict.fromkeys(Status, 0)
-    for result in results:
+    for result in counted(results):
         found[result.status] += 1
     return found
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def size_of(results: Iterable[Outcome]) -> str:
+    """``78 checks · 286 results``: a check may give several results (one per attribute...)."""
+    shown = counted(results)
+    checks = len({result.check_id for result in shown})
+    return f"{plural(checks, 'check')} · {plural(len(shown), 'result')}"
+
+
 def summary_line(results: list[Outcome], style: Callable[[str, Status], str] | None = None) -> str:
-    """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
+    """One line such as ``78 checks · 140 results · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
     decorate = style or (lambda text, _status: text)
     shown = [decorate(f"{count} {status.name}", status) for status, count in counts(results).items() if count]
-    total = len(results)
-    return " · ".join([f"{total} check{'' if total == 1 else 's'}", *shown])
+    return " · ".join([size_of(results), *shown])
 
 
 class _Saved(BaseModel):

@@ -15,6 +15,8 @@ from enum import StrEnum
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.reports.summary import counts
+from scim_tui.reports.summary import size_of
 
 SERVER_GROUP = "Server"
 """The group of the checks that do not run for a resource type (discovery, misc)."""
@@ -158,7 +160,12 @@ class RunState:
         return [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
 
     def counts(self) -> Counter[Status]:
-        return Counter(row.result.status for row in self.rows.values())
+        """How many results have each status, as every report counts them (summaries aside)."""
+        return Counter(counts(row.result for row in self.rows.values()))
+
+    def size(self) -> str:
+        """``78 checks · 286 results``, as every report says it."""
+        return size_of(row.result for row in self.rows.values())
 
     def marks(self) -> Counter[Mark]:
         return Counter(row.mark for row in self.rows.values() if row.mark is not None)
@@ -167,8 +174,8 @@ class RunState:
         return frozenset(row.result.check_id for row in self.rows.values() if row.result.status.failed)
 
     def checks_done(self) -> int:
-        """How many distinct checks reported in the current (or last) run."""
-        return len(self._seen)
+        """How many distinct checks reported in the current (or last) run (summaries aside)."""
+        return sum(not check.is_summary for check in self._seen)
 
     def results(self) -> list[CheckResult]:
         return [self.rows[key].result for key in self.order]

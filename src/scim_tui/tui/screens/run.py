@@ -261,6 +261,7 @@ class RunScreen(Screen[None]):
 
     def _show_progress(self) -> None:
         self.progress.done = self.state.checks_done()
+        self.progress.size = self.state.size()
         self.progress.counts = self.state.counts()
         self.progress.marks = self.state.marks()
         closing = self.report.closing_leftovers if self.report is not None else []

@@ -36,6 +36,8 @@ class Progress:
     phase: Phase = Phase.IDLE
     done: int = 0
     planned: int = 0
+    size: str = ""
+    """How many checks and results there are, as every report says it: ``78 checks · 286 results``."""
     counts: Counter[Status] = field(default_factory=Counter)
     marks: Counter[Mark] = field(default_factory=Counter)
     shown: set[Status] = field(default_factory=lambda: set(Status))
@@ -55,8 +57,8 @@ def outcome_text(progress: Progress) -> Text:
     label = {
         Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks",
         Phase.CANCELLING: "Cancelling: the current check finishes and cleans up…",
-        Phase.FINISHED: f"Finished {progress.done} checks",
-        Phase.CANCELLED: f"Run cancelled after {progress.done} checks",
+        Phase.FINISHED: f"Finished: {progress.size}",
+        Phase.CANCELLED: f"Run cancelled after {progress.size}",
     }[phase]
     text = Text(f"{label} · {seconds}", style="bold yellow" if phase is Phase.CANCELLED else "")
     if progress.leftovers:
