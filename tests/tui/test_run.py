@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 from textual.widgets import Static
 
 from scim_tui import history
@@ -21,6 +22,7 @@ from scim_tui.profiles import find_profile
 from scim_tui.profiles import profiles_dir
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.commands import ScreenCommands
+from scim_tui.tui.export import exports_dir
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.export import ExportScreen
@@ -278,23 +280,38 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
     assert history.latest("History").profile == "History"
 
 
-async def test_e_exports_the_run_to_a_new_file_in_the_current_directory(local, tmp_path, monkeypatch):
+async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve, tmp_path, monkeypatch):
+    """Issue 19, bug 8: the export went into the current directory, and after `f` it carried
+    the rerun's start time and duration."""
     monkeypatch.chdir(tmp_path)
-    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
+    app = ScimTuiApp(Profile(name="Local", url=serve(broken_random_url()).url, selection=FEW))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await run_checks(pilot)
-        for _ in range(2):
-            await pilot.press("e")
-            await pilot.pause()
-            assert isinstance(app.screen, ExportScreen)
-            await pilot.press("down", "enter")  # json, the second format
-            await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
         assert isinstance(app.screen, RunScreen)
-        files = sorted(tmp_path.glob("scim-tui-local-*.json"))
-        assert len(files) == 2, "a second export never writes over the first"
-        exported = json.loads(files[0].read_text())
+        assert any("press r to run the checks first" in n.message for n in app._notifications), "e before a run says why nothing happens"
+        screen = await run_checks(pilot)
+        started = screen.report.started_at, screen.report.duration
+        await run_checks(pilot, "f")
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        await pilot.press("down", "enter")  # json, the second format, into the app's exports folder
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+        (first,) = exports_dir().glob("scim-tui-local-*.json")
+        exported = json.loads(first.read_text())
         assert len(exported["results"]) == len(screen.state.rows)
-        assert any(str(files[1]) in n.message for n in app._notifications)
+        assert (exported["started_at"], exported["duration"]) == (started[0].isoformat(), round(started[1], 3))
+        assert any(str(first) in n.message for n in app._notifications)
+
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-folder", Input).value = str(tmp_path / "reports")
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert len(list((tmp_path / "reports").glob("scim-tui-local-*.json"))) == 1
+        assert not list(tmp_path.glob("scim-tui-*")), "nothing written into the current directory"
 
 
 async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands(local):
@@ -303,7 +320,7 @@ async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands
         screen = await run_checks(pilot)
         names = {command.name for command in ScreenCommands(screen).commands()}
         assert {"Run", "Filter", "Export", "Quit", "Show or hide SKIPPED results", "Show only failures"} <= names
-        assert "Statuses" not in names and "Rerun failed" not in names  # a summary label; nothing failed
+        assert "Statuses" not in names  # a summary label
 
         await run_from_palette(pilot, "only failures", "Show only failures")
         assert screen.view.statuses == {Status.ERROR, Status.CRITICAL}

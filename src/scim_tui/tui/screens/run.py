@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 
 from rich.text import Text
 from textual import on
@@ -38,6 +37,7 @@ from scim_tui.profiles import Selection
 from scim_tui.reports import RunReport
 from scim_tui.tui.commands import PaletteCommand
 from scim_tui.tui.export import export_report
+from scim_tui.tui.export import exports_dir
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
@@ -48,6 +48,7 @@ from scim_tui.tui.run_state import RunState
 from scim_tui.tui.runner import Runner
 from scim_tui.tui.runner import RunRequest
 from scim_tui.tui.runner import find_resource_types
+from scim_tui.tui.screens.export import ExportChoice
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
@@ -95,6 +96,8 @@ class RunScreen(Screen[None]):
         self.run_id = 0
         self.report: RunReport | None = None
         """The report of the last complete run (its rows may since have been rerun)."""
+        self.rerunning = False
+        self.export_folder = exports_dir()
         self.started = 0.0
         self._ticker: Timer | None = None
 
@@ -175,7 +178,11 @@ class RunScreen(Screen[None]):
         self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs), everything, only=checks))
 
     def action_rerun_failed(self) -> None:
-        self.rerun(self.state.failed_checks())
+        failed = self.state.failed_checks()
+        if not failed:
+            self.notify("Nothing failed: no check to run again." if self.report else "Nothing to rerun yet: press r to run the checks first.")
+            return
+        self.rerun(failed)
 
     def save_selection(self, selection: Selection) -> None:
         """Remember the selection in the app's state for the next time; the profile's file is never written."""
@@ -187,6 +194,7 @@ class RunScreen(Screen[None]):
 
     def _start(self, request: RunRequest) -> None:
         self.run_id = request.run_id
+        self.rerunning = request.only is not None and self.report is not None
         self.state.start(rerun=request.only)
         self.progress = Progress(phase=Phase.RUNNING, shown=self.view.statuses)
         self.started = self.clock()
@@ -230,7 +238,8 @@ class RunScreen(Screen[None]):
         if message.run_id != self.run_id:
             return
         self.state.finish()
-        self.report = message.report or self.report
+        if not self.rerunning:  # a rerun's rows join the run's report; its start and duration stay the run's
+            self.report = message.report or self.report
         if message.changes:
             self.state.mark_checks(changes_by_check(message.changes))
         self.progress.phase = Phase.FAILED if message.error else Phase.CANCELLED if message.cancelled else Phase.FINISHED
@@ -319,18 +328,22 @@ class RunScreen(Screen[None]):
             await detail.show(self.state.rows[detail.row.key])
 
     def action_export(self) -> None:
-        self.app.push_screen(ExportScreen(), callback=self.export_as)
-
-    def export_as(self, format: str | None) -> None:  # noqa: A002
-        if format is None or self.report is None:
+        if self.report is None:
+            self.notify("Nothing to export yet: press r to run the checks first.", severity="warning")
             return
+        self.app.push_screen(ExportScreen(self.export_folder), callback=self.export_as)
+
+    def export_as(self, choice: ExportChoice | None) -> None:
+        if choice is None or self.report is None:
+            return
+        self.export_folder = choice.folder
         report = replace(self.report, results=self.state.results())
         try:
-            path = export_report(report, format, Path.cwd())
+            path = export_report(report, choice.format, choice.folder)
         except OSError as exc:
-            self.notify(f"Cannot export the run: {describe_error(exc)}", severity="error", markup=False)
+            self.notify(f"Cannot export the run: {describe_error(exc)}", severity="error", markup=False, timeout=30)
             return
-        self.notify(f"Exported the run to {path}", title="Report written", markup=False)
+        self.notify(f"Exported the run to {path}", title="Report written", markup=False, timeout=30)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
@@ -339,8 +352,6 @@ class RunScreen(Screen[None]):
             return not self.running and len(self.app.screen_stack) > 2
         if action == "run":
             return None if self.running else True
-        if action == "export":
-            return None if self.running or self.report is None else True
-        if action == "rerun_failed":
-            return None if self.running or not self.state.failed_checks() else True
+        if action in ("export", "rerun_failed"):
+            return None if self.running else True
         return True
