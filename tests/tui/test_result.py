@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 from textual.widgets import Static
+from textual.widgets import TextArea
 
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
@@ -16,6 +17,8 @@ from scim_tui.profiles import Selection
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Mark
+from scim_tui.tui.screens.curl import CurlScreen
+from scim_tui.tui.screens.curl import curl_file
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.exchange_view import ExchangeView
@@ -67,9 +70,20 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve):
         assert SECRET not in text + body
 
         await pilot.press("y")
+        await pilot.pause()
         copied = app.clipboard
         assert copied.startswith("curl -X GET") and f'"{server.url}/scim-tui-missing-' in copied
         assert '"authorization: ${SCIM_AUTHORIZATION}"' in copied and SECRET not in copied
+        # issue 19, bug 7: the copy may not reach the clipboard (no OSC 52), so the command is
+        # shown to select, saved in a file named on screen, and its variable explained
+        assert isinstance(app.screen, CurlScreen) and app.screen.query_one(TextArea).text == copied
+        assert curl_file().read_text() == copied + "\n"
+        notes = " ".join(str(label.content) for label in app.screen.query(".curl-note"))
+        assert str(curl_file()) in notes and "tmux" in notes and "Copied" not in notes
+        assert "${SCIM_AUTHORIZATION}: the whole Authorization header value" in notes
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is detail
 
         broken.repaired = True
         await pilot.press("r")

@@ -19,6 +19,8 @@ from textual.widgets import Static
 from scim_tui.checker import CheckId
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Row
+from scim_tui.tui.screens.curl import CurlScreen
+from scim_tui.tui.screens.curl import save_command
 from scim_tui.tui.widgets.exchange_view import ExchangeView
 from scim_tui.tui.widgets.exchange_view import data_view
 from scim_tui.tui.widgets.facts import facts_table
@@ -118,6 +120,6 @@ class ResultScreen(Screen[None]):
         exchanges = self.row.result.exchanges
         if not exchanges:
             return
-        exchange = exchanges[self.selected]
-        self.app.copy_to_clipboard(curl_command(exchange))
-        self.notify(f"Copied exchange {self.selected + 1} as a curl command (secrets are $SCIM_… variables).")
+        command = curl_command(exchanges[self.selected])
+        self.app.copy_to_clipboard(command)
+        self.app.push_screen(CurlScreen(command, save_command(command)))
