@@ -334,3 +334,20 @@ async def test_two_apps_editing_one_profile_the_second_save_is_caught():
     text = path.read_text()
     assert "timeout = 45 " in text
     assert 'url = "https://scim.staging.example.com/v2"' in text, "overwrite means the second form's values, knowingly"
+
+
+async def test_the_headers_kind_packs_its_rows_and_keeps_the_fields_below_in_reach():
+    """Issue 19, bug 2: ~20 blank rows between the first header row and "Add a header"."""
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await open_form(pilot)
+        await choose_kind(pilot, AuthKind.HEADERS)
+        screen = app.screen
+        row = screen.query_one("#header-rows")
+        add = screen.query_one("#add-header")
+        assert row.region.height <= 3, "one header row is one line of inputs"
+        assert add.region.y - row.region.bottom <= 1
+        await pilot.click("#add-header")
+        await pilot.pause()
+        assert screen.query_one("#header-rows").region.height <= 6
+        assert "Extra headers" in screen_text(app), "the field below is on screen, not pushed off it"
