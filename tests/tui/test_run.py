@@ -365,3 +365,15 @@ async def test_a_bad_history_file_is_set_aside_and_the_run_finishes(local):
         assert warning.startswith("Set aside the unreadable history file 20250101T000000000000Z.json (duration: Input should be a finite number)")
     assert (folder / "set-aside" / "20250101T000000000000Z.json").exists()
     assert [path.name.endswith(".json.gz") for path in history.runs(local.name)] == [True]
+
+
+async def test_unticked_checks_are_not_rows(local):
+    """Issue 19: a run of a few tags showed every other check as a SKIPPED row."""
+    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        shown = [row.result for row in screen.state.rows.values()]
+        assert shown and not any(result.deselected for result in shown)
+        assert {result.check_id for result in screen.report.results if not result.deselected} == {result.check_id for result in shown}
+        assert len(screen.report.results) > len(shown), "the engine still reports them, as SPEC.md says"
+        assert outcome_text(screen.progress).plain.startswith(f"Finished: {screen.report.summary_line().split(' · ', 2)[0]}")

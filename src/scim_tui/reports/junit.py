@@ -33,10 +33,11 @@ def suite_name(result: CheckResult) -> str:
 
 def render(report: RunReport) -> str:
     suites: dict[str, list[CheckResult]] = {}
-    for result in report.results:
+    selected = [result for result in report.results if not result.deselected]  # a check left out by the selection is no test case
+    for result in selected:
         suites.setdefault(suite_name(result), []).append(result)
     root = ET.Element("testsuites", name="scim-tui")
-    _set_totals(root, report.results)
+    _set_totals(root, selected)
     timestamp = _timestamp(report.started_at)
     for number, (name, results) in enumerate(suites.items()):
         suite = ET.SubElement(root, "testsuite", name=name, id=str(number), package="scim-tui", timestamp=timestamp, hostname=socket.gethostname())

@@ -41,11 +41,14 @@ class Outcome:
 
     check_id: CheckId
     status: Status
+    deselected: bool = False
+    """Left out by the run's selection (a saved summary does not keep it)."""
 
 
 def counted(results: Iterable[Outcome]) -> list[Outcome]:
-    """The results every count counts: a suite's summary restates its suite's, so not it."""
-    return [result for result in results if not result.check_id.is_summary]
+    """The results every count counts: not a suite's summary (it restates its suite's), nor a
+    check the selection left out (a saved summary keeps no reason: its outcomes are all counted)."""
+    return [result for result in results if not result.check_id.is_summary and not result.deselected]
 
 
 def counts(results: Iterable[Outcome]) -> dict[Status, int]:
@@ -93,7 +96,7 @@ class RunSummary:
 
     @classmethod
     def of(cls, report: RunReport) -> RunSummary:
-        return cls(report.started_at, report.duration, [Outcome(result.check_id, result.status) for result in report.results])
+        return cls(report.started_at, report.duration, [Outcome(result.check_id, result.status, result.deselected) for result in report.results])
 
     def to_json(self) -> bytes:
         """One line of JSON, ending with a line break."""

@@ -101,6 +101,8 @@ class RunState:
         """Take a batch of results; returns the keys of the rows they replaced."""
         updated: set[str] = set()
         for result in results:
+            if result.deselected:  # unticked checks are not rows
+                continue
             check_id = result.check_id
             index = self._seen[check_id]
             key = row_key(check_id, index)
