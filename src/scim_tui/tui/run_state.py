@@ -64,10 +64,17 @@ class Row:
         return not needle or needle in (self.result.title or "").lower() or needle in (self.result.reason or "").lower()
 
 
+def severity(status: Status) -> int:
+    """The place of a status when failures come first: CRITICAL, ERROR, DEVIATION ... SUCCESS, then SKIPPED."""
+    return len(Status) if status is Status.SKIPPED else -status.value
+
+
 @dataclass
 class Filter:
     statuses: set[Status] = field(default_factory=lambda: set(Status))
     text: str = ""
+    failures_first: bool = False
+    """Each group's rows by severity (the group order stays), instead of the run's order."""
 
     @property
     def active(self) -> bool:
@@ -159,7 +166,11 @@ class RunState:
                 row.mark = marks[row.result.check_id]
 
     def visible(self, view: Filter) -> list[Row]:
-        return [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
+        rows = [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
+        if view.failures_first:
+            groups = {group: place for place, group in enumerate(dict.fromkeys(row.group for row in rows))}
+            rows.sort(key=lambda row: (groups[row.group], severity(row.result.status)))
+        return rows
 
     def counts(self) -> Counter[Status]:
         """How many results have each status, as every report counts them (summaries aside)."""

@@ -54,6 +54,8 @@ from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.check_tree import checked_of
 from scim_tui.tui.widgets.filter_input import FilterInput
+from scim_tui.tui.widgets.result_preview import ResultPreview
+from scim_tui.tui.widgets.result_preview import preview_of
 from scim_tui.tui.widgets.results_table import ResultsTable
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import Progress
@@ -61,6 +63,8 @@ from scim_tui.tui.widgets.run_status import RunStatus
 
 Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
+NARROW = 100
+"""Below this many columns the sidebar narrows (and `b` hides it)."""
 
 
 def changes_by_check(changes: RunChanges) -> dict[CheckId, Mark]:
@@ -73,16 +77,24 @@ class RunScreen(Screen[None]):
 
     BINDINGS = [
         Binding("r", "run", "Run", id="run.run"),
+        # Quit and help here, not only on the app, so that a narrow footer keeps them (it lists the screen's keys first).
+        Binding("question_mark", "app.help_key", "Help", key_display="?", id="run.help"),
+        Binding("q", "app.quit_app", "Quit", id="run.quit"),
         Binding("escape", "cancel", "Cancel run", id="run.cancel"),
         Binding("ctrl+c", "cancel", "Cancel run", show=False, id="run.cancel-ctrl-c"),
         Binding("escape", "back", "Profiles", id="run.back"),
         Binding("f", "rerun_failed", "Rerun failed", id="run.rerun-failed"),
         Binding("slash", "filter", "Filter", id="run.filter"),
         Binding("e", "export", "Export", id="run.export"),
-        Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", id="run.status-1"),
+        Binding("n", "next_failure", "Next failure", id="run.next-failure"),
+        Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
+        Binding("s", "failures_first", "Failures first", show=False, id="run.failures-first"),
+        Binding("b", "toggle_sidebar", "Sidebar", show=False, id="run.sidebar"),
+        Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", tooltip="Show or hide the results of a status (1 SUCCESS … 7 SKIPPED)", id="run.status-1"),
         *(Binding(str(n), f"toggle_status({n})", Status(n).name, show=False, id=f"run.status-{n}") for n in range(2, 8)),
     ]
     PALETTE_HIDDEN = frozenset({"run.status-1"})
+    HELP_HIDDEN = frozenset(f"run.status-{n}" for n in range(2, 8))
 
     def __init__(self, profile: Profile, clock: Clock = time.monotonic) -> None:
         super().__init__()
@@ -115,6 +127,7 @@ class RunScreen(Screen[None]):
             with Vertical(id="run-main"):
                 yield RunStatus(id="run-status")
                 yield ResultsTable(id="results")
+                yield ResultPreview(preview_of(None), id="preview")
                 yield FilterInput(id="filter")
         yield Footer()
 
@@ -126,6 +139,9 @@ class RunScreen(Screen[None]):
         self.query_one(RunStatus).show(self.progress)
         self.query_one(CheckTree).focus()
         self.find_resource_types()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < NARROW, "-narrow")
 
     # Choosing what to run
 
@@ -252,6 +268,8 @@ class RunScreen(Screen[None]):
         for warning in message.warnings:
             self.notify(warning, severity="warning", markup=False)
         self._refresh_results()
+        if not self.rerunning:  # a run ends on its first failure (once laid out); a rerun leaves the cursor where it was
+            self.call_after_refresh(self.query_one(ResultsTable).first_failure)
         self.refresh_bindings()
 
     @on(Worker.StateChanged)
@@ -281,7 +299,40 @@ class RunScreen(Screen[None]):
     # Looking at the results
 
     def _refresh_results(self) -> None:
-        self.query_one(ResultsTable).show(self.state.visible(self.view))
+        table = self.query_one(ResultsTable)
+        table.show(self.state.visible(self.view))
+        self._show_preview(table.selected_key)
+
+    @on(ResultsTable.CursorMoved, "#results")
+    def preview(self, message: ResultsTable.CursorMoved) -> None:
+        self._show_preview(message.key)
+
+    def _show_preview(self, key: str | None) -> None:
+        self.query_one(ResultPreview).show_row(self.state.rows.get(key) if key else None)
+
+    def action_next_failure(self) -> None:
+        self._jump(forward=True)
+
+    def action_previous_failure(self) -> None:
+        self._jump(forward=False)
+
+    def _jump(self, forward: bool) -> None:
+        table = self.query_one(ResultsTable)
+        if table.next_failure(forward):
+            table.focus()
+        else:
+            self.notify("No failure among the results shown.")
+
+    def action_failures_first(self) -> None:
+        self.view.failures_first = not self.view.failures_first
+        self._refresh_results()
+        self.notify("Failures first in each group." if self.view.failures_first else "Results in the order they ran.")
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.query_one("#run-sidebar")
+        sidebar.display = not sidebar.display
+        if not sidebar.display:
+            self.query_one(ResultsTable).focus()
 
     def action_toggle_status(self, number: int) -> None:
         self.view.statuses ^= {Status(number)}
@@ -299,7 +350,12 @@ class RunScreen(Screen[None]):
             PaletteCommand(f"Show or hide {status.name} results", f"key: {status.value}", partial(self.action_toggle_status, status.value))
             for status in Status
         ]
-        commands.append(PaletteCommand("Show only failures", "ERROR and CRITICAL results", self.action_show_only_failures))
+        commands += [
+            PaletteCommand("Show only failures", "ERROR and CRITICAL results", self.action_show_only_failures),
+            PaletteCommand("Previous failure", "key: p", self.action_previous_failure),
+            PaletteCommand("Failures first", "key: s (each group's results by severity)", self.action_failures_first),
+            PaletteCommand("Show or hide the sidebar", "key: b", self.action_toggle_sidebar),
+        ]
         return commands
 
     def action_filter(self) -> None:
