@@ -180,10 +180,12 @@ def test_the_token_is_in_no_output_and_no_history_file(serve):
     assert "you sent Authorization: Bearer ***" in full.stdout, "the echoed token was in the data, redacted"
 
 
-def test_tags_lists_every_tag():
+def test_tags_lists_every_tag_with_its_checks_and_what_it_selects():
     process = scim_tui_here("tags")
     assert process.returncode == 0
-    assert process.stdout.split() == get_all_available_tags()
+    lines = process.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == get_all_available_tags()
+    assert all(re.match(r"^\S+ +\d+ checks? +\S", line) for line in lines), "issue 19: a count and a description on every line"
 
 
 @pytest.mark.slow

@@ -24,6 +24,7 @@ PLAIN_MODULES = [
     "scim_tui.reports",
     "scim_tui.history",
     "scim_tui.headless",
+    "scim_tui.tag_guide",
     "scim_tui.cli",
 ]
 IMPORT_EACH = """
