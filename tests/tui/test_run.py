@@ -271,6 +271,9 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
         await run_checks(pilot)
         assert {row.key for row in screen.state.rows.values() if row.mark is Mark.FIXED} == failing
         assert "✔ fixed 1" in counts_text(screen.progress).plain
+        compared = len({row.result.check_id for row in screen.state.rows.values()})
+        assert f"(against the previous run, on the {screen.progress.compared} checks both ran)" in counts_text(screen.progress).plain
+        assert 0 < screen.progress.compared <= compared, "issue 19, bug 3: the screen says what was compared"
 
         broken.repaired = False
         await run_checks(pilot)

@@ -258,6 +258,8 @@ class RunScreen(Screen[None]):
             self.report = message.report or self.report
         if message.changes:
             self.state.mark_checks(changes_by_check(message.changes))
+        if not self.rerunning:
+            self.progress.compared = message.changes.compared if message.changes else None
         self.progress.phase = Phase.FAILED if message.error else Phase.CANCELLED if message.cancelled else Phase.FINISHED
         self.progress.error = message.error
         self._tick()

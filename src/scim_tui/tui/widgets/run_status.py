@@ -45,6 +45,8 @@ class Progress:
     error: str | None = None
     leftovers: list[str] = field(default_factory=list)
     """Resources the run created and could not delete."""
+    compared: int | None = None
+    """How many checks the last run and the one before it both ran (None: no run before it)."""
 
 
 def outcome_text(progress: Progress) -> Text:
@@ -76,6 +78,8 @@ def counts_text(progress: Progress) -> Text:
     for mark, count in progress.marks.items():
         text.append_text(mark_text(mark))
         text.append(f" {count}  ")
+    if progress.compared is not None:
+        text.append(f"(against the previous run, on the {progress.compared} checks both ran)", style="dim")
     text.rstrip()
     return text
 
