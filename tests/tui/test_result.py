@@ -20,6 +20,7 @@ from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.curl import CurlScreen
 from scim_tui.tui.screens.curl import curl_file
 from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.screens.result import unwrapped
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.exchange_view import ExchangeView
 from tests.tui.conftest import FEW
@@ -169,3 +170,8 @@ async def test_rerunning_a_suite_summary_reruns_its_suite(scim_server):
         await settle(pilot)
         assert detail.row.result.status is Status.ERROR and detail.row.mark is Mark.STILL_FAILING
         assert screen.progress.done == screen.progress.planned > 1, "the suite ran again, and the plan said so"
+
+
+def test_a_description_wraps_to_the_screen_not_to_the_docstrings_lines():
+    doc = "First line of the check.\n\n    SUCCESS when it works. ERROR on another\n    status, or on a\n    404 body.\n"
+    assert unwrapped(doc) == "First line of the check.\n\nSUCCESS when it works. ERROR on another status, or on a 404 body."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Protocol
 
 from rich.console import Group
@@ -37,6 +38,12 @@ class Rerunner(Protocol):
     def rerun(self, checks: frozenset[CheckId]) -> None: ...
 
 
+def unwrapped(text: str | None) -> str:
+    """A docstring's paragraphs, each on one line, so that they wrap to the screen's width, not to the source's."""
+    paragraphs = inspect.cleandoc(text or "").split("\n\n")
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in paragraphs if paragraph.strip())
+
+
 def summary_of(row: Row) -> Table:
     result = row.result
     facts: list[tuple[str, str | Text]] = [
@@ -46,7 +53,7 @@ def summary_of(row: Row) -> Table:
         ("Tags", ", ".join(sorted(result.tags)) or "(none)"),
         (f"RFC {result.rfc}", f"section {result.section}" if result.section else "(not given)"),
         ("Reason", result.reason or "(none)"),
-        ("Description", result.description or "(none)"),
+        ("Description", unwrapped(result.description) or "(none)"),
     ]
     if result.leftovers:
         facts.append(("Left on server", ", ".join(result.leftovers)))

@@ -210,6 +210,10 @@ class ResultsTable(ScrollView, can_focus=True):
         elif self.cursor_row >= top + self._page:
             self.scroll_to(y=self.cursor_row - self._page + 1, animate=False, immediate=True)
 
+    def on_resize(self) -> None:
+        """A pane that shrank (the preview below grew, the terminal did) keeps the cursor in view."""
+        self._scroll_to_cursor()
+
     def action_cursor_up(self) -> None:
         self.move_cursor(self.cursor_row - 1)
 
