@@ -4,6 +4,7 @@ else in the test's process through the same entry point (tests.command.scim_tui_
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import socket
@@ -173,7 +174,7 @@ def test_the_token_is_in_no_output_and_no_history_file(serve):
             assert process.returncode == 0, process.stderr
             printed += [process.stdout, process.stderr]
     full = scim_tui("check", "--profile", "Secured", *PASSING, "--format", "json", env=env)  # every check, in a new process
-    assert full.returncode == 0, full.stderr
+    assert full.returncode == 0, full.stderr + "\n".join(f"{r['status']} {r['title']} {r['reason']}" for r in json.loads(full.stdout)["results"] if r["status"] in ("ERROR", "CRITICAL"))
     saved = [history.run_json(path).decode() for path in history.runs("Secured")]
     assert len(saved) == len(FORMATS) + 1
     assert [text for text in [*printed, full.stdout, *saved] if TOKEN in text] == []

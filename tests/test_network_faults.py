@@ -45,8 +45,8 @@ from tests.servers import read_request
 
 pytestmark = pytest.mark.slow  # runs that wait out timeouts, TLS handshakes, whole runs
 
-TIMEOUT = 0.4
-"""The timeout of the runs against a server that hangs or drips: small, so that it soon elapses."""
+TIMEOUT = 1.0
+"""The timeout of the runs against a server that hangs or drips: the smallest a profile allows, so that it soon elapses."""
 PATIENCE = 30.0
 """The timeout of every other run: the faults they meet end a request at once, and a loaded
 machine may take seconds to answer a request (or to make a TLS handshake)."""

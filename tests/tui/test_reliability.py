@@ -40,9 +40,9 @@ from tests.tui.profiles_support import widget_text
 from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
-TIMEOUT = 0.5
-"""The request timeout of a run that must end by itself while its requests hang: small, so
-it soon elapses. No test races it: they wait for what it causes, with CEILING."""
+TIMEOUT = 1.0
+"""The request timeout of a run that must end by itself while its requests hang: the smallest a
+profile allows, so it soon elapses. No test races it: they wait for what it causes, with CEILING."""
 HANG = 30.0
 """The request timeout of a run whose requests must hang until the test ends them, however
 busy the machine: they end when the test lets them go, long before this."""
