@@ -74,7 +74,7 @@ async def test_the_highlighted_results_whole_reason_shows_under_the_table(scim_s
             result = screen.state.rows[key].result
             shown = widget_text(app, "#preview")
             assert " ".join(result.reason.split()) in shown, "the whole reason, wrapped, not cut at the column's edge"
-            assert f"RFC {result.rfc} section {result.section}" in shown
+            assert f"RFC {result.rfc} §{result.section}" in shown
 
 
 async def test_at_80_by_24_the_footer_keeps_quit_run_and_help_and_b_hides_the_sidebar(scim_server):

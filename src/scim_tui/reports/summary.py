@@ -41,8 +41,11 @@ class Outcome:
 
     check_id: CheckId
     status: Status
-    deselected: bool = False
-    """Left out by the run's selection (a saved summary does not keep it)."""
+
+    @property
+    def deselected(self) -> bool:
+        """Never: a summary keeps only the checks the run's selection chose (RunSummary.of)."""
+        return False
 
 
 def counted(results: Iterable[Outcome]) -> list[Outcome]:
@@ -96,7 +99,7 @@ class RunSummary:
 
     @classmethod
     def of(cls, report: RunReport) -> RunSummary:
-        return cls(report.started_at, report.duration, [Outcome(result.check_id, result.status, result.deselected) for result in report.results])
+        return cls(report.started_at, report.duration, [Outcome(result.check_id, result.status) for result in report.results if not result.deselected])
 
     def to_json(self) -> bytes:
         """One line of JSON, ending with a line break."""

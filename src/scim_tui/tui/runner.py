@@ -89,7 +89,7 @@ class Runner:
         with open_client(request.profile) as connection:
             problem = unusable(request.profile, connection)
             if problem is not None:  # nothing answers, or the credentials are refused: one line, as `scim-tui check` says it
-                return RunFinished(run_id, error=problem)
+                return RunFinished(run_id, error=None if self.cancelled() else problem)
             results = iter_checks(
                 connection.client,
                 replace(request.conf, documents=connection.documents or None),

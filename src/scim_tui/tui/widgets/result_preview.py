@@ -17,7 +17,7 @@ def preview_of(row: Row | None) -> Text:
         return HINT
     result = row.result
     where = result.resource_type or "server"
-    section = f" · RFC {result.rfc} section {result.section}" if result.section else ""
+    section = f" · RFC {result.rfc} §{result.section}" if result.section else ""
     head = Text.assemble(status_text(result.status), "  ", (result.title or "", "bold"), f" · {where}{section}  ", mark_text(row.mark))
     return Text.assemble(head.rstrip() or head, "\n", " ".join((result.reason or "(no reason given)").split()))
 
@@ -25,5 +25,11 @@ def preview_of(row: Row | None) -> Text:
 class ResultPreview(Static):
     """One result in short: its status, check, RFC section and whole reason."""
 
+    shown: Row | None = None
+
     def show_row(self, row: Row | None) -> None:
-        self.update(preview_of(row))
+        """Show a row (a rerun's replaces the one before); the same row again changes nothing,
+        so a batch of results does not lay the screen out once more."""
+        if row is not self.shown:
+            self.shown = row
+            self.update(preview_of(row))
