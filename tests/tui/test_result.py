@@ -10,6 +10,7 @@ from textual.widgets import TextArea
 
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
+from scim_tui.checker.registry import all_checkers
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
@@ -175,3 +176,8 @@ async def test_rerunning_a_suite_summary_reruns_its_suite(scim_server):
 def test_a_description_wraps_to_the_screen_not_to_the_docstrings_lines():
     doc = "First line of the check.\n\n    SUCCESS when it works. ERROR on another\n    status, or on a\n    404 body.\n"
     assert unwrapped(doc) == "First line of the check.\n\nSUCCESS when it works. ERROR on another status, or on a 404 body."
+
+
+def test_no_description_a_user_reads_names_spec_md():
+    """Issue 19: SPEC.md is the developers' file; users do not have it."""
+    assert not [checker.name for checker in all_checkers() if "SPEC" in (checker.description or "")]

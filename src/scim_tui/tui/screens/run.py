@@ -121,7 +121,7 @@ class RunScreen(Screen[None]):
             with Vertical(id="run-sidebar"):
                 yield Static("Tags", classes="pane-title")
                 yield CheckTree(tags, checked_of(tags, selection.include_tags, selection.exclude_tags), id="tags")
-                yield Static("Resource types", classes="pane-title")
+                yield Static("Resource types · space ticks", classes="pane-title")
                 yield SelectionList[str](id="resource-types")
                 yield Static("Reading the resource types…", id="resource-types-note")
             with Vertical(id="run-main"):
