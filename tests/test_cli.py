@@ -50,7 +50,7 @@ def test_a_conforming_server_passes(scim_server):
     process = scim_tui("check", "--url", scim_server.url, *PASSING)
     assert process.returncode == 0, process.stderr
     assert len(RESULT_LINE.findall(process.stdout)) > 20
-    assert re.search(r"^\d+ checks · \d+ SUCCESS( · \d+ (COMPLIANT|ACCEPTABLE|SKIPPED))*$", process.stdout, re.MULTILINE)
+    assert re.search(r"^\d+ checks · \d+ results · \d+ SUCCESS( · \d+ (COMPLIANT|ACCEPTABLE|SKIPPED))*$", process.stdout, re.MULTILINE)
     assert "Left on the server: nothing" in process.stdout
     assert "\x1b[" not in process.stdout, "colour on a pipe"
     assert process.stderr == ""
@@ -91,7 +91,7 @@ def test_the_report_goes_to_a_file_and_the_summary_to_stdout(broken_url, tmp_pat
     failures, summary = process.stdout.split("\n", 2)[:2], process.stdout.split("\n", 2)[2]
     assert failures[0] == "Failing the run (1):", "the failures come first"
     assert re.match(r"^  ERROR +service_provider_config_endpoint_methods +PUT /ServiceProviderConfig answered 200", failures[1])
-    assert re.match(r"^\d+ checks · \d+ SUCCESS · (\d+ COMPLIANT · )?1 ERROR", summary)
+    assert re.match(r"^\d+ checks · \d+ results · \d+ SUCCESS · (\d+ COMPLIANT · )?1 ERROR", summary)
     assert "<testsuite" not in process.stdout and "\x1b[" not in process.stdout, "no colour off a terminal"
 
 
@@ -191,10 +191,12 @@ def test_the_token_is_in_no_output_and_no_history_file(serve):
     assert "you sent Authorization: Bearer ***" in full.stdout, "the echoed token was in the data, redacted"
 
 
-def test_tags_lists_every_tag():
+def test_tags_lists_every_tag_with_its_checks_and_what_it_selects():
     process = scim_tui_here("tags")
     assert process.returncode == 0
-    assert process.stdout.split() == get_all_available_tags()
+    lines = process.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == get_all_available_tags()
+    assert all(re.match(r"^\S+ +\d+ checks? +\S", line) for line in lines), "issue 19: a count and a description on every line"
 
 
 @pytest.mark.slow

@@ -25,6 +25,7 @@ PLAIN_MODULES = [
     "scim_tui.history",
     "scim_tui.baseline",
     "scim_tui.headless",
+    "scim_tui.tag_guide",
     "scim_tui.cli",
 ]
 IMPORT_EACH = """

@@ -43,7 +43,7 @@ def build_parser() -> Parser:
     target.add_argument("--demo", dest="app_demo", action="store_true", help="open the app on the embedded demo server")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_check(commands.add_parser("check", help="run the checks without the app (for CI)", description="Run the checks, write a report, exit 0 (pass), 1 (fail) or 2 (bad usage, unreachable target)."))
-    commands.add_parser("tags", help="list the tags that select checks")
+    commands.add_parser("tags", help="list the tags that select checks: each with its number of checks and what it selects")
     serve = commands.add_parser("demo-server", help="serve the embedded SCIM server until interrupted")
     serve.add_argument("--port", type=_port, default=0, help="the loopback port (default: a free one)")
     return parser
@@ -115,9 +115,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return check(args)
     if args.command == "tags":
-        from scim_tui.checker import get_all_available_tags
+        from scim_tui.tag_guide import tag_lines
 
-        print("\n".join(get_all_available_tags()))
+        print("\n".join(tag_lines()))
         return 0
     if args.command == "demo-server":
         return _serve_demo(args.port)

@@ -27,6 +27,7 @@ import httpx2
 from scim2_client.engines.httpx2 import SyncSCIMClient
 
 from scim_tui import demo
+from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import status_line
 from scim_tui.checker.listings import listing
 from scim_tui.checker.secrets import Secrets
@@ -160,6 +161,18 @@ def probe(connection: Connection) -> ConnectionTest:
         took = refusal.elapsed.total_seconds()
         return ConnectionTest(False, refusal.status_code, took, f"GET {refusal.url.path} answered {_answer(refusal, took)}")
     return ConnectionTest(response.status_code == 200, response.status_code, elapsed, _answer(response, elapsed))
+
+
+def unusable(profile: Profile, connection: Connection) -> str | None:
+    """The one line that says a run cannot start: nothing answers, or the credentials are
+    refused; None when the server answered anything else (for the checks to judge)."""
+    outcome = probe(connection)
+    where = Redactor().url(profile.url) if profile.url else "the demo server"
+    if outcome.status_code is None:
+        return f"Cannot reach {where}: {outcome.message}"
+    if outcome.status_code in REFUSED:
+        return f"{where} refused the credentials: {outcome.message}"
+    return None
 
 
 def _refusal(http: httpx2.Client) -> httpx2.Response | None:

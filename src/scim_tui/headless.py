@@ -27,10 +27,9 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.registry import tag_matches
 from scim_tui.checker.secrets import Secrets
-from scim_tui.connect import REFUSED
 from scim_tui.connect import Connection
 from scim_tui.connect import open_client
-from scim_tui.connect import probe
+from scim_tui.connect import unusable
 from scim_tui.errors import UserError
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth
@@ -218,12 +217,9 @@ def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | 
 
 def _check_reachable(profile: Profile, connection: Connection) -> None:
     """UsageError when nothing answers or the credentials are refused; any other answer is for the checks to judge."""
-    outcome = probe(connection)
-    where = Redactor().url(profile.url) if profile.url else "the demo server"
-    if outcome.status_code is None:
-        raise UsageError(f"Cannot reach {where}: {outcome.message}")
-    if outcome.status_code in REFUSED:
-        raise UsageError(f"{where} refused the credentials: {outcome.message}")
+    problem = unusable(profile, connection)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 class Progress:
@@ -239,7 +235,8 @@ class Progress:
         self.total = total
 
     def advance(self, result: CheckResult) -> None:
-        self.done.add(result.check_id)
+        if not result.check_id.is_summary:  # the plan does not count summaries either
+            self.done.add(result.check_id)
         self._show(str(result.check_id))
 
     def waiting(self, line: str | None) -> None:

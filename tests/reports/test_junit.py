@@ -40,12 +40,12 @@ def test_an_error_is_a_failure_with_its_reason_and_exchange(report_of):
 
 
 @pytest.mark.slow
-def test_cases_are_named_by_check_and_filtered_checks_are_skipped(report_of):
+def test_cases_are_named_by_check_and_filtered_checks_are_not_cases(report_of):
     root = ET.fromstring(report_of("junit", "--exclude-tags", "schemas"))
     discovery = next(s for s in root.iter("testsuite") if s.get("name") == "discovery")
     names = [case.get("name") for case in discovery.iter("testcase")]
     assert "service_provider_config_endpoint_methods [2/4]" in names and len(names) == len(set(names))
+    assert not {"query_all_schemas", "schemas_endpoint_methods"} & set(names), "issue 19: a check the selection left out is no test case"
     skipped = [case for case in discovery.iter("testcase") if case.find("skipped") is not None]
-    assert {case.get("name") for case in skipped} >= {"query_all_schemas", "schemas_endpoint_methods"}
     assert int(discovery.get("skipped")) == len(skipped)
     assert all(case.get("classname") == "scim-tui.discovery" for case in discovery.iter("testcase"))

@@ -28,9 +28,9 @@ def test_results_at_or_above_a_threshold_never_count_skipped(threshold, failing)
 
 
 def test_the_summary_line_counts_the_statuses_present():
-    assert report(*STATUSES).summary_line() == "5 checks · 1 SUCCESS · 1 COMPLIANT · 2 DEVIATION · 1 SKIPPED"
+    assert report(*STATUSES).summary_line() == "5 checks · 5 results · 1 SUCCESS · 1 COMPLIANT · 2 DEVIATION · 1 SKIPPED"
     styled = report(Status.ERROR).summary_line(lambda text, status: f"<{status.name.lower()}>{text}")
-    assert styled == "1 check · <error>1 ERROR"
+    assert styled == "1 check · 1 result · <error>1 ERROR"
 
 
 def test_credentials_in_the_target_are_hidden():

@@ -34,3 +34,10 @@ def still_cursor(app: App) -> None:
     """Stop every input's cursor from blinking, so snapshots are stable."""
     for field in app.screen.query(Input):
         field.cursor_blink = False
+
+
+def widget_text(app: App, selector: str) -> str:
+    """The text drawn in a widget's region of the screen, its lines joined by spaces."""
+    region = app.screen.query_one(selector).region
+    lines = screen_text(app).splitlines()[region.y : region.bottom]
+    return " ".join(" ".join(line[region.x : region.right].split()) for line in lines).strip()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from textual.app import App
 from textual.app import ComposeResult
@@ -131,3 +133,28 @@ def test_the_tree_shows_every_tag_of_the_engine():
     tags = get_all_available_tags()
     tree = CheckTree(tags)
     assert tree.tags_under("") == sorted(tags)
+
+
+def drawn_boxes(tree: CheckTree) -> list[str]:
+    """The box of each line as the tree draws it on screen (through its line cache)."""
+    return [re.search(r"\[.\]", tree.render_line(y).text).group() for y in range(tree.last_line + 1)]
+
+
+@pytest.mark.anyio
+async def test_the_screen_shows_the_boxes_at_once_after_space():
+    """Issue 19, bug 1: the tree kept drawing the old boxes until the cursor moved."""
+    app = TreeApp()
+    async with app.run_test() as pilot:
+        tree = app.query_one(CheckTree)
+        tree.focus()
+        await pilot.pause()
+        assert set(drawn_boxes(tree)) == {"[x]"}
+        await pilot.press("space")  # the cursor is on "All checks"
+        await pilot.pause()
+        assert set(drawn_boxes(tree)) == {"[ ]"}
+        move_to(tree, "misc")
+        await pilot.pause()
+        await pilot.press("space")
+        await pilot.pause()
+        assert drawn_boxes(tree)[0] == "[-]", "the root's box follows a change below it"
+        assert drawn_boxes(tree)[-1] == "[x]"

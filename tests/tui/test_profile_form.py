@@ -18,6 +18,7 @@ from scim_tui.profiles import profiles_dir
 from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.changed_on_disk import ChangedOnDiskScreen
+from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from tests.test_profiles import HAND_WRITTEN
@@ -117,7 +118,7 @@ async def test_saving_flags_every_required_field_of_the_auth_kind_and_writes_not
         await choose_kind(pilot, AuthKind.OAUTH2)
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert problem(pilot, "token-url") == "Enter the token URL, e.g. https://scim.example.com/v2."
+        assert problem(pilot, "token-url") == "Enter the token URL, e.g. https://auth.example.com/oauth2/token."
         assert problem(pilot, "client-id") == "Enter the client id."
         assert problem(pilot, "client-secret") == "Enter the client secret (or env:VARIABLE)."
         assert str(app.screen.query_one("#form-status", Static).render()) == "Not saved: fix the 3 problems marked in red."
@@ -193,7 +194,15 @@ async def test_q_types_a_q_and_escape_cancels_without_saving():
         app.screen.query_one("#name", Input).focus()
         await pilot.press("q", "q")
         assert app.is_running and app.screen.query_one("#name", Input).value == "qq"
+        await pilot.press("escape")  # issue 19: a half-filled form is not discarded without asking
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and results == []
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileFormScreen) and app.screen.query_one("#name", Input).value == "qq"
         await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("y")
         await pilot.pause()
         assert results == [None]
         assert not isinstance(app.screen, ProfileFormScreen)
@@ -269,7 +278,8 @@ async def test_a_file_changed_on_disk_is_not_overwritten_until_the_user_says_so(
         await pilot.press("o")
         await pilot.pause()
         assert isinstance(app.screen, ProfilesScreen)
-    assert path.read_text() == elsewhere.replace("https://scim.staging.example.com/v2", "https://mine.example.test/v2"), "the form's values win, the other keys stay as changed"
+    mine = elsewhere.replace("https://scim.staging.example.com/v2", "https://mine.example.test/v2").replace("jobs = 8 ", "jobs = 2 ")
+    assert path.read_text() == mine, "the form's values (jobs among them) win, the comments stay as changed"
 
 
 async def test_reload_drops_the_edits_and_shows_the_file_as_it_is_now():
@@ -334,3 +344,34 @@ async def test_two_apps_editing_one_profile_the_second_save_is_caught():
     text = path.read_text()
     assert "timeout = 45 " in text
     assert 'url = "https://scim.staging.example.com/v2"' in text, "overwrite means the second form's values, knowingly"
+
+
+async def test_the_headers_kind_packs_its_rows_and_keeps_the_fields_below_in_reach():
+    """Issue 19, bug 2: ~20 blank rows between the first header row and "Add a header"."""
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 40)) as pilot:
+        await open_form(pilot)
+        await choose_kind(pilot, AuthKind.HEADERS)
+        screen = app.screen
+        row = screen.query_one("#header-rows")
+        add = screen.query_one("#add-header")
+        assert row.region.height <= 3, "one header row is one line of inputs"
+        assert add.region.y - row.region.bottom <= 1
+        await pilot.click("#add-header")
+        await pilot.pause()
+        assert screen.query_one("#header-rows").region.height <= 6
+        assert "Extra headers" in screen_text(app), "the field below is on screen, not pushed off it"
+
+
+async def test_the_form_sets_the_checks_run_at_once():
+    """Issue 19: the form had no `jobs` field."""
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        results = await open_form(pilot, Profile(name="Prod", url=URL))
+        await type_into(pilot, "#jobs", "64")
+        assert problem(pilot, "jobs") == "The Checks at once must be a whole number of checks run at once from 1 to 32, e.g. 4."
+        await type_into(pilot, "#jobs", "1")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert results[0].jobs == 1
+    assert read("prod")["jobs"] == 1

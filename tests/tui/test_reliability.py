@@ -36,6 +36,7 @@ from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import wait_until
 from tests.tui.profiles_support import screen_text
+from tests.tui.profiles_support import widget_text
 from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
@@ -206,8 +207,21 @@ async def test_the_summary_names_what_could_not_be_deleted(serve):
         assert left and all(item.startswith("User/") for item in left)
         line = outcome_text(screen.progress).plain
         assert line.endswith(f"left on the server (delete them by hand): {', '.join(dict.fromkeys(left))}")
+        assert widget_text(app, "#run-outcome").endswith(line.partition(" · ")[2]), "issue 19, bug 5: the whole line is on screen"
     broken.repaired = True
     with make_client(server.url) as client:
         client.discover()
         for user in client.query(User).resources or []:
             client.delete(User, user.id)
+
+
+async def test_a_dead_server_ends_the_run_with_the_line_the_headless_mode_prints():
+    """Issue 19, bug 9: no row of ERRORs and SKIPs, the one line `scim-tui check` prints."""
+    url = closed_port_url()
+    app = ScimTuiApp(Profile(name="Nowhere", url=url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        assert screen.state.rows == {}
+        assert screen.progress.phase is Phase.FAILED
+        assert screen.progress.error.startswith(f"Cannot reach {url}: ")
+        assert screen.progress.error in widget_text(app, "#run-outcome"), "the whole line is on screen"

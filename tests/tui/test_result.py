@@ -6,9 +6,11 @@ import subprocess
 
 import pytest
 from textual.widgets import Static
+from textual.widgets import TextArea
 
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
+from scim_tui.checker.registry import all_checkers
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
@@ -16,7 +18,10 @@ from scim_tui.profiles import Selection
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Mark
+from scim_tui.tui.screens.curl import CurlScreen
+from scim_tui.tui.screens.curl import curl_file
 from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.screens.result import unwrapped
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.exchange_view import ExchangeView
 from tests.tui.conftest import FEW
@@ -67,9 +72,20 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve):
         assert SECRET not in text + body
 
         await pilot.press("y")
+        await pilot.pause()
         copied = app.clipboard
         assert copied.startswith("curl -X GET") and f'"{server.url}/scim-tui-missing-' in copied
         assert '"authorization: ${SCIM_AUTHORIZATION}"' in copied and SECRET not in copied
+        # issue 19, bug 7: the copy may not reach the clipboard (no OSC 52), so the command is
+        # shown to select, saved in a file named on screen, and its variable explained
+        assert isinstance(app.screen, CurlScreen) and app.screen.query_one(TextArea).text == copied
+        assert curl_file().read_text() == copied + "\n"
+        notes = " ".join(str(label.content) for label in app.screen.query(".curl-note"))
+        assert str(curl_file()) in notes and "tmux" in notes and "Copied" not in notes
+        assert "${SCIM_AUTHORIZATION}: the whole Authorization header value" in notes
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is detail
 
         broken.repaired = True
         await pilot.press("r")
@@ -134,3 +150,34 @@ async def test_the_detail_cites_the_rfc_of_the_check(scim_server):
         await run_checks(pilot)
         text = shown_text(await open_row(pilot, "service_provider_config_document"))
     assert "RFC 7643" in text and "section 5" in text and "RFC 7644" not in text.split("Reason")[0]
+
+
+async def test_rerunning_a_suite_summary_reruns_its_suite(scim_server):
+    """Issue 19, bug 4: the summary rerun alone summed up nothing and was marked fixed."""
+    selection = Selection(include_tags=["crud", "projection"], resource_types=["User"])
+    app = ScimTuiApp(Profile(name="Local", url=scim_server.url, selection=selection))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        key = "User/resource_type_tests#0"
+        assert screen.state.rows[key].result.status is Status.ERROR  # scim2-server ignores attributes on POST
+        table = table_of(pilot)
+        table.focus()
+        table.select_key(key)
+        await pilot.press("enter")
+        await pilot.pause()
+        detail = app.screen
+        assert isinstance(detail, ResultScreen)
+        await pilot.press("r")
+        await settle(pilot)
+        assert detail.row.result.status is Status.ERROR and detail.row.mark is Mark.STILL_FAILING
+        assert screen.progress.done == screen.progress.planned > 1, "the suite ran again, and the plan said so"
+
+
+def test_a_description_wraps_to_the_screen_not_to_the_docstrings_lines():
+    doc = "First line of the check.\n\n    SUCCESS when it works. ERROR on another\n    status, or on a\n    404 body.\n"
+    assert unwrapped(doc) == "First line of the check.\n\nSUCCESS when it works. ERROR on another status, or on a 404 body."
+
+
+def test_no_description_a_user_reads_names_spec_md():
+    """Issue 19: SPEC.md is the developers' file; users do not have it."""
+    assert not [checker.name for checker in all_checkers() if "SPEC" in (checker.description or "")]

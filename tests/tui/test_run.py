@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 from textual.widgets import Static
 
 from scim_tui import history
@@ -22,6 +23,7 @@ from scim_tui.profiles import find_profile
 from scim_tui.profiles import profiles_dir
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.commands import ScreenCommands
+from scim_tui.tui.export import exports_dir
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.export import ExportScreen
@@ -70,10 +72,15 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, full_run):
         progress = screen.progress
         assert progress.phase is Phase.FINISHED
         assert progress.done == progress.planned > 0
-        assert outcome_text(progress).plain.startswith(f"Finished {progress.planned} checks")
+        # issue 19, bug 6: the numbers every report gives, summaries not counted twice
+        line = screen.report.summary_line()
+        checks = len({r.check_id for r in expected if not r.check_id.is_summary})
+        assert line.startswith(f"{checks} checks · {sum(not r.check_id.is_summary for r in expected)} results")
+        assert outcome_text(progress).plain.startswith(f"Finished: {line.split(' · ')[0]} · {line.split(' · ')[1]}")
+        assert progress.planned == checks
         summary = counts_text(progress).plain
         for status in Status:
-            assert f"{status.name} {sum(r.status is status for r in expected)}" in summary
+            assert f"{status.name} {sum(r.status is status and not r.check_id.is_summary for r in expected)}" in summary
         assert app.sub_title == "" and screen.sub_title == "Local"
 
 
@@ -266,6 +273,9 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
         await run_checks(pilot)
         assert {row.key for row in screen.state.rows.values() if row.mark is Mark.FIXED} == failing
         assert "✔ fixed 1" in counts_text(screen.progress).plain
+        compared = len({row.result.check_id for row in screen.state.rows.values()})
+        assert f"(against the previous run, on the {screen.progress.compared} checks both ran)" in counts_text(screen.progress).plain
+        assert 0 < screen.progress.compared <= compared, "issue 19, bug 3: the screen says what was compared"
 
         broken.repaired = False
         await run_checks(pilot)
@@ -275,23 +285,38 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
     assert history.latest("History").profile == "History"
 
 
-async def test_e_exports_the_run_to_a_new_file_in_the_current_directory(local, tmp_path, monkeypatch):
+async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve, tmp_path, monkeypatch):
+    """Issue 19, bug 8: the export went into the current directory, and after `f` it carried
+    the rerun's start time and duration."""
     monkeypatch.chdir(tmp_path)
-    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
+    app = ScimTuiApp(Profile(name="Local", url=serve(broken_random_url()).url, selection=FEW))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await run_checks(pilot)
-        for _ in range(2):
-            await pilot.press("e")
-            await pilot.pause()
-            assert isinstance(app.screen, ExportScreen)
-            await pilot.press("down", "enter")  # json, the second format
-            await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
         assert isinstance(app.screen, RunScreen)
-        files = sorted(tmp_path.glob("scim-tui-local-*.json"))
-        assert len(files) == 2, "a second export never writes over the first"
-        exported = json.loads(files[0].read_text())
+        assert any("press r to run the checks first" in n.message for n in app._notifications), "e before a run says why nothing happens"
+        screen = await run_checks(pilot)
+        started = screen.report.started_at, screen.report.duration
+        await run_checks(pilot, "f")
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        await pilot.press("down", "enter")  # json, the second format, into the app's exports folder
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+        (first,) = exports_dir().glob("scim-tui-local-*.json")
+        exported = json.loads(first.read_text())
         assert len(exported["results"]) == len(screen.state.rows)
-        assert any(str(files[1]) in n.message for n in app._notifications)
+        assert (exported["started_at"], exported["duration"]) == (started[0].isoformat(), round(started[1], 3))
+        assert any(str(first) in n.message for n in app._notifications)
+
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-folder", Input).value = str(tmp_path / "reports")
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert len(list((tmp_path / "reports").glob("scim-tui-local-*.json"))) == 1
+        assert not list(tmp_path.glob("scim-tui-*")), "nothing written into the current directory"
 
 
 async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands(local):
@@ -300,7 +325,7 @@ async def test_the_palette_offers_the_keys_of_the_active_screen_and_run_commands
         screen = await run_checks(pilot)
         names = {command.name for command in ScreenCommands(screen).commands()}
         assert {"Run", "Filter", "Export", "Quit", "Show or hide SKIPPED results", "Show only failures"} <= names
-        assert "Statuses" not in names and "Rerun failed" not in names  # a summary label; nothing failed
+        assert "Statuses" not in names  # a summary label
 
         await run_from_palette(pilot, "only failures", "Show only failures")
         assert screen.view.statuses == {Status.ERROR, Status.CRITICAL}
@@ -360,3 +385,15 @@ async def test_a_wait_for_a_busy_server_shows_in_the_progress_line_and_a_cancel_
         await pilot.press("escape")
         await wait_until(pilot, lambda: screen.progress.phase is Phase.CANCELLED, timeout=30)  # the 59 s asked are not waited out
         assert "waiting" not in outcome_text(screen.progress).plain
+
+
+async def test_unticked_checks_are_not_rows(local):
+    """Issue 19: a run of a few tags showed every other check as a SKIPPED row."""
+    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        shown = [row.result for row in screen.state.rows.values()]
+        assert shown and not any(result.deselected for result in shown)
+        assert {result.check_id for result in screen.report.results if not result.deselected} == {result.check_id for result in shown}
+        assert len(screen.report.results) > len(shown), "the engine still reports them, as SPEC.md says"
+        assert outcome_text(screen.progress).plain.startswith(f"Finished: {screen.report.summary_line().split(' · ', 2)[0]}")

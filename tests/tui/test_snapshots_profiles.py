@@ -60,3 +60,18 @@ def test_profile_form_with_problems(snap_compare, saved_profiles):
         assert SECRET not in pilot.app.export_screenshot()
 
     assert snap_compare(ScimTuiApp(), run_before=run_before, terminal_size=(100, 40))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)], ids=["80x24", "200x60"])
+def test_profile_form_with_credential_headers(snap_compare, size):
+    """Issue 19, bug 2: the headers kind packs its rows; small and large terminals."""
+    profile = Profile(name="API key", url="https://scim.example.test/v2", auth=Auth(kind=AuthKind.HEADERS, headers={"X-Api-Key": SECRET, "X-Tenant": "env:TENANT"}))
+    save_profile(profile)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("down", "e")
+        still_cursor(pilot.app)
+        await pilot.pause()
+        assert SECRET not in pilot.app.export_screenshot()
+
+    assert snap_compare(ScimTuiApp(), run_before=run_before, terminal_size=size)

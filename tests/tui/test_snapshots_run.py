@@ -69,3 +69,27 @@ def test_result_detail(snap_compare, broken_profile):
         await pilot.pause()
 
     assert snap_compare(frozen_app(broken_profile), run_before=open_failure, terminal_size=SIZE)
+
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (200, 60)], ids=["80x24", "200x60"])
+"""Issue 19: a small terminal and a large one."""
+
+
+@SIZES
+def test_run_screen_ends_on_its_first_failure(snap_compare, broken_profile, size):
+    async def run(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+
+    assert snap_compare(frozen_app(broken_profile), run_before=run, terminal_size=size)
+
+
+@SIZES
+def test_result_detail_sizes(snap_compare, broken_profile, size):
+    async def open_failure(pilot) -> None:
+        await run_and_select_failure(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(frozen_app(broken_profile), run_before=open_failure, terminal_size=size)

@@ -30,6 +30,7 @@ from scim_tui.checker.recorder import recording
 from scim_tui.checker.registry import Checker
 from scim_tui.checker.registry import all_checkers
 from scim_tui.checker.registry import filtered_out
+from scim_tui.checker.results import SUMMARY_CHECKER
 from scim_tui.checker.results import CheckConfig
 from scim_tui.checker.results import CheckId
 from scim_tui.checker.results import CheckResult
@@ -38,8 +39,6 @@ from scim_tui.checker.results import SCIMTesterError
 from scim_tui.checker.results import Status
 from scim_tui.checker.secrets import Secrets
 
-SUMMARY_CHECKER = "resource_type_tests"
-"""The checker that sums up the suite of one resource type; it runs after the others."""
 SUMMARY_NAMES = 6
 """How many failed checks a summary names, so that its reason stays one readable line."""
 
@@ -72,10 +71,11 @@ def iter_checks(
     :param client: a synchronous scim2-client (any engine).
     :param conf: filters and options of the run.
     :param only: run exactly these checks (the base of "rerun what failed"),
-        not reported as skipped when left out.
+        not reported as skipped when left out; a suite's summary without any check of its
+        suite runs the whole suite again.
     :param secrets: strings to redact wherever they would appear in an exchange; a Secrets
         is read live, so that a secret learnt during the run (a refreshed token) is redacted too.
-    :param on_plan: called with the number of checks planned, once before the server
+    :param on_plan: called with the number of checks planned (suite summaries not counted), once before the server
         checks and again once discovery tells the resource types (for a progress bar).
     :param cancelled: tells, from any thread, that the run is cancelled: the running checks
         then send no further request but their clean-up, and are reported SKIPPED, so the
@@ -92,7 +92,7 @@ def iter_checks(
     The run writes only to what it created (guard.py), and deletes all of it.
     """
     conf = conf or CheckConfig()
-    wanted = set(only) if only is not None else None
+    wanted = _with_suites(set(only)) if only is not None else None
     run_secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
     context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=Pacer(conf.pacing, on_wait))
 
@@ -101,7 +101,7 @@ def iter_checks(
     verdicts = _chosen([Step(c) for c in all_checkers() if c.scope == "results"], wanted)
     seen: list[CheckResult] = []
     if on_plan:
-        on_plan(len(server_steps) + len(verdicts) if wanted is None else len(wanted))
+        on_plan(len(server_steps) + len(verdicts) if wanted is None else sum(not check.is_summary for check in wanted))  # summaries are not counted
     yield from _run_steps(context, server_steps)
 
     if wanted is not None and not verdicts and all(check.resource_type is None for check in wanted):
@@ -116,12 +116,13 @@ def iter_checks(
     if wanted is not None and verdicts:
         wanted = wanted | _judged(verdicts, resource_types)
         if on_plan:
-            on_plan(len(wanted))
+            on_plan(sum(not check.is_summary for check in wanted))
     if on_plan and wanted is None:
         schemas = [str(resource_type.schema_) for resource_type in resource_types]
-        per_types = sum(1 for c in per_type for schema in schemas if c.applies_to(schema))
-        absent = sum(1 for c in per_type if c.schema is not None and c.schema not in schemas)
-        on_plan(len(server_steps) + len(verdicts) + (per_types + absent if resource_types else len(per_type)))
+        counted = [c for c in per_type if c.name != SUMMARY_CHECKER]  # summaries are not counted
+        per_types = sum(1 for c in counted for schema in schemas if c.applies_to(schema))
+        absent = sum(1 for c in counted if c.schema is not None and c.schema not in schemas)
+        on_plan(len(server_steps) + len(verdicts) + (per_types + absent if resource_types else len(counted)))
     yield from _kept(_run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types], on_leftovers), seen)
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
         yield from _kept(_undescribed(failure, wanted), seen)
@@ -147,6 +148,15 @@ def check_server(
         resource_types=resource_types,
     )
     return list(iter_checks(client, conf))
+
+
+def _with_suites(wanted: set[CheckId]) -> set[CheckId]:
+    """A suite's summary wanted without any check of its suite stands for the whole suite:
+    it sums up their results, so they run again with it."""
+    summed = {check.resource_type for check in wanted if check.checker == SUMMARY_CHECKER}
+    alone = summed - {check.resource_type for check in wanted if check.checker != SUMMARY_CHECKER}
+    per_type = [c.name for c in all_checkers() if c.scope != "server"]
+    return wanted | {CheckId(name, resource_type) for resource_type in alone for name in per_type}
 
 
 def _chosen(steps: list[Step], wanted: set[CheckId] | None) -> list[Step]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from dataclasses import field
 from enum import IntEnum
@@ -37,6 +38,10 @@ class Status(IntEnum):
         return self in (Status.ERROR, Status.CRITICAL)
 
 
+SUMMARY_CHECKER = "resource_type_tests"
+"""The checker that sums up the suite of one resource type; it runs after the others."""
+DESELECTED = re.compile(r"Skipped: (none of its tags matches include_tags|one of its tags matches exclude_tags|resource type .* is not in resource_types) ")
+"""The reasons (registry.filtered_out, engine._suite) of a check the run's selection left out."""
 STATUS_WIDTH = max(len(status.name) for status in Status)
 """Characters the longest status name takes, to align statuses in a column."""
 
@@ -69,6 +74,11 @@ class CheckId:
     checker: str
     resource_type: str | None = None
 
+    @property
+    def is_summary(self) -> bool:
+        """A suite's summary restates the results of its suite: no count counts it."""
+        return self.checker == SUMMARY_CHECKER
+
     def __str__(self) -> str:
         return f"{self.resource_type}/{self.checker}" if self.resource_type else self.checker
 
@@ -95,6 +105,12 @@ class CheckResult:
     @property
     def check_id(self) -> CheckId:
         return CheckId(self.title or "", self.resource_type)
+
+    @property
+    def deselected(self) -> bool:
+        """SKIPPED only because the run's selection (tags, resource types) left the check out:
+        nothing the server did; the app shows no row for it, and no count counts it."""
+        return self.status is Status.SKIPPED and DESELECTED.match(self.reason or "") is not None
 
     def __repr__(self) -> str:
         parts = [f"status={self.status.name}", f"title={self.title!r}"]

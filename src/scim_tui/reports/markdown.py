@@ -49,8 +49,9 @@ def _context(report: RunReport) -> str:
 
 
 def _counts_table(report: RunReport) -> list[str]:
-    rows = [f"| {status.name} | {count} |" for status, count in report.counts().items() if count]
-    return ["| Status | Results |", "|---|---:|", *rows, f"| **Total** | **{len(report.results)}** |"]
+    counts = report.counts()
+    rows = [f"| {status.name} | {count} |" for status, count in counts.items() if count]
+    return ["| Status | Results |", "|---|---:|", *rows, f"| **Total** | **{sum(counts.values())}** |"]
 
 
 def _result_section(result: CheckResult, acceptance: str | None = None) -> list[str]:

@@ -42,21 +42,42 @@ class Outcome:
     check_id: CheckId
     status: Status
 
+    @property
+    def deselected(self) -> bool:
+        """Never: a summary keeps only the checks the run's selection chose (RunSummary.of)."""
+        return False
+
+
+def counted(results: Iterable[Outcome]) -> list[Outcome]:
+    """The results every count counts: not a suite's summary (it restates its suite's), nor a
+    check the selection left out (a saved summary keeps no reason: its outcomes are all counted)."""
+    return [result for result in results if not result.check_id.is_summary and not result.deselected]
+
 
 def counts(results: Iterable[Outcome]) -> dict[Status, int]:
-    """How many results have each status, for every status, in Status order."""
+    """How many results have each status, for every status, in Status order (summaries aside)."""
     found = dict.fromkeys(Status, 0)
-    for result in results:
+    for result in counted(results):
         found[result.status] += 1
     return found
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def size_of(results: Iterable[Outcome]) -> str:
+    """``78 checks · 286 results``: a check may give several results (one per attribute...)."""
+    shown = counted(results)
+    checks = len({result.check_id for result in shown})
+    return f"{plural(checks, 'check')} · {plural(len(shown), 'result')}"
+
+
 def summary_line(results: list[Outcome], style: Callable[[str, Status], str] | None = None) -> str:
-    """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
+    """One line such as ``78 checks · 140 results · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
     decorate = style or (lambda text, _status: text)
     shown = [decorate(f"{count} {status.name}", status) for status, count in counts(results).items() if count]
-    total = len(results)
-    return " · ".join([f"{total} check{'' if total == 1 else 's'}", *shown])
+    return " · ".join([size_of(results), *shown])
 
 
 class _Saved(BaseModel):
@@ -78,7 +99,7 @@ class RunSummary:
 
     @classmethod
     def of(cls, report: RunReport) -> RunSummary:
-        return cls(report.started_at, report.duration, [Outcome(result.check_id, result.status) for result in report.results])
+        return cls(report.started_at, report.duration, [Outcome(result.check_id, result.status) for result in report.results if not result.deselected])
 
     def to_json(self) -> bytes:
         """One line of JSON, ending with a line break."""

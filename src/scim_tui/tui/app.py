@@ -18,6 +18,8 @@ from scim_tui.profiles import Profile
 from scim_tui.signals import STOPPING_SIGNALS
 from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.messages import RunFinished
+from scim_tui.tui.screens.help import HelpScreen
+from scim_tui.tui.screens.help import keys_of
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.run import Clock
 from scim_tui.tui.screens.run import RunScreen
@@ -29,7 +31,11 @@ class ScimTuiApp(App[None]):
     TITLE = "scim-tui"
     CSS_PATH = ["app.tcss", "profiles.tcss"]
     COMMANDS = App.COMMANDS | {ScreenCommands}
-    BINDINGS = [Binding("q", "quit_app", "Quit", id="app.quit")]
+    BINDINGS = [
+        Binding("q", "quit_app", "Quit", id="app.quit"),
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("question_mark", "help_key", "Help", key_display="?", show=False, id="app.help-key"),
+    ]
 
     def __init__(self, profile: Profile | None = None, clock: Clock = time.monotonic) -> None:
         super().__init__()
@@ -70,9 +76,16 @@ class ScimTuiApp(App[None]):
         self.push_screen(RunScreen(profile, clock=self.clock))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "quit_app":
+        if action in ("quit_app", "help_key"):
             return not is_form(self.screen)
         return True
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(keys_of(self.screen)))
+
+    def action_help_key(self) -> None:
+        self.action_help()
 
     def action_quit_app(self) -> None:
         self.exit()

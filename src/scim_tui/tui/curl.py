@@ -31,3 +31,16 @@ def curl_command(exchange: Exchange) -> str:
     if exchange.request_body:
         parts += ["--data-raw", quoted(exchange.request_body)]
     return " ".join(parts)
+
+
+def variables_of(command: str) -> list[str]:
+    """What each ``${SCIM_…}`` variable of a curl command must hold, a line each."""
+    lines = []
+    for variable in dict.fromkeys(re.findall(r"\$\{(SCIM_[A-Z0-9_]+)\}", command)):
+        if variable == SECRET_VARIABLE:
+            lines.append(f"${{{variable}}}: a secret of the profile, written in the URL or the body")
+        elif variable == variable_for("Authorization"):
+            lines.append(f"${{{variable}}}: the whole Authorization header value, such as 'Bearer <token>' or 'Basic <base64>'")
+        else:
+            lines.append(f"${{{variable}}}: the whole value of that header")
+    return lines

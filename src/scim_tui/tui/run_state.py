@@ -15,6 +15,8 @@ from enum import StrEnum
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.reports.summary import counts
+from scim_tui.reports.summary import size_of
 
 SERVER_GROUP = "Server"
 """The group of the checks that do not run for a resource type (discovery, misc)."""
@@ -62,10 +64,17 @@ class Row:
         return not needle or needle in (self.result.title or "").lower() or needle in (self.result.reason or "").lower()
 
 
+def severity(status: Status) -> int:
+    """The place of a status when failures come first: CRITICAL, ERROR, DEVIATION ... SUCCESS, then SKIPPED."""
+    return len(Status) if status is Status.SKIPPED else -status.value
+
+
 @dataclass
 class Filter:
     statuses: set[Status] = field(default_factory=lambda: set(Status))
     text: str = ""
+    failures_first: bool = False
+    """Each group's rows by severity (the group order stays), instead of the run's order."""
 
     @property
     def active(self) -> bool:
@@ -99,6 +108,8 @@ class RunState:
         """Take a batch of results; returns the keys of the rows they replaced."""
         updated: set[str] = set()
         for result in results:
+            if result.deselected:  # unticked checks are not rows
+                continue
             check_id = result.check_id
             index = self._seen[check_id]
             key = row_key(check_id, index)
@@ -155,10 +166,19 @@ class RunState:
                 row.mark = marks[row.result.check_id]
 
     def visible(self, view: Filter) -> list[Row]:
-        return [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
+        rows = [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
+        if view.failures_first:
+            groups = {group: place for place, group in enumerate(dict.fromkeys(row.group for row in rows))}
+            rows.sort(key=lambda row: (groups[row.group], severity(row.result.status)))
+        return rows
 
     def counts(self) -> Counter[Status]:
-        return Counter(row.result.status for row in self.rows.values())
+        """How many results have each status, as every report counts them (summaries aside)."""
+        return Counter(counts(row.result for row in self.rows.values()))
+
+    def size(self) -> str:
+        """``78 checks · 286 results``, as every report says it."""
+        return size_of(row.result for row in self.rows.values())
 
     def marks(self) -> Counter[Mark]:
         return Counter(row.mark for row in self.rows.values() if row.mark is not None)
@@ -167,8 +187,8 @@ class RunState:
         return frozenset(row.result.check_id for row in self.rows.values() if row.result.status.failed)
 
     def checks_done(self) -> int:
-        """How many distinct checks reported in the current (or last) run."""
-        return len(self._seen)
+        """How many distinct checks reported in the current (or last) run (summaries aside)."""
+        return sum(not check.is_summary for check in self._seen)
 
     def results(self) -> list[CheckResult]:
         return [self.rows[key].result for key in self.order]

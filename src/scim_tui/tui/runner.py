@@ -25,6 +25,7 @@ from scim_tui.checker.discovery import DISCOVERY_QUERY
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import open_client
+from scim_tui.connect import unusable
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.reports import RunReport
@@ -87,6 +88,9 @@ class Runner:
         everything: list[CheckResult] = []
         late: list[str] = []
         with open_client(request.profile) as connection:
+            problem = unusable(request.profile, connection)
+            if problem is not None:  # nothing answers, or the credentials are refused: one line, as `scim-tui check` says it
+                return RunFinished(run_id, error=None if self.cancelled() else problem)
             results = iter_checks(
                 connection.client,
                 replace(request.conf, documents=connection.documents or None),

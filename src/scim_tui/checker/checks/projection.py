@@ -224,7 +224,7 @@ def _not_tried(label: str, feature: str) -> CheckResult:
 def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """attributes and excludedAttributes give exactly what they ask on every answer holding a resource (RFC 7644 §3.9).
 
-    Beyond SPEC.md §4.5, reads each answer as raw JSON. Creates a resource
+    Beyond the attributes checks (crud:read:attributes), reads each answer as raw JSON. Creates a resource
     (its required attributes and one attribute X returned by default) by POST
     ?attributes=X, then GETs it with attributes=X and with excludedAttributes
     naming the attributes returned "always" (id ...), searches it by id with

@@ -32,7 +32,9 @@ from textual.widgets import Static
 from textual.widgets import Switch
 from textual.widgets import TextArea
 
+from scim_tui.choices import JOBS
 from scim_tui.choices import TIMEOUT
+from scim_tui.choices import Limit
 from scim_tui.profiles import DEMO_NAME
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import TLS
@@ -48,6 +50,7 @@ from scim_tui.profiles import save_profile
 from scim_tui.profiles import slug
 from scim_tui.tui.screens.changed_on_disk import ChangedOnDiskScreen
 from scim_tui.tui.screens.changed_on_disk import Resolution
+from scim_tui.tui.screens.confirm import ConfirmScreen
 
 AUTH_LABELS = {
     AuthKind.NONE: "None",
@@ -81,11 +84,12 @@ class FormValues:
     client_cert: str = ""
     client_key: str = ""
     timeout: str = ""
+    jobs: str = ""
 
 
-def url_problem(url: str, what: str = "URL") -> str | None:
+def url_problem(url: str, what: str = "URL", example: str = "https://scim.example.com/v2") -> str | None:
     if not url:
-        return f"Enter the {what}, e.g. https://scim.example.com/v2."
+        return f"Enter the {what}, e.g. {example}."
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - parsing the port is what raises on a bad one
@@ -111,15 +115,25 @@ def name_problem(name: str, taken: dict[str, str]) -> str | None:
     return None
 
 
-def timeout_problem(timeout: str) -> str | None:
-    """The Timeout field's problem, with the range a profile file is held to (profiles.TIMEOUT)."""
+def number_problem(text: str, label: str, limit: Limit, whole: bool = False) -> str | None:
+    """A number field's problem, with the range a profile file is held to (choices.py)."""
     try:
-        seconds = float(timeout)
+        if whole and not (text.isascii() and text.isdigit()):
+            raise ValueError(text)
+        number = int(text) if whole else float(text)
     except ValueError:
-        return f"Enter the Timeout (seconds) as {TIMEOUT.unit}, e.g. {TIMEOUT.example}."
-    if not TIMEOUT.low <= seconds <= TIMEOUT.high:  # nan and inf fail this too
-        return f"The Timeout (seconds) must be {TIMEOUT.describe()}, e.g. {TIMEOUT.example}."
+        return f"Enter the {label} as {limit.unit}, e.g. {limit.example}."
+    if not limit.low <= number <= limit.high:  # nan and inf fail this too
+        return f"The {label} must be {limit.describe()}, e.g. {limit.example}."
     return None
+
+
+def timeout_problem(timeout: str) -> str | None:
+    return number_problem(timeout, "Timeout (seconds)", TIMEOUT)
+
+
+def jobs_problem(jobs: str) -> str | None:
+    return number_problem(jobs, "Checks at once", JOBS, whole=True) if jobs else None
 
 
 def path_problem(path: str) -> str | None:
@@ -156,7 +170,7 @@ def auth_problems(values: FormValues) -> dict[str, str]:
         elif not values.auth_headers or not all(values.auth_headers[0]):
             problems["auth-headers"] = "Enter at least one header with its name and value."
     if values.kind is AuthKind.OAUTH2:
-        if problem := url_problem(values.token_url, "token URL"):
+        if problem := url_problem(values.token_url, "token URL", "https://auth.example.com/oauth2/token"):
             problems["token-url"] = problem
         if not values.client_id:
             problems["client-id"] = "Enter the client id."
@@ -172,6 +186,7 @@ def form_problems(values: FormValues, taken: dict[str, str]) -> dict[str, str]:
         "url": url_problem(values.url, "base URL"),
         "extra-headers": parse_headers(values.extra_headers)[1],
         "timeout": timeout_problem(values.timeout),
+        "jobs": jobs_problem(values.jobs),
         "ca-bundle": path_problem(values.ca_bundle),
         "client-cert": path_problem(values.client_cert),
         "client-key": path_problem(values.client_key),
@@ -197,7 +212,7 @@ def build_auth(values: FormValues) -> Auth:
 
 
 def build_profile(values: FormValues, base: Profile | None) -> Profile:
-    """The profile the form describes; what the form does not show (selection, jobs) is kept."""
+    """The profile the form describes; what the form does not show (selection, limits) is kept."""
     tls = TLS(verify=values.verify, ca_bundle=values.ca_bundle or None, client_cert=values.client_cert or None, client_key=values.client_key or None)
     update = {
         "name": values.name,
@@ -206,6 +221,7 @@ def build_profile(values: FormValues, base: Profile | None) -> Profile:
         "headers": parse_headers(values.extra_headers)[0],
         "tls": tls,
         "timeout": float(values.timeout),
+        "jobs": int(values.jobs) if values.jobs else None,
         "demo": False,
     }
     return Profile.model_validate((base or Profile(name=values.name)).model_dump() | update)
@@ -315,6 +331,8 @@ class ProfileFormScreen(Screen[Profile | None]):
             yield labelled("Client certificate (optional)", Input(profile.tls.client_cert or "", placeholder="path to a PEM file", id="client-cert"), "client-cert")
             yield labelled("Client key (optional)", Input(profile.tls.client_key or "", placeholder="path to a PEM file", id="client-key"), "client-key")
             yield labelled("Timeout (seconds)", Input(f"{profile.timeout:g}", id="timeout"), "timeout")
+            jobs = Input(str(profile.jobs or ""), placeholder=f"{JOBS.example} (1 for a fragile server)", id="jobs")
+            yield labelled("Checks at once (optional)", jobs, "jobs")
         yield Static("", id="form-status")
         yield Footer()
 
@@ -356,6 +374,7 @@ class ProfileFormScreen(Screen[Profile | None]):
             client_cert=text("client-cert"),
             client_key=text("client-key"),
             timeout=text("timeout"),
+            jobs=text("jobs"),
         )
 
     def show_problems(self) -> dict[str, str]:
@@ -449,4 +468,11 @@ class ProfileFormScreen(Screen[Profile | None]):
         target.focus()
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if not self.touched:
+            self.dismiss(None)
+            return
+        self.app.push_screen(ConfirmScreen("Discard your edits to this profile?"), self.discard)
+
+    def discard(self, yes: bool | None) -> None:
+        if yes:
+            self.dismiss(None)

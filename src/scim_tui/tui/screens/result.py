@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Protocol
 
 from rich.console import Group
@@ -19,6 +20,8 @@ from textual.widgets import Static
 from scim_tui.checker import CheckId
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Row
+from scim_tui.tui.screens.curl import CurlScreen
+from scim_tui.tui.screens.curl import save_command
 from scim_tui.tui.widgets.exchange_view import ExchangeView
 from scim_tui.tui.widgets.exchange_view import data_view
 from scim_tui.tui.widgets.facts import facts_table
@@ -35,6 +38,12 @@ class Rerunner(Protocol):
     def rerun(self, checks: frozenset[CheckId]) -> None: ...
 
 
+def unwrapped(text: str | None) -> str:
+    """A docstring's paragraphs, each on one line, so that they wrap to the screen's width, not to the source's."""
+    paragraphs = inspect.cleandoc(text or "").split("\n\n")
+    return "\n\n".join(" ".join(paragraph.split()) for paragraph in paragraphs if paragraph.strip())
+
+
 def summary_of(row: Row) -> Table:
     result = row.result
     facts: list[tuple[str, str | Text]] = [
@@ -44,7 +53,7 @@ def summary_of(row: Row) -> Table:
         ("Tags", ", ".join(sorted(result.tags)) or "(none)"),
         (f"RFC {result.rfc}", f"section {result.section}" if result.section else "(not given)"),
         ("Reason", result.reason or "(none)"),
-        ("Description", result.description or "(none)"),
+        ("Description", unwrapped(result.description) or "(none)"),
     ]
     if result.leftovers:
         facts.append(("Left on server", ", ".join(result.leftovers)))
@@ -118,6 +127,6 @@ class ResultScreen(Screen[None]):
         exchanges = self.row.result.exchanges
         if not exchanges:
             return
-        exchange = exchanges[self.selected]
-        self.app.copy_to_clipboard(curl_command(exchange))
-        self.notify(f"Copied exchange {self.selected + 1} as a curl command (secrets are $SCIM_… variables).")
+        command = curl_command(exchanges[self.selected])
+        self.app.copy_to_clipboard(command)
+        self.app.push_screen(CurlScreen(command, save_command(command)))

@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 
 from rich.text import Text
 from textual import on
@@ -38,6 +37,7 @@ from scim_tui.profiles import Selection
 from scim_tui.reports import RunReport
 from scim_tui.tui.commands import PaletteCommand
 from scim_tui.tui.export import export_report
+from scim_tui.tui.export import exports_dir
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
@@ -49,12 +49,15 @@ from scim_tui.tui.run_state import RunState
 from scim_tui.tui.runner import Runner
 from scim_tui.tui.runner import RunRequest
 from scim_tui.tui.runner import find_resource_types
+from scim_tui.tui.screens.export import ExportChoice
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.check_tree import checked_of
 from scim_tui.tui.widgets.filter_input import FilterInput
 from scim_tui.tui.widgets.readiness import Readiness
+from scim_tui.tui.widgets.result_preview import ResultPreview
+from scim_tui.tui.widgets.result_preview import preview_of
 from scim_tui.tui.widgets.results_table import ResultsTable
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import Progress
@@ -62,6 +65,8 @@ from scim_tui.tui.widgets.run_status import RunStatus
 
 Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
+NARROW = 100
+"""Below this many columns the sidebar narrows (and `b` hides it)."""
 
 
 def changes_by_check(changes: RunChanges) -> dict[CheckId, Mark]:
@@ -74,16 +79,24 @@ class RunScreen(Screen[None]):
 
     BINDINGS = [
         Binding("r", "run", "Run", id="run.run"),
+        # Quit and help here, not only on the app, so that a narrow footer keeps them (it lists the screen's keys first).
+        Binding("question_mark", "app.help_key", "Help", key_display="?", id="run.help"),
+        Binding("q", "app.quit_app", "Quit", id="run.quit"),
         Binding("escape", "cancel", "Cancel run", id="run.cancel"),
         Binding("ctrl+c", "cancel", "Cancel run", show=False, id="run.cancel-ctrl-c"),
         Binding("escape", "back", "Profiles", id="run.back"),
         Binding("f", "rerun_failed", "Rerun failed", id="run.rerun-failed"),
         Binding("slash", "filter", "Filter", id="run.filter"),
         Binding("e", "export", "Export", id="run.export"),
-        Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", id="run.status-1"),
+        Binding("n", "next_failure", "Next failure", id="run.next-failure"),
+        Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
+        Binding("s", "failures_first", "Failures first", show=False, id="run.failures-first"),
+        Binding("b", "toggle_sidebar", "Sidebar", show=False, id="run.sidebar"),
+        Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", tooltip="Show or hide the results of a status (1 SUCCESS … 7 SKIPPED)", id="run.status-1"),
         *(Binding(str(n), f"toggle_status({n})", Status(n).name, show=False, id=f"run.status-{n}") for n in range(2, 8)),
     ]
     PALETTE_HIDDEN = frozenset({"run.status-1"})
+    HELP_HIDDEN = frozenset(f"run.status-{n}" for n in range(2, 8))
 
     def __init__(self, profile: Profile, clock: Clock = time.monotonic) -> None:
         super().__init__()
@@ -97,6 +110,8 @@ class RunScreen(Screen[None]):
         self.run_id = 0
         self.report: RunReport | None = None
         """The report of the last complete run (its rows may since have been rerun)."""
+        self.rerunning = False
+        self.export_folder = exports_dir()
         self.started = 0.0
         self._ticker: Timer | None = None
 
@@ -108,13 +123,14 @@ class RunScreen(Screen[None]):
             with Vertical(id="run-sidebar"):
                 yield Static("Tags", classes="pane-title")
                 yield CheckTree(tags, checked_of(tags, selection.include_tags, selection.exclude_tags), id="tags")
-                yield Static("Resource types", classes="pane-title")
+                yield Static("Resource types · space ticks", classes="pane-title")
                 yield SelectionList[str](id="resource-types")
                 yield Static("Reading the resource types…", id="resource-types-note")
             with Vertical(id="run-main"):
                 yield RunStatus(id="run-status")
                 yield Readiness(id="readiness")
                 yield ResultsTable(id="results")
+                yield ResultPreview(preview_of(None), id="preview")
                 yield FilterInput(id="filter")
         yield Footer()
 
@@ -126,6 +142,9 @@ class RunScreen(Screen[None]):
         self.query_one(RunStatus).show(self.progress)
         self.query_one(CheckTree).focus()
         self.find_resource_types()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < NARROW, "-narrow")
 
     # Choosing what to run
 
@@ -178,7 +197,11 @@ class RunScreen(Screen[None]):
         self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs, self.profile.max_rate), everything, only=checks))
 
     def action_rerun_failed(self) -> None:
-        self.rerun(self.state.failed_checks())
+        failed = self.state.failed_checks()
+        if not failed:
+            self.notify("Nothing failed: no check to run again." if self.report else "Nothing to rerun yet: press r to run the checks first.")
+            return
+        self.rerun(failed)
 
     def save_selection(self, selection: Selection) -> None:
         """Remember the selection in the app's state for the next time; the profile's file is never written."""
@@ -190,6 +213,7 @@ class RunScreen(Screen[None]):
 
     def _start(self, request: RunRequest) -> None:
         self.run_id = request.run_id
+        self.rerunning = request.only is not None and self.report is not None
         self.state.start(rerun=request.only)
         if request.only is None:
             self.query_one(Readiness).clear()
@@ -242,9 +266,12 @@ class RunScreen(Screen[None]):
         if message.run_id != self.run_id:
             return
         self.state.finish()
-        self.report = message.report or self.report
+        if not self.rerunning:  # a rerun's rows join the run's report; its start and duration stay the run's
+            self.report = message.report or self.report
         if message.changes:
             self.state.mark_checks(changes_by_check(message.changes))
+        if not self.rerunning:
+            self.progress.compared = message.changes.compared if message.changes else None
         self.progress.phase = Phase.FAILED if message.error else Phase.CANCELLED if message.cancelled else Phase.FINISHED
         self.progress.error = message.error
         self._tick()
@@ -255,6 +282,8 @@ class RunScreen(Screen[None]):
         for warning in message.warnings:
             self.notify(warning, severity="warning", markup=False)
         self._refresh_results()
+        if not self.rerunning:  # a run ends on its first failure (once laid out); a rerun leaves the cursor where it was
+            self.call_after_refresh(self.query_one(ResultsTable).first_failure)
         self.refresh_bindings()
 
     @on(Worker.StateChanged)
@@ -273,6 +302,7 @@ class RunScreen(Screen[None]):
 
     def _show_progress(self) -> None:
         self.progress.done = self.state.checks_done()
+        self.progress.size = self.state.size()
         self.progress.counts = self.state.counts()
         self.progress.marks = self.state.marks()
         closing = self.report.closing_leftovers if self.report is not None else []
@@ -283,7 +313,40 @@ class RunScreen(Screen[None]):
     # Looking at the results
 
     def _refresh_results(self) -> None:
-        self.query_one(ResultsTable).show(self.state.visible(self.view))
+        table = self.query_one(ResultsTable)
+        table.show(self.state.visible(self.view))
+        self._show_preview(table.selected_key)
+
+    @on(ResultsTable.CursorMoved, "#results")
+    def preview(self, message: ResultsTable.CursorMoved) -> None:
+        self._show_preview(message.key)
+
+    def _show_preview(self, key: str | None) -> None:
+        self.query_one(ResultPreview).show_row(self.state.rows.get(key) if key else None)
+
+    def action_next_failure(self) -> None:
+        self._jump(forward=True)
+
+    def action_previous_failure(self) -> None:
+        self._jump(forward=False)
+
+    def _jump(self, forward: bool) -> None:
+        table = self.query_one(ResultsTable)
+        if table.next_failure(forward):
+            table.focus()
+        else:
+            self.notify("No failure among the results shown.")
+
+    def action_failures_first(self) -> None:
+        self.view.failures_first = not self.view.failures_first
+        self._refresh_results()
+        self.notify("Failures first in each group." if self.view.failures_first else "Results in the order they ran.")
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.query_one("#run-sidebar")
+        sidebar.display = not sidebar.display
+        if not sidebar.display:
+            self.query_one(ResultsTable).focus()
 
     def action_toggle_status(self, number: int) -> None:
         self.view.statuses ^= {Status(number)}
@@ -301,7 +364,12 @@ class RunScreen(Screen[None]):
             PaletteCommand(f"Show or hide {status.name} results", f"key: {status.value}", partial(self.action_toggle_status, status.value))
             for status in Status
         ]
-        commands.append(PaletteCommand("Show only failures", "ERROR and CRITICAL results", self.action_show_only_failures))
+        commands += [
+            PaletteCommand("Show only failures", "ERROR and CRITICAL results", self.action_show_only_failures),
+            PaletteCommand("Previous failure", "key: p", self.action_previous_failure),
+            PaletteCommand("Failures first", "key: s (each group's results by severity)", self.action_failures_first),
+            PaletteCommand("Show or hide the sidebar", "key: b", self.action_toggle_sidebar),
+        ]
         return commands
 
     def action_filter(self) -> None:
@@ -330,18 +398,22 @@ class RunScreen(Screen[None]):
             await detail.show(self.state.rows[detail.row.key])
 
     def action_export(self) -> None:
-        self.app.push_screen(ExportScreen(), callback=self.export_as)
-
-    def export_as(self, format: str | None) -> None:  # noqa: A002
-        if format is None or self.report is None:
+        if self.report is None:
+            self.notify("Nothing to export yet: press r to run the checks first.", severity="warning")
             return
+        self.app.push_screen(ExportScreen(self.export_folder), callback=self.export_as)
+
+    def export_as(self, choice: ExportChoice | None) -> None:
+        if choice is None or self.report is None:
+            return
+        self.export_folder = choice.folder
         report = replace(self.report, results=self.state.results())
         try:
-            path = export_report(report, format, Path.cwd())
+            path = export_report(report, choice.format, choice.folder)
         except OSError as exc:
-            self.notify(f"Cannot export the run: {describe_error(exc)}", severity="error", markup=False)
+            self.notify(f"Cannot export the run: {describe_error(exc)}", severity="error", markup=False, timeout=30)
             return
-        self.notify(f"Exported the run to {path}", title="Report written", markup=False)
+        self.notify(f"Exported the run to {path}", title="Report written", markup=False, timeout=30)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel":
@@ -350,8 +422,6 @@ class RunScreen(Screen[None]):
             return not self.running and len(self.app.screen_stack) > 2
         if action == "run":
             return None if self.running else True
-        if action == "export":
-            return None if self.running or self.report is None else True
-        if action == "rerun_failed":
-            return None if self.running or not self.state.failed_checks() else True
+        if action in ("export", "rerun_failed"):
+            return None if self.running else True
         return True

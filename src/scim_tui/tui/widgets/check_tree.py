@@ -112,6 +112,9 @@ class CheckTree(Tree[str]):
 
     def set_checked(self, checked: Iterable[str]) -> None:
         self.checked = set(checked) & set(self.tags)
+        # Every box may change (a parent's follows its children): the root is on the path of
+        # every line, so refreshing it invalidates each cached line, and the tree redraws whole.
+        self.root.refresh()
         self.refresh()
         self.post_message(self.Changed(self))
 

@@ -59,6 +59,10 @@ def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
     return status_text(result.status), Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
 
 
+def failed(item: Row | str) -> bool:
+    return not isinstance(item, str) and item.result.status.failed
+
+
 def fit(text: str, width: int) -> str:
     """The text in exactly `width` cells: padded, or cut with an ellipsis."""
     if cell_len(text) <= width:
@@ -167,6 +171,22 @@ class ResultsTable(ScrollView, can_focus=True):
         if key in self._index:
             self.move_cursor(self._index[key])
 
+    def next_failure(self, forward: bool = True) -> bool:
+        """Move the cursor to the next (or previous) failed result, round the end; False when none shows."""
+        count = len(self.entries)
+        rows = [(self.cursor_row + (step if forward else -step)) % count for step in range(1, count + 1)]
+        return self._move_to_failure(rows)
+
+    def first_failure(self) -> bool:
+        """Put the cursor on the first failed result shown; False when none shows."""
+        return self._move_to_failure(range(len(self.entries)))
+
+    def _move_to_failure(self, rows: Iterable[int]) -> bool:
+        row = next((row for row in rows if failed(self.entries[row][1])), None)
+        if row is not None:
+            self.move_cursor(row)
+        return row is not None
+
     def move_cursor(self, row: int) -> None:
         """Put the cursor on this line (clamped to the lines there are) and scroll it into view."""
         self._place_cursor(row, self._key_at(self.cursor_row), scroll=True)
@@ -189,6 +209,10 @@ class ResultsTable(ScrollView, can_focus=True):
             self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
         elif self.cursor_row >= top + self._page:
             self.scroll_to(y=self.cursor_row - self._page + 1, animate=False, immediate=True)
+
+    def on_resize(self) -> None:
+        """A pane that shrank (the preview below grew, the terminal did) keeps the cursor in view."""
+        self._scroll_to_cursor()
 
     def action_cursor_up(self) -> None:
         self.move_cursor(self.cursor_row - 1)

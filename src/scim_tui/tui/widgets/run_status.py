@@ -36,6 +36,8 @@ class Progress:
     phase: Phase = Phase.IDLE
     done: int = 0
     planned: int = 0
+    size: str = ""
+    """How many checks and results there are, as every report says it: ``78 checks · 286 results``."""
     counts: Counter[Status] = field(default_factory=Counter)
     marks: Counter[Mark] = field(default_factory=Counter)
     shown: set[Status] = field(default_factory=lambda: set(Status))
@@ -45,6 +47,8 @@ class Progress:
     """Resources the run created and could not delete."""
     waiting: str | None = None
     """What a request of the running run waits for (a busy server), while it does."""
+    compared: int | None = None
+    """How many checks the last run and the one before it both ran (None: no run before it)."""
 
 
 def outcome_text(progress: Progress) -> Text:
@@ -57,8 +61,8 @@ def outcome_text(progress: Progress) -> Text:
     label = {
         Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks",
         Phase.CANCELLING: "Cancelling: the current check finishes and cleans up…",
-        Phase.FINISHED: f"Finished {progress.done} checks",
-        Phase.CANCELLED: f"Run cancelled after {progress.done} checks",
+        Phase.FINISHED: f"Finished: {progress.size}",
+        Phase.CANCELLED: f"Run cancelled after {progress.size}",
     }[phase]
     text = Text(f"{label} · {seconds}", style="bold yellow" if phase is Phase.CANCELLED else "")
     if progress.waiting and phase in (Phase.RUNNING, Phase.CANCELLING):
@@ -78,6 +82,8 @@ def counts_text(progress: Progress) -> Text:
     for mark, count in progress.marks.items():
         text.append_text(mark_text(mark))
         text.append(f" {count}  ")
+    if progress.compared is not None:
+        text.append(f"(against the previous run, on the {progress.compared} checks both ran)", style="dim")
     text.rstrip()
     return text
 

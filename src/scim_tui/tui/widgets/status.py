@@ -17,6 +17,17 @@ STATUS_STYLES: dict[Status, str] = {
     Status.SKIPPED: "dim",
 }
 
+STATUS_MEANINGS: dict[Status, str] = {
+    Status.SUCCESS: "The server did what the RFC says.",
+    Status.COMPLIANT: "A SHOULD of the RFC, kept.",
+    Status.ACCEPTABLE: "An optional feature, used in a way the RFC allows.",
+    Status.DEVIATION: "A SHOULD of the RFC, broken: worth fixing, not a failure.",
+    Status.ERROR: "A MUST of the RFC, broken: a failure.",
+    Status.CRITICAL: "A security hole (such as resources served without credentials): a failure.",
+    Status.SKIPPED: "The check could not apply: a feature the server does not claim, or a step before it failed (the reason says which).",
+}
+"""What each status means, as the help screen says it."""
+
 MARK_STYLES: dict[Mark, str] = {
     Mark.FIXED: "bold green",
     Mark.STILL_FAILING: "bold red",

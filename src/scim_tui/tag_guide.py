@@ -1,0 +1,61 @@
+"""What each tag selects, in one line: `scim-tui tags` prints it, the README shows it.
+
+No Textual here (the CLI imports it); tests/test_tag_guide.py holds every tag of the engine
+to a line, and the README to the list.
+"""
+
+from __future__ import annotations
+
+from scim_tui.checker import get_all_available_tags
+from scim_tui.checker.registry import all_checkers
+from scim_tui.checker.registry import tag_matches
+
+DESCRIPTIONS = {
+    "auth": "no credential or a wrong one gets 401, never the resources (RFC 7644 §2)",
+    "bulk": "POST /Bulk: operations with bulkId, failOnErrors, maxOperations (RFC 7644 §3.7)",
+    "bulk:fail-on-errors": "a bulk request stops after failOnErrors errors",
+    "bulk:max-operations": "more operations than maxOperations get 413",
+    "bulk:operations": "POST, PUT and DELETE in one bulk request, bulkId references resolved",
+    "crud": "create, read, list, search, replace, update and delete each resource type (RFC 7644 §3.3–3.6)",
+    "crud:create": "POST a new resource: 201 with the resource",
+    "crud:delete": "DELETE a resource: 204, then 404",
+    "crud:read": "GET a resource, a list and a search",
+    "crud:read:attributes": "attributes= on GET, list and .search",
+    "crud:update": "PUT, and PATCH add, remove and replace per attribute",
+    "discovery": "/ServiceProviderConfig, /ResourceTypes, /Schemas: served, refuse writes, valid (RFC 7644 §4)",
+    "discovery:strict": "every attribute the discovery documents must carry, with its type (RFC 7643 §5–7)",
+    "errors": "SCIM Error bodies with the right status and scimType (RFC 7644 §3.12)",
+    "errors:create": "400 invalidSyntax / invalidValue, 409 uniqueness on POST",
+    "errors:patch": "400 invalidPath / noTarget on PATCH",
+    "etag": "ETags, If-None-Match → 304, a stale If-Match → 412 (RFC 7644 §3.14)",
+    "filter": "filter= on lists (RFC 7644 §3.4.2.2)",
+    "filter:invalid": "a filter the server cannot read gets 400 invalidFilter",
+    "filter:operators": "eq (case rules), pr, co, sw, and, or, value filters",
+    "headers": "application/scim+json both ways; a 201's Location equals meta.location (RFC 7644 §3.1, §3.8)",
+    "me": "/Me answers 501 or a resource, never a 500 (RFC 7644 §3.11)",
+    "meta": "meta of created resources; lastModified moves on PUT and PATCH (RFC 7643 §3.1)",
+    "misc": "an unknown URL answers a SCIM 404 (RFC 7644 §3.12)",
+    "pagination": "startIndex / count and the counts of a page (RFC 7644 §3.4.2.4)",
+    "patch": "PATCH as identity providers send it (RFC 7644 §3.5.2)",
+    "patch:filter": "value-filter paths: emails[type eq \"work\"].value",
+    "patch:no-path": "operations without a path",
+    "patch:order": "several operations applied in order",
+    "projection": "attributes / excludedAttributes on GET, .search, POST, PUT, PATCH (RFC 7644 §3.9)",
+    "resource-types": "/ResourceTypes: the list, each by id, an unknown id (RFC 7644 §4)",
+    "schemas": "/Schemas: the list, each by id, an unknown id (RFC 7644 §4)",
+    "service-provider-config": "/ServiceProviderConfig: served, refuses writes (RFC 7644 §4)",
+    "sort": "sortBy / sortOrder (RFC 7644 §3.4.2.3)",
+}
+
+
+def checks_of(tag: str) -> int:
+    """How many checks a tag selects (a resource type's check counted once, whatever the types)."""
+    return sum(any(tag_matches(tag, own) for own in checker.tags) for checker in all_checkers())
+
+
+def tag_lines() -> list[str]:
+    """One line per tag: the tag, its number of checks, what it selects."""
+    tags = get_all_available_tags()
+    width = max(len(tag) for tag in tags)
+    counts = {tag: checks_of(tag) for tag in tags}
+    return [f"{tag:<{width}}  {counts[tag]:>3} {'check' if counts[tag] == 1 else 'checks':<6}  {DESCRIPTIONS.get(tag, '')}".rstrip() for tag in tags]
