@@ -171,6 +171,14 @@ def test_the_enterprise_extension_is_patched_by_urn(default_server_run):
         assert any(reason.startswith(f"{ENTERPRISE}:manager.value:") for reason in reasons), checker
 
 
+def test_a_full_run_on_scim2_server_at_its_root_gives_the_same_verdicts(serve):
+    """Served at its root, scim2-server names its documents and resources under /v2/, which work
+    too: no false ERROR for a location that serves the same thing (issue 15, 6)."""
+    server = serve(make_app())
+    results = assert_clean_full_run(server.url.removesuffix("/v2"))
+    assert_only_known_violations(results)
+
+
 def test_a_full_run_on_a_server_with_a_custom_schema_passes_and_leaves_it_as_it_was(serve):
     results = assert_clean_full_run(serve(pet_app()).url)
     pet = [r for r in results if r.resource_type == "Pet"]

@@ -12,6 +12,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from scim2_models import Attribute
+from scim2_models import Mutability
+from scim2_models import ResourceType
+from scim2_models import Schema
+from scim2_models import SchemaExtension
+from scim2_server.utils import load_default_schemas
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
@@ -89,7 +95,8 @@ def test_a_single_resource_type_instead_of_a_list_is_read(serve):
     results = run(server.url)
     assert "it is a single object, not a ListResponse" in failed(results)["query_all_resource_types"]
     assert ("object_creation", "User") in passed(results)
-    assert not any(r.resource_type == "Group" for r in results), "the server publishes no Group"
+    groups = [r for r in results if r.resource_type == "Group"]  # the identity providers' Group steps, which say there is none
+    assert all(r.status is Status.SKIPPED and "the server has no resource type of the schema" in r.reason for r in groups), "the server publishes no Group"
 
 
 @pytest.mark.parametrize("endpoint", ["/v2/Users", "{base}/Users"], ids=["full path", "absolute URL"])
@@ -238,3 +245,29 @@ def test_two_runs_in_a_row_give_the_same_verdicts(serve):
     first, second = (run(server.url, CheckConfig(include_tags={"discovery", "crud", "errors"})) for _ in range(2))
     assert [(r.check_id, r.status) for r in first] == [(r.check_id, r.status) for r in second]
     assert stored(server.url) == []
+
+
+BADGE = "urn:scim-tui:params:scim:schemas:extension:test:2.0:Badge"
+
+
+def test_a_request_the_client_refuses_to_send_is_not_the_servers_fault(serve):
+    """A required extension holding nothing a client may write: scim2-client refuses every creation
+    (issue 15, 2). No request goes, and no result blames the server."""
+    badge = Schema(
+        id=BADGE,
+        name="Badge",
+        attributes=[Attribute(name="issued", type=Attribute.Type.string, mutability=Mutability.read_only, multi_valued=False)],
+    )
+    user_type = ResourceType(
+        id="User", name="User", endpoint="/Users", schema_=USER_SCHEMA, schema_extensions=[SchemaExtension(schema_=BADGE, required=True)]
+    )
+    default = load_default_schemas()
+    server = serve(make_app(schemas=[default[USER_SCHEMA], badge], resource_types=[user_type]))
+    results = run(server.url, CheckConfig(include_tags={"crud"}))
+    creation = next(r for r in results if r.title == "object_creation")
+    assert creation.status is Status.SKIPPED
+    assert creation.reason == (
+        f"Not sent: scim2-client refused to send the request (The resource type 'User' requires the extension '{BADGE}'), so the server was not asked."
+    )
+    assert not any(e.method == "POST" for r in results for e in r.exchanges)
+    assert not failed(results)

@@ -193,12 +193,13 @@ def required_extensions(context: CheckContext, model: type[Resource[Any]]) -> se
 
 def _least_extension(context: CheckContext, extension: type[BaseModel]) -> dict[str, Any]:
     """A required extension with its required attributes; when it has none, with its first plain
-    string, so that it is not empty (every attribute would fill the enterprise manager, which
-    references a User, which requires the extension again ...)."""
+    value (a string, a number, a boolean), so that it is not empty: every attribute would fill
+    the enterprise manager, which references a User, which requires the extension again ...
+    An extension with nothing a client may write stays empty (scim2-client then refuses to send)."""
     value = object_value(context, extension, fill_all=False)
-    plain = next((a for a in attributes_of(extension) if a.writable and not a.multi_valued and a.root_type is str), None)
+    plain = next((a for a in attributes_of(extension) if a.writable and not a.multi_valued and a.root_type in (str, bool, int, float)), None)
     if not value and plain is not None:
-        value[plain.name] = string_value(plain)
+        value[plain.name] = attribute_value(context, plain, fill_all=False)
     return value
 
 
