@@ -18,6 +18,7 @@ from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
+from scim_tui.tui.export import exports_dir
 from tests.command import scim_tui
 from tests.servers import scim_error
 from tests.test_connect import TokenEndpoint
@@ -85,7 +86,7 @@ async def test_a_token_fetched_during_the_run_is_redacted_everywhere(serve, tmp_
     outputs = check_outputs("--profile", "Rotating", tmp_path=tmp_path)
     outputs |= await app_outputs(profile)
     outputs |= history_outputs("Rotating")
-    outputs |= {f"export {path.name}": path.read_text() for path in tmp_path.glob("scim-tui-*.*")}
+    outputs |= {f"export {path.name}": path.read_text() for path in exports_dir().glob("scim-tui-*.*")}
     assert len(endpoint.issued) >= 2 * (len(FORMATS) + 1), "each run fetched a token, then others once one was revoked"
     assert leaks(outputs, [*endpoint.issued, CLIENT_SECRET]) == []
     assert any("HTTP_AUTHORIZATION" in text and "Bearer ***" in text for text in outputs.values()), "the echo came back, redacted"

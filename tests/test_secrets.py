@@ -19,6 +19,8 @@ from scim_tui.profiles import Profile
 from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
 from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.export import exports_dir
+from scim_tui.tui.screens.curl import curl_file
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from tests.command import scim_tui_here
 from tests.servers import Broken
@@ -51,10 +53,13 @@ async def app_outputs(profile: Profile) -> dict[str, str]:
             await pilot.press("e", *["down"] * index, "enter")
             await pilot.pause()
         detail = await open_row(pilot, "random_url")
-        await pilot.press("y")
-        outputs["clipboard"] = app.clipboard
         outputs["result screenshot"] = app.export_screenshot()
-        await pilot.press("escape", "escape")
+        await pilot.press("y")
+        await pilot.pause()
+        outputs["clipboard"] = app.clipboard
+        outputs["curl dialog screenshot"] = app.export_screenshot()
+        outputs["curl file"] = curl_file().read_text()
+        await pilot.press("escape", "escape", "escape")  # the curl dialog, the result, the run screen
         await pilot.pause()
         assert isinstance(app.screen, ProfilesScreen)
         app.screen.reload(profile.name)
@@ -95,7 +100,7 @@ async def test_no_secret_reaches_any_output(serve, monkeypatch, tmp_path, writte
     runs = history.runs(profile.name)
     assert len(runs) == 1 + len(FORMATS), "the app's run and each command's run are in the history"
     outputs |= {f"history {path.name}": history.run_json(path).decode() for path in runs}
-    exports = sorted(tmp_path.glob("scim-tui-*.*"))
+    exports = sorted(exports_dir().glob("scim-tui-*.*"))
     assert len(exports) == len(FORMATS)
     outputs |= {f"export {path.name}": path.read_text() for path in exports}
 

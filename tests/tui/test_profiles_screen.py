@@ -243,3 +243,16 @@ async def test_brackets_in_names_and_paths_are_shown_as_typed():
         await type_into(pilot, "#ca-bundle", "/nowhere/[b]ca.pem")
         assert "No file at /nowhere/[b]ca.pem: check the path." in screen_text(app)
     assert not (profiles_dir() / "ops-b-eu.toml").exists()
+
+
+async def test_after_a_delete_the_highlight_is_on_the_next_profile():
+    """Issue 19: the cursor jumped back to Demo."""
+    for name in ("Alpha", "Beta", "Gamma"):
+        save_profile(Profile(name=name, url=URL))
+    app = ScimTuiApp()
+    async with app.run_test(size=(110, 30)) as pilot:
+        await highlight(pilot, "Beta")
+        await pilot.press("d", "y")
+        await pilot.pause()
+        assert status(app) == "Deleted Beta."
+        assert app.screen.selected_name() == "Gamma"

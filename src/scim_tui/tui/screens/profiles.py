@@ -244,12 +244,15 @@ class ProfilesScreen(Screen[None]):
         if not confirmed:
             self.say(f"Kept {profile.name}.")
             return
+        options = self.query_one("#profile-list", OptionList)
+        place = options.highlighted or 0
         try:
             delete_profile(profile.name)
         except ProfileError as error:
             self.say(f"Not deleted: {error}")
             return
         self.reload()
+        options.highlighted = min(place, len(self.entries) - 1)  # the next profile, not back to Demo
         self.say(f"Deleted {profile.name}.")
 
     def action_test(self) -> None:
