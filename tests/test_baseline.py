@@ -153,3 +153,11 @@ def test_an_entry_is_fixed_only_when_its_check_ran_and_passed():
     assert baseline.judge([entry], ran[Status.SKIPPED], today).fixed == []
     assert baseline.judge([entry], [], today).fixed == [], "a check left out by the selection is not fixed"
     assert baseline.judge([entry], ran[Status.ERROR], today).accepted == {0: entry}
+
+
+def test_a_run_without_failures_writes_a_baseline_of_comments_that_reads_back_empty(scim_server, tmp_path):
+    path = tmp_path / "baseline.toml"
+    assert check(scim_server.url, "--update-baseline", str(path)).returncode == 0
+    assert all(line.startswith("#") for line in path.read_text().splitlines())
+    process = check(scim_server.url, "--baseline", str(path))
+    assert process.returncode == 0 and "Baseline: 0 failure(s) accepted, 0 fixed, 0 expired." in process.stdout

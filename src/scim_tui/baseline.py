@@ -157,10 +157,11 @@ def write(path: Path, entries: Sequence[Entry]) -> None:
     document = tomlkit.document()
     for line in HEADER.splitlines():
         document.add(tomlkit.comment(line))
-    accepted = tomlkit.aot()
-    for entry in entries:
-        accepted.append(tomlkit.item(entry.model_dump(exclude_none=True)))
-    document["accepted"] = accepted
+    if entries:  # an empty array of tables would be written as `accepted = []` above the comments
+        accepted = tomlkit.aot()
+        for entry in entries:
+            accepted.append(tomlkit.item(entry.model_dump(exclude_none=True)))
+        document["accepted"] = accepted
     try:
         write_atomically(path, tomlkit.dumps(document).encode())
     except OSError as exc:
