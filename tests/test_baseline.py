@@ -7,10 +7,14 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from datetime import date
 from xml.etree import ElementTree as ET
 
 import pytest
 
+from scim_tui import baseline
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
 from scim_tui.demo import make_app
 from tests.command import one_line_error
 from tests.command import scim_tui_here
@@ -139,3 +143,21 @@ def test_a_bad_baseline_is_never_written_over(tmp_path):
     path.write_text("accepted = [")
     assert "is not valid TOML" in one_line_error(scim_tui_here("check", "--url", "http://127.0.0.1:9/v2", "--update-baseline", str(path)))
     assert path.read_text() == "accepted = ["
+
+
+def test_an_entry_is_fixed_only_when_its_check_ran_and_passed():
+    entry = baseline.Entry(check="object_query", resource_type="User", status="ERROR")
+    ran = {status: [CheckResult(status, title="object_query", resource_type="User")] for status in (Status.SUCCESS, Status.SKIPPED, Status.ERROR)}
+    today = date(2026, 6, 1)
+    assert baseline.judge([entry], ran[Status.SUCCESS], today).fixed == [entry]
+    assert baseline.judge([entry], ran[Status.SKIPPED], today).fixed == []
+    assert baseline.judge([entry], [], today).fixed == [], "a check left out by the selection is not fixed"
+    assert baseline.judge([entry], ran[Status.ERROR], today).accepted == {0: entry}
+
+
+def test_a_run_without_failures_writes_a_baseline_of_comments_that_reads_back_empty(scim_server, tmp_path):
+    path = tmp_path / "baseline.toml"
+    assert check(scim_server.url, "--update-baseline", str(path)).returncode == 0
+    assert all(line.startswith("#") for line in path.read_text().splitlines())
+    process = check(scim_server.url, "--baseline", str(path))
+    assert process.returncode == 0 and "Baseline: 0 failure(s) accepted, 0 fixed, 0 expired." in process.stdout

@@ -81,7 +81,7 @@ class Judgement:
     accepted: dict[int, Entry] = field(default_factory=dict)
     """The failing results the baseline accepts, by their index in the run's results."""
     fixed: list[Entry] = field(default_factory=list)
-    """Entries whose check ran and failed no more: to be removed from the baseline."""
+    """Entries whose check ran (not SKIPPED) and failed no more: to be removed from the baseline."""
     expired: list[Entry] = field(default_factory=list)
     """Entries past their `until` date: their results count again."""
 
@@ -116,7 +116,8 @@ def judge(entries: Sequence[Entry], results: Sequence[CheckResult], today: date)
     ran: set[CheckId] = set()
     failing: set[CheckId] = set()
     for index, result in enumerate(results):
-        ran.add(result.check_id)
+        if result.status is not Status.SKIPPED:  # a skipped check tells nothing of a fix
+            ran.add(result.check_id)
         if result.status in FAILING:
             failing.add(result.check_id)
             entry = next((entry for entry in live[result.check_id] if entry.accepts(result)), None)
@@ -156,10 +157,11 @@ def write(path: Path, entries: Sequence[Entry]) -> None:
     document = tomlkit.document()
     for line in HEADER.splitlines():
         document.add(tomlkit.comment(line))
-    accepted = tomlkit.aot()
-    for entry in entries:
-        accepted.append(tomlkit.item(entry.model_dump(exclude_none=True)))
-    document["accepted"] = accepted
+    if entries:  # an empty array of tables would be written as `accepted = []` above the comments
+        accepted = tomlkit.aot()
+        for entry in entries:
+            accepted.append(tomlkit.item(entry.model_dump(exclude_none=True)))
+        document["accepted"] = accepted
     try:
         write_atomically(path, tomlkit.dumps(document).encode())
     except OSError as exc:
