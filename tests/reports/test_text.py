@@ -74,3 +74,11 @@ def test_no_color_turns_colour_off(failing_url):
     output = run_on_a_terminal("check", "--url", failing_url, "--include-tags", "service-provider-config", no_color=True)
     assert "ERROR       service_provider_config_endpoint_methods" in output
     assert "\x1b[" not in output
+
+
+@pytest.mark.slow
+def test_the_reasons_stand_in_one_column(report_of):
+    """Issue 19: the text report's columns were ragged."""
+    lines = [line for line in report_of("text").splitlines() if RESULT.match(line)]
+    starts = {len(line) - len(line[RESULT.match(line).end() :].lstrip()) for line in lines}
+    assert len(lines) > 10 and len(starts) == 1, "each reason starts at the same column"

@@ -13,10 +13,12 @@ from scim_tui.reports.transcript import request_text
 from scim_tui.reports.transcript import response_text
 
 BODY_LIMIT = 4000
+LOOK_AT = (Status.DEVIATION, Status.ERROR, Status.CRITICAL)
+"""The results a reader must look at: a broken SHOULD or MUST; COMPLIANT and ACCEPTABLE pass."""
 
 
 def render(report: RunReport) -> str:
-    attention = [(r, report.acceptance(i)) for i, r in enumerate(report.results) if r.status not in (Status.SUCCESS, Status.SKIPPED)]
+    attention = [(r, report.acceptance(i)) for i, r in enumerate(report.results) if r.status in LOOK_AT]
     skipped = [r for r in report.results if r.status is Status.SKIPPED]
     lines = [f"# SCIM compliance report: {report.target}", "", _context(report), "", *_counts_table(report)]
     if report.readiness:

@@ -24,12 +24,16 @@ def paint(text: str, status: Status, color: bool) -> str:
     return f"\x1b[{STATUS_COLORS[status]}m{text}\x1b[0m" if color else text
 
 
-def result_line(result: CheckResult, color: bool = False, acceptance: str | None = None) -> str:
-    """`STATUS  check  reason`, with how a baseline accepts it when it does."""
+CHECK_WIDTH = 48
+"""The widest check column of a text report: longer check names push their reason along."""
+
+
+def result_line(result: CheckResult, color: bool = False, acceptance: str | None = None, width: int = 0) -> str:
+    """`STATUS  check  reason`, with how a baseline accepts it when it does; the check padded to `width`."""
     status = paint(result.status.name.ljust(STATUS_WIDTH), result.status, color)
     reason = " ".join((result.reason or "").split())
     accepted = f" ({acceptance})" if acceptance else ""
-    return f"{status}  {result.check_id}{accepted}  {reason}".rstrip()
+    return f"{status}  {f'{result.check_id}{accepted}'.ljust(width)}  {reason}".rstrip()
 
 
 def summary_lines(report: RunReport, color: bool = False) -> list[str]:
@@ -45,5 +49,6 @@ def summary_lines(report: RunReport, color: bool = False) -> list[str]:
 
 
 def render(report: RunReport, color: bool = False) -> str:
-    lines = [result_line(result, color, report.acceptance(index)) for index, result in enumerate(report.results)]
+    width = min(CHECK_WIDTH, max((len(str(result.check_id)) for result in report.results), default=0))  # the reasons in one column
+    lines = [result_line(result, color, report.acceptance(index), width) for index, result in enumerate(report.results)]
     return "\n".join([*lines, "", *summary_lines(report, color)]) + "\n"
