@@ -269,3 +269,18 @@ def test_a_verdict_run_again_runs_again_every_step_it_judges(serve):
     assert {r.title for r in results} == {r.name for r in all_checkers() if "idp:okta" in r.tags}
     assert verdict(results, "okta").reason == OKTA_READY
     assert stored(server.url) == []
+
+
+def test_counts_answered_as_strings_fail_the_steps_reading_lists(serve):
+    def strings(body: dict) -> dict:
+        return {**body, "totalResults": str(body["totalResults"])} if "totalResults" in body else body
+
+    server = serve(Broken(make_app()).rewrite_json("GET", USERS, strings))
+    results = run(server.url)
+    lists = [r for r in results if r.status.failed and r.title not in ("entra_set_manager", "entra_remove_member") and not r.title.endswith("_readiness")]
+    assert {r.title for r in lists} == {
+        "entra_test_connection", "entra_create_user", "entra_disabled_user_found",
+        "okta_test_connection", "okta_lookup_missing_user", "okta_create_user", "okta_import_users",
+    }
+    assert all(re.search(r'answered "totalResults": \'\d+\', a JSON string instead of a JSON integer \(RFC 7644 §3\.4\.2\)', r.reason) for r in lists), [r.reason for r in lists]
+    assert stored(server.url) == []

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
+from types import SimpleNamespace
 from typing import Any
 
 from scim2_models import Context
@@ -165,8 +166,7 @@ class ResourceManager:
             payload = build_resource(self.context, model, fill_all=fill_all, values=values)
             if extra:
                 body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
-                answer = self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request)
-                created = model.model_validate(answer, scim_ctx=Context.RESOURCE_CREATION_RESPONSE) if isinstance(answer, dict) else answer
+                created = self._read_back(model, self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request))
             else:
                 created = self.context.client.create(payload, **request)
             if not isinstance(created, Resource) or not created.id:
@@ -182,6 +182,20 @@ class ResourceManager:
         if checked:
             raise failure
         raise PrerequisiteFailed(f"the {model.__name__} it needs could not be created: {failure_reason(failure, self.context.exchanges[mark:])}") from failure
+
+    def _read_back(self, model: type[Resource[Any]], answer: Any) -> Any:
+        """The answer to a creation sent unchecked (a JSON body, which scim2-client gives back as
+        it came), read as the checked creation reads it: the resource, or the client's error."""
+        if not isinstance(answer, dict):
+            return answer
+        exchange = self.context.exchanges[-1]
+        headers = {name.lower(): value for name, value in exchange.response_headers.items()}
+        try:
+            return self.context.client.check_response(answer, exchange.status_code, headers, expected_types=[model], scim_ctx=Context.RESOURCE_CREATION_RESPONSE)
+        except Exception as exc:
+            # What the client sets on its own errors: the answer, so that the reason tells what came back.
+            exc.source = SimpleNamespace(status_code=exchange.status_code, headers=headers, text=exchange.response_body or "")  # type: ignore[attr-defined]
+            raise
 
     def located(self, location: str) -> Owned | None:
         """The resource of this manager at this location (a `$ref`), if there is one."""
@@ -313,6 +327,20 @@ class References:
                 made.append(resource)
         context.pointed_at.add(str(resource.id))
         return resource
+
+    def _read_back(self, model: type[Resource[Any]], answer: Any) -> Any:
+        """The answer to a creation sent unchecked (a JSON body, which scim2-client gives back as
+        it came), read as the checked creation reads it: the resource, or the client's error."""
+        if not isinstance(answer, dict):
+            return answer
+        exchange = self.context.exchanges[-1]
+        headers = {name.lower(): value for name, value in exchange.response_headers.items()}
+        try:
+            return self.context.client.check_response(answer, exchange.status_code, headers, expected_types=[model], scim_ctx=Context.RESOURCE_CREATION_RESPONSE)
+        except Exception as exc:
+            # What the client sets on its own errors: the answer, so that the reason tells what came back.
+            exc.source = SimpleNamespace(status_code=exchange.status_code, headers=headers, text=exchange.response_body or "")  # type: ignore[attr-defined]
+            raise
 
     def located(self, location: str) -> Owned | None:
         """The shared resource at this location (its `$ref`), if it is one."""

@@ -90,7 +90,7 @@ def list_problem(response: Any) -> str | None:
     for name in ("totalResults", "startIndex", "itemsPerPage"):
         value = member(payload, name)
         if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            return f'answered "{name}": {json.dumps(value)}, {JSON_KINDS.get(type(value), "a JSON object")} instead of a JSON integer (RFC 7644 §3.4.2)'
+            return f'answered "{name}": {shown(value, 40)}, {JSON_KINDS.get(type(value), "a JSON object")} instead of a JSON integer (RFC 7644 §3.4.2)'
     if member(payload, "totalResults") is None:
         return 'answered a ListResponse without "totalResults", which is REQUIRED (RFC 7644 §3.4.2)'
     if not isinstance(member(payload, "Resources") or [], list):

@@ -13,6 +13,7 @@ from typing import Any
 
 from scim2_models import Resource
 
+from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.checks.comparison import matches
@@ -204,7 +205,7 @@ def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> l
         read = get(context, OKTA, target.url, {})
         current = body_of(read)
         if read.status_code != 200 or not isinstance(current, dict):
-            return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {read.status_code} with {shown(current)} instead of the User.", data=current)
+            return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {read.status_code} with {body_kind(read.text)} instead of the User.", data=current)
         response = send_json(context, "PUT", target.url, {**current, "displayName": value}, headers=OKTA.headers)
         payload = body_of(response)
         shown_name = member(payload, "displayName")
