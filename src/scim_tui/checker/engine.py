@@ -113,10 +113,11 @@ def iter_checks(
             return
         failure = stopped.reason
     resource_types = _resource_types(client, failure)
-    if wanted is not None and verdicts:
-        wanted = wanted | _judged(verdicts, resource_types)
+    if wanted is not None:
+        if verdicts:
+            wanted = wanted | _judged(verdicts, resource_types)
         if on_plan:
-            on_plan(sum(not check.is_summary for check in wanted))
+            on_plan(_planned(wanted, resource_types))
     if on_plan and wanted is None:
         schemas = [str(resource_type.schema_) for resource_type in resource_types]
         counted = [c for c in per_type if c.name != SUMMARY_CHECKER]  # summaries are not counted
@@ -155,8 +156,22 @@ def _with_suites(wanted: set[CheckId]) -> set[CheckId]:
     it sums up their results, so they run again with it."""
     summed = {check.resource_type for check in wanted if check.checker == SUMMARY_CHECKER}
     alone = summed - {check.resource_type for check in wanted if check.checker != SUMMARY_CHECKER}
-    per_type = [c.name for c in all_checkers() if c.scope != "server"]
+    per_type = [c.name for c in all_checkers() if c.per_type]
     return wanted | {CheckId(name, resource_type) for resource_type in alone for name in per_type}
+
+
+def _planned(wanted: set[CheckId], resource_types: list[ResourceType]) -> int:
+    """How many of the wanted checks give results once the server is described: not the
+    summaries, nor a check kept to a schema (checker(schema=...)) for a resource type of another."""
+    schemas = {str(resource_type.name): str(resource_type.schema_) for resource_type in resource_types}
+    checkers = {checker.name: checker for checker in all_checkers()}
+
+    def gives_results(check: CheckId) -> bool:
+        checker = checkers.get(check.checker)
+        schema = schemas.get(check.resource_type or "")
+        return not check.is_summary and (checker is None or schema is None or checker.applies_to(schema))
+
+    return sum(gives_results(check) for check in wanted)
 
 
 def _chosen(steps: list[Step], wanted: set[CheckId] | None) -> list[Step]:
