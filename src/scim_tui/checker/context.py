@@ -328,20 +328,6 @@ class References:
         context.pointed_at.add(str(resource.id))
         return resource
 
-    def _read_back(self, model: type[Resource[Any]], answer: Any) -> Any:
-        """The answer to a creation sent unchecked (a JSON body, which scim2-client gives back as
-        it came), read as the checked creation reads it: the resource, or the client's error."""
-        if not isinstance(answer, dict):
-            return answer
-        exchange = self.context.exchanges[-1]
-        headers = {name.lower(): value for name, value in exchange.response_headers.items()}
-        try:
-            return self.context.client.check_response(answer, exchange.status_code, headers, expected_types=[model], scim_ctx=Context.RESOURCE_CREATION_RESPONSE)
-        except Exception as exc:
-            # What the client sets on its own errors: the answer, so that the reason tells what came back.
-            exc.source = SimpleNamespace(status_code=exchange.status_code, headers=headers, text=exchange.response_body or "")  # type: ignore[attr-defined]
-            raise
-
     def located(self, location: str) -> Owned | None:
         """The shared resource at this location (its `$ref`), if it is one."""
         return self.manager.located(location)
