@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import scim2_models.provider
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import iter_checks
@@ -23,6 +24,7 @@ PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_p
 
 def pytest_configure(config: pytest.Config) -> None:
     _remember_code_without_a_module_file()
+    _build_each_discovered_model_once()
 
 
 def _remember_code_without_a_module_file() -> None:
@@ -37,6 +39,27 @@ def _remember_code_without_a_module_file() -> None:
         if not os.path.exists(name):
             inspect.modulesbyfile[name] = inspect.modulesbyfile[os.path.normcase(os.path.abspath(name))] = name
         frame = frame.f_back
+
+
+def _build_each_discovered_model_once() -> None:
+    """Build the model of a schema a server publishes once per test process, not once per run.
+
+    scim2-models turns each published schema into pydantic classes (from_discovery), a pure
+    function of the schema that costs most of a short run's time: two thirds of the CPU of a
+    run of a few checks. The suite makes hundreds of runs on the same few schemas, so the
+    classes are kept by the schema's full JSON (and whether it is an extension): a schema that
+    differs in any way, as a broken server's or a custom one, is built anew, and a schema that
+    cannot be built raises each time. The engine itself keeps nothing between runs (DESIGN.md)."""
+    build = scim2_models.provider._discovered_model
+    built: dict[tuple[str, bool], Any] = {}
+
+    def once(schema: Any, extended: set[str]) -> Any:
+        key = (schema.model_dump_json(), scim2_models.provider._schema_key(schema.id) in extended)
+        if key not in built:
+            built[key] = build(schema, extended)
+        return built[key]
+
+    scim2_models.provider._discovered_model = once
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

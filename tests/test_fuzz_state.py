@@ -3,8 +3,8 @@
 Property-style: hypothesis writes random profile files (a random TOML value for each key, or
 garbage) and random history files (a stored report with a random value in a random field,
 deep nesting, huge or infinite numbers, garbage bytes, cut gzip), then the real command and
-the real app go at them. The command runs in a subprocess (a handful of examples: each costs
-a second or two); the library and the app run in process, with more examples.
+the real app go at them. The command runs in this process through its entry point, as a new
+one would (a handful of examples, each a short run); the library and the app, with more examples.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from scim_tui.reports import RunReport
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.widgets.run_status import Phase
-from tests.command import scim_tui
+from tests.command import scim_tui_here
 from tests.test_history import report_with
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import run_checks
@@ -200,7 +200,7 @@ def test_any_selection_state_is_read_or_ignored_with_one_line(monkeypatch, conte
             assert remembered == Selection.model_validate_json(content)
 
 
-# The command, in a subprocess against a real server: a handful of examples.
+# The command, against a real server: a handful of examples.
 
 
 @settings(FUZZ, max_examples=6)
@@ -213,7 +213,7 @@ def test_check_with_fuzzed_profile_and_history_always_writes_its_report(monkeypa
         name, content = data.draw(history_files())
         write_history("Fuzzed", name, content)
         output = home / "report.json"
-        process = scim_tui("check", "--profile", "Fuzzed", "--include-tags", "misc", "--format", "json", "--output", str(output))
+        process = scim_tui_here("check", "--profile", "Fuzzed", "--include-tags", "misc", "--format", "json", "--output", str(output))
         assert "Traceback" not in process.stderr
         if process.returncode == 2:  # a broken profile, or one that cannot run (no URL, a 1 KiB response limit ...)
             [line] = process.stderr.splitlines()

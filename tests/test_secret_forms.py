@@ -19,7 +19,7 @@ from scim_tui.profiles import Selection
 from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
 from scim_tui.tui.export import exports_dir
-from tests.command import scim_tui
+from tests.command import scim_tui_here
 from tests.servers import scim_error
 from tests.test_connect import TokenEndpoint
 from tests.test_secrets import app_outputs
@@ -60,7 +60,7 @@ def check_outputs(*target: str, env: dict[str, str] | None = None, code: int = 0
     outputs = {}
     for format in FORMATS:
         report = tmp_path / f"report.{format}"
-        process = scim_tui("check", *target, "--include-tags", TAGS, "--format", format, "--output", str(report), env=env)
+        process = scim_tui_here("check", *target, "--include-tags", TAGS, "--format", format, "--output", str(report), env=env)
         assert process.returncode == code, process.stderr
         outputs[f"check {format}"] = process.stdout + process.stderr + report.read_text()
     return outputs
@@ -121,6 +121,6 @@ def test_a_token_endpoint_repeating_the_client_secret_is_redacted(serve):
     token_url = f"{serve(talkative).url}/token"
     auth = Auth(kind=AuthKind.OAUTH2, token_url=token_url, client_id="checker", client_secret=CLIENT_SECRET)
     save_profile(Profile(name="Talkative", url=serve(make_app()).url, auth=auth))
-    process = scim_tui("check", "--profile", "Talkative")
+    process = scim_tui_here("check", "--profile", "Talkative")
     assert process.returncode == 2
     assert CLIENT_SECRET not in process.stderr and "the secret *** is wrong" in process.stderr

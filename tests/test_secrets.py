@@ -16,6 +16,7 @@ from scim_tui.demo import make_app
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
 from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
 from scim_tui.tui.app import ScimTuiApp
@@ -32,6 +33,8 @@ from tests.tui.test_result import open_row
 pytestmark = pytest.mark.anyio
 VARIABLE = "SCIM_TUI_SECRET_TOKEN"
 SECRETS = {"env": "scim-tui-env-secret-7d1c9b3e", "literal": "scim-tui-literal-secret-a4e02f91"}
+CHECKS = Selection(include_tags=["misc", "service-provider-config", "crud:create"])
+"""What the app runs: the echo (random_url), discovery, and resources created and deleted."""
 
 
 def echoing_server(serve, secret: str) -> str:
@@ -86,7 +89,7 @@ def secured_profile(serve, written: str) -> Profile:
     ``env`` (a reference to VARIABLE) or ``literal``."""
     token = f"env:{VARIABLE}" if written == "env" else SECRETS["literal"]
     name = "From env" if written == "env" else "Literal"
-    return Profile(name=name, url=echoing_server(serve, SECRETS[written]), auth=Auth(kind=AuthKind.BEARER, token=token))
+    return Profile(name=name, url=echoing_server(serve, SECRETS[written]), auth=Auth(kind=AuthKind.BEARER, token=token), selection=CHECKS)
 
 
 @pytest.mark.parametrize("written", ["env", "literal"])

@@ -13,6 +13,7 @@ import pytest
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import iter_checks
+from scim_tui.checker import pacing
 from scim_tui.checker.pacing import Pacing
 from scim_tui.checker.pacing import retry_after
 from scim_tui.demo import DemoServer
@@ -36,10 +37,27 @@ def plain() -> list:
         return outcomes(server.url, CheckConfig())[0]
 
 
+class Clock:
+    """The pacing's clock, set by the test: a sleep adds to the time at once, and is counted."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.slept += seconds
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("status", "retry"), [(429, "0"), (429, "1"), (503, None)], ids=["429-retry-after-0", "429-retry-after-1", "503-backoff"])
-def test_a_server_busy_every_fifth_request_gives_the_same_results_as_without(serve, plain, status, retry):
-    busy = Busy(make_app(), status, every=5 if retry != "1" else 40, retry_after=retry)
+def test_a_server_busy_every_fifth_request_gives_the_same_results_as_without(serve, plain, monkeypatch, status, retry):
+    clock = Clock()
+    monkeypatch.setattr(pacing, "time", clock)
+    busy = Busy(make_app(), status, every=5, retry_after=retry)
     server = serve(busy)
     # one job: a request sent again is the next one the server sees, never a fifth again (with
     # checks running at once, one request could be answered busy more times than it is resent)
@@ -48,6 +66,8 @@ def test_a_server_busy_every_fifth_request_gives_the_same_results_as_without(ser
     assert seen == plain
     notes = [e.note for r in results for e in r.exchanges if e.note]
     assert notes and all("busy server" in note and str(status) in note for note in notes), notes[:3]
+    waited = {"0": 0.0, "1": 1.0, None: FAST.backoff}[retry]
+    assert clock.slept == pytest.approx(busy.answered * waited), "each busy answer was waited out as it asked"
 
 
 def test_a_post_answered_429_is_sent_again_and_the_wait_shows_in_the_exchange(serve):
