@@ -26,6 +26,7 @@ from scim_tui.tui.run_state import row_key
 from scim_tui.tui.screens.accept import AcceptScreen
 from scim_tui.tui.screens.accept import until_problem
 from scim_tui.tui.screens.confirm import ConfirmScreen
+from scim_tui.tui.screens.result import ResultScreen
 from tests.servers import Broken
 from tests.servers import scim_error
 from tests.tui.conftest import run_checks
@@ -158,8 +159,16 @@ async def test_failures_of_one_cause_sit_together_and_the_preview_names_the_caus
         users = [key for key in table.keys if key.startswith("User/")]
         assert users[:3] in ([READ, *SHARING], [*SHARING, READ]), "the three results of one cause together, first"
         table.select_key(SHARING[1])
+        table.focus()
         await pilot.pause()
         assert f"3 results share one cause: {CAUSE}" in widget_text(app, "#preview")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ResultScreen))
+        assert f"3 results share one cause: {CAUSE}" in widget_text(app, "#result-summary")
+        await pilot.press("a")  # a failure is accepted from its own screen too
+        await wait_until(pilot, lambda: isinstance(app.screen, AcceptScreen))
+        await pilot.press("escape", "escape")
+        await pilot.pause()
         table.select_key(RANDOM_URL)
         await pilot.pause()
         assert "share one cause" not in widget_text(app, "#preview")

@@ -380,8 +380,11 @@ class RunScreen(Screen[None]):
     # Accepting failures (the profile's baseline)
 
     def action_accept(self) -> None:
-        """Accept the failure under the cursor with a note, or un-accept an accepted (or fixed) one."""
-        row = self.state.rows.get(self.query_one(ResultsTable).selected_key or "")
+        self.accept(self.query_one(ResultsTable).selected_key)
+
+    def accept(self, key: str | None) -> None:
+        """Accept the failure of this row with a note, or un-accept it when accepted (or fixed)."""
+        row = self.state.rows.get(key or "")
         if row is None:
             self.notify("Put the cursor on a result: a accepts a failure, or un-accepts an accepted one.")
             return
@@ -417,6 +420,7 @@ class RunScreen(Screen[None]):
         self.judgement = self.state.review(self.baseline.entries, today())
         self._refresh_results()
         self._show_progress()
+        self.call_later(self._refresh_detail, set(self.state.rows))
 
     def action_failures_first(self) -> None:
         self.view.failures_first = not self.view.failures_first
