@@ -73,7 +73,7 @@ class Row:
         """A failure no baseline entry accepts: what `n` and `p` go to."""
         return self.result.status.failed and self.accepted is None
 
-    def failures_first(self) -> tuple[int, int, str, int]:
+    def failures_first_key(self) -> tuple[int, int, str, int]:
         """Its place within its group when failures come first: the open failures by severity, the
         results of one cause together (at their worst one's place), then the accepted ones, then the rest."""
         status = self.result.status
@@ -194,7 +194,7 @@ class RunState:
         rows = [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
         if view.failures_first:
             groups = {group: place for place, group in enumerate(dict.fromkeys(row.group for row in rows))}
-            rows.sort(key=lambda row: (groups[row.group], row.failures_first()))
+            rows.sort(key=lambda row: (groups[row.group], row.failures_first_key()))
         return rows
 
     def review(self, entries: Sequence[Entry], today: date) -> Judgement:
