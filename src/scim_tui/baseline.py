@@ -139,17 +139,20 @@ def entries_of(results: Sequence[CheckResult], previous: Sequence[Entry] = ()) -
         old = next((entry for entry in same if entry.reason == (result.reason or "")), same[0] if same else None)
         if old is not None:
             left.remove(old)
-        entries.append(
-            Entry(
-                check=result.check_id.checker,
-                resource_type=result.check_id.resource_type,
-                status=result.status.name,  # type: ignore[arg-type]
-                reason=" ".join((result.reason or "").split()),
-                note=old.note if old else "",
-                until=old.until if old else None,
-            )
-        )
+        entries.append(entry_of(result, old.note if old else "", old.until if old else None))
     return entries
+
+
+def entry_of(result: CheckResult, note: str = "", until: date | None = None) -> Entry:
+    """The entry that accepts a failing result as it is now."""
+    return Entry(
+        check=result.check_id.checker,
+        resource_type=result.check_id.resource_type,
+        status=result.status.name,  # type: ignore[arg-type]
+        reason=" ".join((result.reason or "").split()),
+        note=note,
+        until=until,
+    )
 
 
 def write(path: Path, entries: Sequence[Entry]) -> None:

@@ -147,6 +147,10 @@ class Profile(BaseModel):
     """Requests per second at most, for a server with a strict rate limit; None for no limit."""
     discovery: DiscoveryFiles = Field(default_factory=DiscoveryFiles)
     """Files holding discovery documents that stand in for what the server serves."""
+    baseline: str | None = None
+    """The file of the failures accepted for now (the format of `scim-tui check --baseline`),
+    relative to the config directory (not the profiles directory: each TOML file there is a
+    profile) unless absolute; None: the app keeps it in its data dir."""
     selection: Selection = Field(default_factory=Selection)
     """The selection the run screen starts from the first time (the app remembers later ones in
     its own state, selections.py, and never writes them here)."""

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from datetime import date
 from enum import StrEnum
 
+from scim_tui import baseline
+from scim_tui.baseline import Entry
+from scim_tui.baseline import Judgement
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.checker.causes import Cause
+from scim_tui.checker.causes import shared_causes
 from scim_tui.reports.summary import counts
 from scim_tui.reports.summary import size_of
 
@@ -52,10 +59,28 @@ class Row:
     """The place of this result among those of its check."""
     result: CheckResult
     mark: Mark | None = None
+    accepted: Entry | None = None
+    """The baseline's entry that accepts this failure, if one does."""
+    cause: Cause | None = None
+    """The failed request this result shares with other failed results, if it does."""
 
     @property
     def group(self) -> str:
         return group_of(self.result)
+
+    @property
+    def open_failure(self) -> bool:
+        """A failure no baseline entry accepts: what `n` and `p` go to."""
+        return self.result.status.failed and self.accepted is None
+
+    def failures_first_key(self) -> tuple[int, int, str, int]:
+        """Its place within its group when failures come first: the open failures by severity, the
+        results of one cause together (at their worst one's place), then the accepted ones, then the rest."""
+        status = self.result.status
+        tier = 1 if self.accepted is not None else 0 if status in baseline.FAILING else 2
+        if self.cause is None:
+            return tier, severity(status), "", severity(status)
+        return tier, min(severity(result.status) for result in self.cause.results), self.cause.request, severity(status)
 
     def matches(self, statuses: set[Status], text: str) -> bool:
         if self.result.status not in statuses:
@@ -169,8 +194,24 @@ class RunState:
         rows = [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
         if view.failures_first:
             groups = {group: place for place, group in enumerate(dict.fromkeys(row.group for row in rows))}
-            rows.sort(key=lambda row: (groups[row.group], severity(row.result.status)))
+            rows.sort(key=lambda row: (groups[row.group], row.failures_first_key()))
         return rows
+
+    def review(self, entries: Sequence[Entry], today: date) -> Judgement:
+        """Mark each row with the baseline entry that accepts it and the cause it shares, if any;
+        returns the baseline's judgement of the rows (entries fixed, expired)."""
+        judgement = baseline.judge(entries, self.results(), today)
+        causes = {id(result): cause for cause in shared_causes(self.results()) for result in cause.results}
+        for place, key in enumerate(self.order):
+            row = self.rows[key]
+            row.accepted = judgement.accepted.get(place)
+            row.cause = causes.get(id(row.result))
+        return judgement
+
+    def failures(self) -> tuple[int, int]:
+        """How many results are open failures, and how many failures the baseline accepts (summaries aside)."""
+        rows = [row for row in self.rows.values() if not row.result.check_id.is_summary]
+        return sum(row.open_failure for row in rows), sum(row.accepted is not None for row in rows)
 
     def counts(self) -> Counter[Status]:
         """How many results have each status, as every report counts them (summaries aside)."""

@@ -25,6 +25,7 @@ from scim_tui.tui.screens.curl import save_command
 from scim_tui.tui.widgets.exchange_view import ExchangeView
 from scim_tui.tui.widgets.exchange_view import data_view
 from scim_tui.tui.widgets.facts import facts_table
+from scim_tui.tui.widgets.result_preview import acceptance
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
 
@@ -37,6 +38,8 @@ class Rerunner(Protocol):
 
     def rerun(self, checks: frozenset[CheckId]) -> None: ...
 
+    def accept(self, key: str | None) -> None: ...
+
 
 def unwrapped(text: str | None) -> str:
     """A docstring's paragraphs, each on one line, so that they wrap to the screen's width, not to the source's."""
@@ -47,7 +50,7 @@ def unwrapped(text: str | None) -> str:
 def summary_of(row: Row) -> Table:
     result = row.result
     facts: list[tuple[str, str | Text]] = [
-        ("Status", Text.assemble(status_text(result.status), "  ", mark_text(row.mark))),
+        ("Status", Text.assemble(status_text(result.status, row.accepted is not None), "  ", mark_text(row.mark))),
         ("Check", result.title or ""),
         ("Resource type", result.resource_type or "(server)"),
         ("Tags", ", ".join(sorted(result.tags)) or "(none)"),
@@ -55,6 +58,10 @@ def summary_of(row: Row) -> Table:
         ("Reason", result.reason or "(none)"),
         ("Description", unwrapped(result.description) or "(none)"),
     ]
+    if row.accepted is not None:
+        facts.append(("Accepted", f"{acceptance(row.accepted)} (a un-accepts)"))
+    if row.cause is not None:
+        facts.append(("Shared cause", f"{len(row.cause.results)} results share one cause: {row.cause.request}"))
     if result.leftovers:
         facts.append(("Left on server", ", ".join(result.leftovers)))
     return facts_table(facts)
@@ -67,6 +74,7 @@ class ResultScreen(Screen[None]):
         Binding("escape", "back", "Back", id="result.back"),
         Binding("r", "rerun", "Rerun check", id="result.rerun"),
         Binding("y", "copy_curl", "Copy as curl", id="result.copy-curl"),
+        Binding("a", "accept", "Accept failure", show=False, id="result.accept"),
     ]
 
     def __init__(self, row: Row, base_url: str, runner: Rerunner) -> None:
@@ -122,6 +130,9 @@ class ResultScreen(Screen[None]):
     def action_rerun(self) -> None:
         self.runner.rerun(frozenset({self.row.result.check_id}))
         self.notify(f"Running {self.row.result.check_id} again…", markup=False)
+
+    def action_accept(self) -> None:
+        self.runner.accept(self.row.key)
 
     def action_copy_curl(self) -> None:
         exchanges = self.row.result.exchanges

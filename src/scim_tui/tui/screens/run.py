@@ -5,6 +5,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import UTC
+from datetime import date
+from datetime import datetime
 from functools import partial
 
 from rich.text import Text
@@ -26,12 +29,18 @@ from textual.worker import WorkerState
 from textual.worker import get_current_worker
 
 from scim_tui import selections
+from scim_tui.baseline import FAILING
+from scim_tui.baseline import BaselineError
+from scim_tui.baseline import Entry
+from scim_tui.baseline import Judgement
+from scim_tui.baseline import label
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import target_url
 from scim_tui.history import RunChanges
+from scim_tui.profile_baseline import ProfileBaseline
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.reports import RunReport
@@ -49,6 +58,9 @@ from scim_tui.tui.run_state import RunState
 from scim_tui.tui.runner import Runner
 from scim_tui.tui.runner import RunRequest
 from scim_tui.tui.runner import find_resource_types
+from scim_tui.tui.screens.accept import Acceptance
+from scim_tui.tui.screens.accept import AcceptScreen
+from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.export import ExportChoice
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.result import ResultScreen
@@ -67,6 +79,21 @@ Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
 NARROW = 100
 """Below this many columns the sidebar narrows (and `b` hides it)."""
+
+
+def today() -> date:
+    """The day baseline dates are judged by, as `scim-tui check` judges them."""
+    return datetime.now(UTC).date()
+
+
+def baseline_line(judgement: Judgement) -> str | None:
+    """What a finished run tells of the baseline beyond its accepted failures: entries fixed, expired."""
+    parts = []
+    if judgement.fixed:
+        parts.append(f"fixed, remove from the baseline (a on its row): {', '.join(label(entry) for entry in judgement.fixed)}")
+    if judgement.expired:
+        parts.append(f"expired, past its date it counts again: {', '.join(label(entry) for entry in judgement.expired)}")
+    return f"Baseline: {'; '.join(parts)}." if parts else None
 
 
 def changes_by_check(changes: RunChanges) -> dict[CheckId, Mark]:
@@ -91,6 +118,7 @@ class RunScreen(Screen[None]):
         Binding("n", "next_failure", "Next failure", id="run.next-failure"),
         Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
         Binding("s", "failures_first", "Failures first", show=False, id="run.failures-first"),
+        Binding("a", "accept", "Accept failure", show=False, id="run.accept"),
         Binding("b", "toggle_sidebar", "Sidebar", show=False, id="run.sidebar"),
         Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", tooltip="Show or hide the results of a status (1 SUCCESS … 7 SKIPPED)", id="run.status-1"),
         *(Binding(str(n), f"toggle_status({n})", Status(n).name, show=False, id=f"run.status-{n}") for n in range(2, 8)),
@@ -114,6 +142,9 @@ class RunScreen(Screen[None]):
         self.export_folder = exports_dir()
         self.started = 0.0
         self._ticker: Timer | None = None
+        self.baseline = ProfileBaseline.of(self.profile)
+        """The failures accepted for now, in the profile's baseline file."""
+        self.judgement = Judgement()
 
     def compose(self) -> ComposeResult:
         selection = self.profile.selection
@@ -139,7 +170,7 @@ class RunScreen(Screen[None]):
         for warning in self.state_warnings:
             self.notify(warning, severity="warning", markup=False)
         self.query_one(FilterInput).display = False
-        self.query_one(RunStatus).show(self.progress)
+        self._show_progress()
         self.query_one(CheckTree).focus()
         self.find_resource_types()
 
@@ -256,6 +287,7 @@ class RunScreen(Screen[None]):
         if message.run_id != self.run_id:
             return
         updated = self.state.add(message.results)
+        self.judgement = self.state.review(self.baseline.entries, today())
         self.query_one(Readiness).add(message.results)
         self._refresh_results()
         self._show_progress()
@@ -270,6 +302,7 @@ class RunScreen(Screen[None]):
             self.report = message.report or self.report
         if message.changes:
             self.state.mark_checks(changes_by_check(message.changes))
+        self.judgement = self.state.review(self.baseline.entries, today())
         if not self.rerunning:
             self.progress.compared = message.changes.compared if message.changes else None
         self.progress.phase = Phase.FAILED if message.error else Phase.CANCELLED if message.cancelled else Phase.FINISHED
@@ -308,7 +341,14 @@ class RunScreen(Screen[None]):
         closing = self.report.closing_leftovers if self.report is not None else []
         self.progress.leftovers = list(dict.fromkeys([*self.state.leftovers(), *closing]))
         self.progress.shown = self.view.statuses
+        self.progress.open_failures, self.progress.accepted = self.state.failures()
+        self.progress.baseline = self._baseline_line()
         self.query_one(RunStatus).show(self.progress)
+
+    def _baseline_line(self) -> str | None:
+        if self.baseline.problem:
+            return f"{self.baseline.problem} Until then no failure is accepted (a does nothing)."
+        return baseline_line(self.judgement) if self.progress.phase is Phase.FINISHED else None
 
     # Looking at the results
 
@@ -336,6 +376,51 @@ class RunScreen(Screen[None]):
             table.focus()
         else:
             self.notify("No failure among the results shown.")
+
+    # Accepting failures (the profile's baseline)
+
+    def action_accept(self) -> None:
+        self.accept(self.query_one(ResultsTable).selected_key)
+
+    def accept(self, key: str | None) -> None:
+        """Accept the failure of this row with a note, or un-accept it when accepted (or fixed)."""
+        row = self.state.rows.get(key or "")
+        if row is None:
+            self.notify("Put the cursor on a result: a accepts a failure, or un-accepts an accepted one.")
+            return
+        if self.baseline.problem:
+            self.notify(self.baseline.problem, severity="error", markup=False)
+            return
+        entry = row.accepted or next((entry for entry in self.judgement.fixed if entry.check_id == row.result.check_id), None)
+        if entry is not None:
+            question = f"Remove {label(entry)} from the baseline {self.baseline.path}? It counts as a failure again."
+            self.app.push_screen(ConfirmScreen(question), partial(self._unaccept, entry))
+        elif row.result.status in FAILING:
+            self.app.push_screen(AcceptScreen(str(row.result.check_id), today()), partial(self._accept, row.key))
+        else:
+            self.notify(f"Only a failure (DEVIATION, ERROR or CRITICAL) can be accepted: this result is {row.result.status.name}.", markup=False)
+
+    def _accept(self, key: str, acceptance: Acceptance | None) -> None:
+        row = self.state.rows.get(key)
+        if acceptance is None or row is None:
+            return
+        self._change_baseline(lambda: self.baseline.accept(row.result, acceptance.note, acceptance.until), f"Accepted {row.result.check_id} in {self.baseline.path}")
+
+    def _unaccept(self, entry: Entry, yes: bool | None) -> None:
+        if yes:
+            self._change_baseline(lambda: self.baseline.unaccept(entry), f"Removed {label(entry)} from {self.baseline.path}")
+
+    def _change_baseline(self, change: Callable[[], object], done: str) -> None:
+        try:
+            change()
+        except BaselineError as error:
+            self.notify(str(error), severity="error", markup=False, timeout=30)
+        else:
+            self.notify(done, markup=False)
+        self.judgement = self.state.review(self.baseline.entries, today())
+        self._refresh_results()
+        self._show_progress()
+        self.call_later(self._refresh_detail, set(self.state.rows))
 
     def action_failures_first(self) -> None:
         self.view.failures_first = not self.view.failures_first
@@ -368,6 +453,7 @@ class RunScreen(Screen[None]):
             PaletteCommand("Show only failures", "ERROR and CRITICAL results", self.action_show_only_failures),
             PaletteCommand("Previous failure", "key: p", self.action_previous_failure),
             PaletteCommand("Failures first", "key: s (each group's results by severity)", self.action_failures_first),
+            PaletteCommand("Accept the failure (or un-accept it)", "key: a (kept in the profile's baseline)", self.action_accept),
             PaletteCommand("Show or hide the sidebar", "key: b", self.action_toggle_sidebar),
         ]
         return commands
@@ -407,7 +493,8 @@ class RunScreen(Screen[None]):
         if choice is None or self.report is None:
             return
         self.export_folder = choice.folder
-        report = replace(self.report, results=self.state.results())
+        accepted = {place: row.accepted.note for place, key in enumerate(self.state.order) if (row := self.state.rows[key]).accepted is not None}
+        report = replace(self.report, results=self.state.results(), accepted=accepted)
         try:
             path = export_report(report, choice.format, choice.folder)
         except OSError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from scim_tui.baseline import Entry
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
@@ -18,18 +19,31 @@ def preview_of(row: Row | None) -> Text:
     result = row.result
     where = result.resource_type or "server"
     section = f" · RFC {result.rfc} §{result.section}" if result.section else ""
-    head = Text.assemble(status_text(result.status), "  ", (result.title or "", "bold"), f" · {where}{section}  ", mark_text(row.mark))
-    return Text.assemble(head.rstrip() or head, "\n", " ".join((result.reason or "(no reason given)").split()))
+    head = Text.assemble(status_text(result.status, row.accepted is not None), "  ", (result.title or "", "bold"), f" · {where}{section}  ", mark_text(row.mark))
+    lines = [head.rstrip() or head, Text(" ".join((result.reason or "(no reason given)").split()))]
+    if row.cause is not None:
+        lines.append(Text(f"{len(row.cause.results)} results share one cause: {row.cause.request}", style="bold"))
+    if row.accepted is not None:
+        lines.append(Text(f"Accepted by the baseline: {acceptance(row.accepted)} (a un-accepts)", style="dim"))
+    return Text("\n").join(lines)
+
+
+def acceptance(entry: Entry) -> str:
+    """An entry's note and date, as the preview says them."""
+    until = f" until {entry.until}" if entry.until else ""
+    return f"{entry.note or '(no note)'}{until}"
 
 
 class ResultPreview(Static):
     """One result in short: its status, check, RFC section and whole reason."""
 
-    shown: Row | None = None
+    shown: str | None = None
+    """The text shown, so that showing the same again changes nothing."""
 
     def show_row(self, row: Row | None) -> None:
-        """Show a row (a rerun's replaces the one before); the same row again changes nothing,
+        """Show a row (a rerun's replaces the one before); the same text again changes nothing,
         so a batch of results does not lay the screen out once more."""
-        if row is not self.shown:
-            self.shown = row
-            self.update(preview_of(row))
+        text = preview_of(row)
+        if text.plain != self.shown:
+            self.shown = text.plain
+            self.update(text)

@@ -56,11 +56,12 @@ def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
         return Text("━━"), Text(item, style="bold"), Text(""), Text("")
     result = item.result
     reason = " ".join((result.reason or "").split())
-    return status_text(result.status), Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
+    return status_text(result.status, item.accepted is not None), Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
 
 
 def failed(item: Row | str) -> bool:
-    return not isinstance(item, str) and item.result.status.failed
+    """An open failure (one the baseline does not accept): where `n` and `p` stop."""
+    return not isinstance(item, str) and item.open_failure
 
 
 def fit(text: str, width: int) -> str:
@@ -74,6 +75,7 @@ def fit(text: str, width: int) -> str:
 class Columns:
     """The widths the content asks for; the reason takes what the pane has left."""
 
+    status: int = STATUS_WIDTH
     check: int = len("Check")
     change: int = len("Change")
 
@@ -81,15 +83,17 @@ class Columns:
     def of(cls, entries: Sequence[Entry]) -> Columns:
         names = {item if isinstance(item, str) else item.result.title or "" for _, item in entries}
         marks = {item.mark for _, item in entries if not isinstance(item, str) and item.mark is not None}
+        accepted = {item.result.status for _, item in entries if not isinstance(item, str) and item.accepted is not None}
         return cls(
+            status=max([cls.status, *(cell_len(status_text(status, accepted=True).plain) for status in accepted)]),
             check=max([cls.check, *(cell_len(name) for name in names)]),
             change=max([cls.change, *(cell_len(mark_text(mark, short=True).plain) for mark in marks)]),
         )
 
     def widths(self, total: int) -> tuple[int, int, int, int]:
-        fixed = MARGIN + STATUS_WIDTH + self.change + 3 * GAP
+        fixed = MARGIN + self.status + self.change + 3 * GAP
         check = max(len("Check"), min(self.check, total - fixed - MIN_REASON_WIDTH))
-        return STATUS_WIDTH, check, self.change, max(0, total - fixed - check)
+        return self.status, check, self.change, max(0, total - fixed - check)
 
 
 class _LineMessage(Message):

@@ -15,6 +15,7 @@ from textual.widgets import ProgressBar
 from textual.widgets import Static
 
 from scim_tui.checker import Status
+from scim_tui.reports.summary import plural
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.widgets.status import STATUS_STYLES
 from scim_tui.tui.widgets.status import mark_text
@@ -49,6 +50,11 @@ class Progress:
     """What a request of the running run waits for (a busy server), while it does."""
     compared: int | None = None
     """How many checks the last run and the one before it both ran (None: no run before it)."""
+    open_failures: int = 0
+    accepted: int = 0
+    """Failures the profile's baseline accepts: counted apart from the open ones."""
+    baseline: str | None = None
+    """What the baseline says beyond that: entries fixed or expired, or why it could not be read."""
 
 
 def outcome_text(progress: Progress) -> Text:
@@ -82,6 +88,8 @@ def counts_text(progress: Progress) -> Text:
     for mark, count in progress.marks.items():
         text.append_text(mark_text(mark))
         text.append(f" {count}  ")
+    if progress.accepted:
+        text.append(f"{plural(progress.open_failures, 'failure')}, {progress.accepted} accepted  ", style="bold")
     if progress.compared is not None:
         text.append(f"(against the previous run, on the {progress.compared} checks both ran)", style="dim")
     text.rstrip()
@@ -96,6 +104,7 @@ class RunStatus(Vertical):
             yield ProgressBar(total=None, show_eta=False, id="run-progress")
             yield Static(id="run-outcome")
         yield Static(id="run-counts")
+        yield Static(id="run-baseline")
 
     def show(self, progress: Progress) -> None:
         bar = self.query_one(ProgressBar)
@@ -103,3 +112,6 @@ class RunStatus(Vertical):
         bar.update(total=max(progress.planned, progress.done, 1), progress=progress.done)
         self.query_one("#run-outcome", Static).update(outcome_text(progress))
         self.query_one("#run-counts", Static).update(counts_text(progress))
+        line = self.query_one("#run-baseline", Static)
+        line.display = bool(progress.baseline)
+        line.update(Text(progress.baseline or ""))

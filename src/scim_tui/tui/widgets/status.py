@@ -35,8 +35,12 @@ MARK_STYLES: dict[Mark, str] = {
 }
 
 
-def status_text(status: Status) -> Text:
-    return Text(status.name, style=STATUS_STYLES[status])
+ACCEPTED = "✓accepted"
+"""Beside the status of a failure the profile's baseline accepts."""
+
+
+def status_text(status: Status, accepted: bool = False) -> Text:
+    return Text(f"{status.name} {ACCEPTED}" if accepted else status.name, style=STATUS_STYLES[status])
 
 
 SHORT_MARKS: dict[Mark, str] = {Mark.FIXED: "fixed", Mark.STILL_FAILING: "failing", Mark.NEW_FAILURE: "new"}
