@@ -83,9 +83,9 @@ class ResultScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back", id="result.back"),
         Binding("r", "rerun", "Rerun check", id="result.rerun"),
-        Binding("y", "copy_curl", "Copy as curl", id="result.copy-curl"),
+        Binding("y", "copy_curl", "Curl", tooltip="Copy the request as curl (also shown, and saved to a file)", id="result.copy-curl"),
         Binding("p", "open_in('pager')", "Pager", tooltip="Open the exchange in $PAGER (else less)", id="result.pager"),
-        Binding("v", "open_in('editor')", "Editor", tooltip="Open the exchange in $VISUAL or $EDITOR, read-only", id="result.editor"),
+        Binding("v", "open_in('editor')", "Editor", tooltip="Open the exchange in $VISUAL or $EDITOR, read-only", show=False, id="result.editor"),
         Binding("slash,ctrl+f", "find", "Find", tooltip="Find text in the exchange (case ignored)", id="result.find"),
         Binding("n", "move_match(1)", "Next match", show=False, id="result.next-match"),
         Binding("N", "move_match(-1)", "Previous match", show=False, id="result.previous-match"),
