@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -102,7 +103,7 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, m
         seen = (tmp_path / "seen.txt").read_text()
         assert seen == exchange_text(result.exchanges[0]) and SECRET not in seen
         assert seen.startswith(f"{request} HTTP/1.1\n") and "authorization: ***" in seen and '{\n  "schemas": []\n}' in seen
-        assert (tmp_path / "mode.txt").read_text().split() == ["400"], "the file is read-only"
+        assert (tmp_path / "mode.txt").read_text() == "0o400", "the file is read-only"
         assert not list(Path(tempfile.gettempdir()).glob("scim-tui-exchange-*")), "and deleted afterwards"
 
         await pilot.press("y")
@@ -163,7 +164,11 @@ async def test_enter_on_a_group_heading_opens_nothing(local):
 def copying_pager(folder: Path) -> Path:
     """A pager that copies the file it is given, and its mode, into the folder."""
     script = folder / "pager.sh"
-    script.write_text(f'#!/bin/sh\ncp "$1" {folder}/seen.txt\nstat -c %a "$1" > {folder}/mode.txt\n')
+    script.write_text(
+        f"#!{sys.executable}\nimport os, pathlib, shutil, sys\n"
+        f"shutil.copy(sys.argv[1], {str(folder / 'seen.txt')!r})\n"
+        f"pathlib.Path({str(folder / 'mode.txt')!r}).write_text(oct(os.stat(sys.argv[1]).st_mode & 0o777))\n"
+    )
     script.chmod(0o755)
     return script
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -60,4 +61,6 @@ def open_text(command: list[str], text: str, name: str) -> int:
         os.chmod(path, stat.S_IRUSR)
         return subprocess.run([*command, path], check=False).returncode
     finally:
-        os.unlink(path)
+        with contextlib.suppress(FileNotFoundError):  # the tool may have removed it
+            os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)  # Windows deletes no read-only file
+            os.unlink(path)
