@@ -142,7 +142,8 @@ class ResultScreen(Screen[None]):
         if action in ("copy_curl", "open_in", "find"):
             return bool(self.row.result.exchanges)
         if action == "move_match":
-            return True if self.query_one(FindBar).term else None
+            bars = self.query(FindBar)  # none yet while the screen composes
+            return True if bars and bars.first().term else None
         return True
 
     def action_back(self) -> None:
