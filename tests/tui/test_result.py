@@ -2,35 +2,53 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
+from textual.widgets import Input
 from textual.widgets import Static
 from textual.widgets import TextArea
+from textual.widgets.collapsible import CollapsibleTitle
 
+from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.registry import all_checkers
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
+from scim_tui.reports.transcript import exchange_text
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Mark
+from scim_tui.tui.run_state import Row
 from scim_tui.tui.screens.curl import CurlScreen
 from scim_tui.tui.screens.curl import curl_file
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.result import unwrapped
 from scim_tui.tui.screens.run import RunScreen
+from scim_tui.tui.tools import EDITOR
+from scim_tui.tui.tools import PAGER
+from scim_tui.tui.tools import ToolError
+from scim_tui.tui.tools import tool_command
 from scim_tui.tui.widgets.exchange_view import ExchangeView
+from scim_tui.tui.widgets.find_bar import FindBar
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
+from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
+from tests.tui.conftest import wait_until
 
 pytestmark = pytest.mark.anyio
 SECRET = "s3cret-bearer-value"
@@ -51,7 +69,7 @@ async def open_row(pilot, title: str) -> ResultScreen:
     return pilot.app.screen
 
 
-async def test_the_detail_shows_the_result_and_every_exchange(serve):
+async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, monkeypatch):
     broken = broken_random_url()
     server = serve(broken)
     profile = Profile(name="Broken", url=server.url, auth=Auth(kind=AuthKind.BEARER, token=SECRET), selection=FEW)
@@ -68,8 +86,25 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve):
         assert len(views) == len(result.exchanges) >= 1
         assert not views[0].collapsed
         body = plain(views[0].query_one(".exchange-body", Static).content)
-        assert "GET /scim-tui-missing-" in body and "200 OK" in body and "authorization: ***" in body
+        assert "GET /v2/scim-tui-missing-" in body and "200 OK" in body and "authorization: ***" in body
         assert SECRET not in text + body
+        # issue 19: the exchange names its request as the reason does, from the server's root
+        request = request_line(result.exchanges[0])
+        assert request.startswith("GET /v2/scim-tui-missing-") and result.reason.startswith(f"{request} answered 200")
+        assert f"1. {request} → 200 OK" in str(views[0].title)
+
+        # issue 19: the exchange in the user's pager, as recorded (redacted); the test's app
+        # cannot hand the terminal over, and says so
+        monkeypatch.setenv("PAGER", str(copying_pager(tmp_path)))
+        await pilot.press("p")
+        await wait_until(pilot, lambda: any("cannot be handed over" in n.message for n in app._notifications))
+        assert not (tmp_path / "seen.txt").exists()
+        assert detail.open_selected(tool_command(PAGER, os.environ)) == 0
+        seen = (tmp_path / "seen.txt").read_text()
+        assert seen == exchange_text(result.exchanges[0]) and SECRET not in seen
+        assert seen.startswith(f"{request} HTTP/1.1\n") and "authorization: ***" in seen and '{\n  "schemas": []\n}' in seen
+        assert (tmp_path / "mode.txt").read_text() == "0o400", "the file is read-only"
+        assert not list(Path(tempfile.gettempdir()).glob("scim-tui-exchange-*")), "and deleted afterwards"
 
         await pilot.press("y")
         await pilot.pause()
@@ -123,6 +158,84 @@ async def test_enter_on_a_group_heading_opens_nothing(local):
         table.move_cursor(row=0)
         await pilot.press("enter")
         await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+
+
+def copying_pager(folder: Path) -> Path:
+    """A pager that copies the file it is given, and its mode, into the folder."""
+    script = folder / "pager.sh"
+    script.write_text(
+        f"#!{sys.executable}\nimport os, pathlib, shutil, sys\n"
+        f"shutil.copy(sys.argv[1], {str(folder / 'seen.txt')!r})\n"
+        f"pathlib.Path({str(folder / 'mode.txt')!r}).write_text(oct(os.stat(sys.argv[1]).st_mode & 0o777))\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def test_a_missing_pager_or_editor_is_told_in_one_line_naming_what_to_set(tmp_path):
+    assert tool_command(PAGER, {"PAGER": "sh -c", "PATH": os.defpath}) == ["sh", "-c"]
+    with pytest.raises(ToolError, match=r"^\$PAGER names nopager, which is not installed here: set \$PAGER to your pager\.$"):
+        tool_command(PAGER, {"PAGER": "nopager -R", "PATH": str(tmp_path)})
+    with pytest.raises(ToolError, match=r"^No pager found: set \$PAGER to one \(less is not installed either\)\.$"):
+        tool_command(PAGER, {"PATH": str(tmp_path)})
+    with pytest.raises(ToolError, match=r"^No editor found: set \$VISUAL or \$EDITOR to one\.$"):
+        tool_command(EDITOR, {"EDITOR": " ", "PATH": str(tmp_path)})
+    with pytest.raises(ToolError, match=r"fix its quotes"):
+        tool_command(EDITOR, {"VISUAL": "'vi", "PATH": str(tmp_path)})
+    assert tool_command(EDITOR, {"VISUAL": "sh -c", "EDITOR": "nano", "PATH": os.defpath}) == ["sh", "-c"], "$VISUAL first"
+
+
+async def test_find_highlights_each_match_counts_them_and_moves_between_them(local):
+    """Issue 19: find inside an exchange, case ignored; escape closes the find, then the screen."""
+    users = {"Resources": [{"userName": "bjensen"}, {"userName": "BJensen2", "displayName": "Babs"}]}
+    exchange = Exchange("GET", f"{local.url}/Users?filter=userName+eq+%22bjensen%22", status_code=200, response_body=json.dumps(users))
+    row = Row("users#0", 0, CheckResult(Status.ERROR, title="users", reason="made up", exchanges=[exchange]))
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(ResultScreen(row, run_screen(pilot)))
+        detail = app.screen
+        view = detail.query_one(ExchangeView)
+        bar = detail.query_one(FindBar)
+        await pilot.press("f1")
+        keys = plain(app.screen.query_one("#help-keys", Static).content)
+        for meaning in ("Open the exchange in $PAGER", "$VISUAL or $EDITOR, read-only", "Find text in the exchange", "Next match", "Previous match"):
+            assert meaning in keys, "the help shows the keys"
+        await pilot.press("escape")
+        assert not bar.display
+        await pilot.press("slash", *"BJENSEN")
+        assert bar.display and bar.query_one(Input).has_focus
+
+        def count() -> str:
+            return str(bar.query_one("#find-count", Static).content)
+
+        def highlighted() -> list[tuple[str, bool]]:
+            """Each highlighted piece of the body, and whether it is the current match."""
+            text = view.query_one(".exchange-body", Static).content
+            styles = {str(view.get_component_rich_style(f"exchange-view--{name}", partial=True)): name == "current-match" for name in ("match", "current-match")}
+            return [(text.plain[span.start : span.end], styles[str(span.style)]) for span in text.spans if str(span.style) in styles]
+
+        await wait_until(pilot, lambda: count() == "1 of 3")
+        assert highlighted() == [("bjensen", True), ("bjensen", False), ("BJensen", False)]
+        await pilot.press("enter")
+        assert count() == "2 of 3" and highlighted()[1] == ("bjensen", True)
+        await pilot.press("down", "down")
+        assert count() == "1 of 3", "past the last match, the first"
+        await pilot.press("up")
+        assert count() == "3 of 3" and highlighted()[2] == ("BJensen", True)
+        view.query_one(CollapsibleTitle).focus()  # out of the find bar: n and N move
+        await pilot.press("n")
+        assert count() == "1 of 3"
+        await pilot.press("N")
+        assert count() == "3 of 3"
+        bar.query_one(Input).focus()
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", *"babs")
+        assert count() == "1 of 1" and highlighted() == [("Babs", True)]
+        await pilot.press("backspace", "backspace", "backspace", "backspace", *"nowhere")
+        assert count() == "no match" and highlighted() == []
+        await pilot.press("escape")
+        assert not bar.display and app.screen is detail and highlighted() == []
+        await pilot.press("escape")
         assert isinstance(app.screen, RunScreen)
 
 

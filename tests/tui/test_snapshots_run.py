@@ -3,7 +3,7 @@
 What would change between two runs is pinned: uuid4 (scim2-server ids, probe ids) and
 random (filled values) are seeded, exchange timings and the run clock are frozen, the
 server's Date header is fixed, and the random port never shows: headers name the
-profile, exchanges show URLs relative to the profile's base URL, and the requests carry
+profile, exchanges show paths from the server's root (no host), and the requests carry
 a fixed Host header (which scim2-server also uses for its locations).
 """
 

@@ -172,13 +172,21 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
     return _shortened("; ".join(parts) or type(exc).__name__, limit)
 
 
+def request_line(exchange: Exchange) -> str:
+    """The request as reasons, exchanges and reports name it: the method and the target, the
+    path from the server's root with its query (``GET /v2/Users?filter=…``), as HTTP sends it."""
+    parts = urlsplit(exchange.url)
+    target = f"{parts.path}?{parts.query}" if parts.query else parts.path or "/"
+    return f"{exchange.method} {target}"
+
+
 def failure_reason(exc: BaseException, exchanges: list[Exchange]) -> str:
     """One sentence on why a check stopped: the last request it made and what went wrong."""
     detail = describe_error(exc)
     if not exchanges:
         return detail
     last = exchanges[-1]
-    request = f"{last.method} {urlsplit(last.url).path}"
+    request = request_line(last)
     if last.status_code is None:
         return f"{request} failed: {detail}"
     return f"{request} answered {last.status_code}: {detail}"

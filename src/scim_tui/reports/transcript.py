@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
+from scim_tui.checker.exchanges import request_line
 
 
 def failing_exchange(result: CheckResult) -> Exchange | None:
@@ -16,25 +16,20 @@ def failing_exchange(result: CheckResult) -> Exchange | None:
     return chosen[-1] if chosen else None
 
 
-def request_line(exchange: Exchange) -> str:
-    parts = urlsplit(exchange.url)
-    target = f"{parts.path}?{parts.query}" if parts.query else parts.path or "/"
-    return f"{exchange.method} {target}"
-
-
-def request_text(exchange: Exchange, limit: int) -> str:
+def request_text(exchange: Exchange, limit: int | None = None) -> str:
     lines = [f"{request_line(exchange)} HTTP/1.1", *_headers(exchange.request_headers)]
     return _with_body(lines, exchange.request_body, limit)
 
 
-def response_text(exchange: Exchange, limit: int) -> str:
+def response_text(exchange: Exchange, limit: int | None = None) -> str:
     if exchange.status_code is None:
         return f"(no response: {exchange.error or 'unknown error'})"
     lines = [f"HTTP/1.1 {exchange.status_code}", *_headers(exchange.response_headers)]
     return _with_body(lines, exchange.response_body, limit)
 
 
-def exchange_text(exchange: Exchange, limit: int) -> str:
+def exchange_text(exchange: Exchange, limit: int | None = None) -> str:
+    """The request, then the response; bodies cut at ``limit`` characters, whole without one."""
     return f"{request_text(exchange, limit)}\n\n{response_text(exchange, limit)}"
 
 
@@ -42,7 +37,7 @@ def _headers(headers: dict[str, str]) -> list[str]:
     return [f"{name}: {value}" for name, value in headers.items()]
 
 
-def _with_body(lines: list[str], body: str | None, limit: int) -> str:
+def _with_body(lines: list[str], body: str | None, limit: int | None) -> str:
     if body:
         lines += ["", cut(pretty_body(body), limit)]
     return "\n".join(lines)
@@ -56,7 +51,7 @@ def pretty_body(body: str) -> str:
         return body
 
 
-def cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
+def cut(text: str, limit: int | None) -> str:
+    if limit is None or len(text) <= limit:
         return text
     return f"{text[:limit]}\n… ({len(text) - limit} more characters)"

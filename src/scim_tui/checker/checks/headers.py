@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 from urllib.parse import urljoin
-from urllib.parse import urlsplit
 
 from scim2_models import Resource
 
@@ -16,6 +15,7 @@ from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import header
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -98,15 +98,15 @@ def _accepted(post: Exchange, endpoint: str) -> CheckResult:
 def _content_types(answers: list[Exchange]) -> CheckResult:
     """The Content-Type rule over every answer with a body (a 204 has none to label)."""
     typed = [(answer, _media_type(answer)) for answer in answers if answer.response_body]
-    wrong = [f"{_request(a)} ({a.status_code}) answered {f'Content-Type: {t}' if t else 'no Content-Type'}" for a, t in typed if t not in (SCIM_MEDIA_TYPE, OLD_MEDIA_TYPE)]
-    old = [f"{_request(a)} ({a.status_code})" for a, t in typed if t == OLD_MEDIA_TYPE]
+    wrong = [f"{request_line(a)} ({a.status_code}) answered {f'Content-Type: {t}' if t else 'no Content-Type'}" for a, t in typed if t not in (SCIM_MEDIA_TYPE, OLD_MEDIA_TYPE)]
+    old = [f"{request_line(a)} ({a.status_code})" for a, t in typed if t == OLD_MEDIA_TYPE]
     if wrong:
         reason = f"{'; '.join(wrong)}, instead of {SCIM_MEDIA_TYPE}, the type the client asks for with Accept and service providers MUST support (RFC 7644 §3.8)."
         return CheckResult(Status.ERROR, reason=reason, exchanges=answers)
     if old:
         reason = f"{', '.join(old)} answered Content-Type: {OLD_MEDIA_TYPE}, the type older SCIM servers informally use, instead of {SCIM_MEDIA_TYPE} (RFC 7644 §3.1, §8.1)."
         return CheckResult(Status.DEVIATION, reason=reason, exchanges=answers)
-    listed = ", ".join(f"{_request(a)} ({a.status_code})" for a, _ in typed)
+    listed = ", ".join(f"{request_line(a)} ({a.status_code})" for a, _ in typed)
     return CheckResult(Status.SUCCESS, reason=f"{listed} all answered Content-Type: {SCIM_MEDIA_TYPE}.", exchanges=answers)
 
 
@@ -137,6 +137,3 @@ def _media_type(exchange: Exchange) -> str:
     return header(exchange.response_headers, "content-type").split(";")[0].strip().lower()
 
 
-def _request(exchange: Exchange) -> str:
-    url = urlsplit(exchange.url)
-    return f"{exchange.method} {url.path}{'?' + url.query if url.query else ''}"

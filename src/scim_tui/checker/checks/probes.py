@@ -8,7 +8,6 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from scim2_models import Error
 
@@ -16,6 +15,7 @@ from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_result
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.recorder import RunCancelled
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -65,7 +65,7 @@ def steps(context: CheckContext, labelled: Iterable[tuple[str | None, Callable[[
         if result.status.failed and last is not None and last.status_code is None and last.error:
             if context.recorder.stopped:  # cancelled or silent while it waited: the check says so, as any other
                 raise RunCancelled(context.recorder.stopped)
-            lost = f"an earlier step got no answer ({last.method} {urlsplit(last.url).path}: {last.error})"
+            lost = f"an earlier step got no answer ({request_line(last)}: {last.error})"
     return results
 
 
@@ -91,13 +91,14 @@ def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckRes
 def answers_not_found(context: CheckContext, path: str) -> list[CheckResult]:
     """SUCCESS when GET `path` answers 404 with a SCIM Error body (RFC 7644 §3.12), ERROR otherwise."""
     response = context.client.request("GET", path)
+    request = request_line(context.exchanges[-1])
     payload = body_of(response)
     if response.status_code != 404:
-        return [CheckResult(Status.ERROR, reason=f"GET {path} answered {response.status_code} instead of 404.", data=payload)]
+        return [CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} instead of 404.", data=payload)]
     problem = scim_error_problem(payload)
     if problem:
-        return [CheckResult(Status.ERROR, reason=f"GET {path} answered 404, but {problem}.", data=payload)]
-    return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered 404 with a SCIM Error.", data=payload)]
+        return [CheckResult(Status.ERROR, reason=f"{request} answered 404, but {problem}.", data=payload)]
+    return [CheckResult(Status.SUCCESS, reason=f"{request} answered 404 with a SCIM Error.", data=payload)]
 
 
 def scim_error_problem(payload: Any, status: int | None = None) -> str | None:

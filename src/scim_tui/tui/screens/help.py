@@ -19,7 +19,7 @@ from scim_tui.tui.widgets.status import status_text
 
 def keys_of(screen: Screen) -> list[tuple[str, str]]:
     """Each key of the screen and the app (the footer's and the hidden ones), and those the focused
-    widget shows in the footer, with what it does, once each. A screen leaves some out by id
+    widget shows in the footer, with what it does (its tooltip, else its description), once each. A screen leaves some out by id
     with ``HELP_HIDDEN`` (keys another line of the help sums up)."""
     hidden = getattr(screen, "HELP_HIDDEN", frozenset())
     found: dict[str, str] = {}
@@ -28,8 +28,9 @@ def keys_of(screen: Screen) -> list[tuple[str, str]]:
         own = active.node is screen or active.node is screen.app
         if not binding.description or binding.system or binding.id in hidden or not (own or binding.show):
             continue
-        if binding.description not in found.values():
-            found[screen.app.get_key_display(binding)] = binding.description
+        meaning = binding.tooltip or binding.description
+        if meaning not in found.values():
+            found[screen.app.get_key_display(binding)] = meaning
     return list(found.items())
 
 

@@ -3,28 +3,40 @@
 from __future__ import annotations
 
 import inspect
+import os
 from typing import Protocol
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import events
+from textual import on
 from textual.app import ComposeResult
+from textual.app import SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets import Header
+from textual.widgets import Input
 from textual.widgets import Static
+from textual.widgets.collapsible import CollapsibleTitle
 
 from scim_tui.checker import CheckId
+from scim_tui.reports.transcript import exchange_text
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.screens.curl import CurlScreen
 from scim_tui.tui.screens.curl import save_command
+from scim_tui.tui.tools import TOOLS
+from scim_tui.tui.tools import ToolError
+from scim_tui.tui.tools import open_text
+from scim_tui.tui.tools import tool_command
 from scim_tui.tui.widgets.exchange_view import ExchangeView
 from scim_tui.tui.widgets.exchange_view import data_view
 from scim_tui.tui.widgets.facts import facts_table
+from scim_tui.tui.widgets.find_bar import FindBar
 from scim_tui.tui.widgets.result_preview import acceptance
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
@@ -68,22 +80,31 @@ def summary_of(row: Row) -> Table:
 
 
 class ResultScreen(Screen[None]):
-    """One result in full. ``escape`` goes back to the results, ``r`` reruns its check."""
+    """One result in full. ``escape`` goes back to the results, ``r`` reruns its check.
+
+    The selected exchange (the last one focused) is the one ``y`` copies as curl, ``p`` and ``v``
+    open whole (request, then response, JSON bodies indented) in the pager or the editor, and
+    ``/`` finds text in.
+    """
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="result.back"),
         Binding("r", "rerun", "Rerun check", id="result.rerun"),
-        Binding("y", "copy_curl", "Copy as curl", id="result.copy-curl"),
+        Binding("y", "copy_curl", "Curl", tooltip="Copy the request as curl (also shown, and saved to a file)", id="result.copy-curl"),
+        Binding("p", "open_in('pager')", "Pager", tooltip="Open the exchange in $PAGER (else less)", id="result.pager"),
+        Binding("v", "open_in('editor')", "Editor", tooltip="Open the exchange in $VISUAL or $EDITOR, read-only", show=False, id="result.editor"),
+        Binding("slash,ctrl+f", "find", "Find", tooltip="Find text in the exchange (case ignored)", id="result.find"),
+        Binding("n", "move_match(1)", "Next match", show=False, id="result.next-match"),
+        Binding("N", "move_match(-1)", "Previous match", show=False, id="result.previous-match"),
         Binding("a", "accept", "Accept failure", show=False, id="result.accept"),
     ]
 
-    def __init__(self, row: Row, base_url: str, runner: Rerunner) -> None:
+    def __init__(self, row: Row, runner: Rerunner) -> None:
         super().__init__()
         self.row = row
-        self.base_url = base_url
         self.runner = runner
         self.selected = 0
-        """The index of the exchange that ``y`` copies: the last one focused."""
+        """The index of the exchange the keys act on: the last one focused."""
 
     def compose(self) -> ComposeResult:
         result = self.row.result
@@ -93,7 +114,8 @@ class ResultScreen(Screen[None]):
             yield Static(Group(Text("Data", style="bold underline"), data_view(result.data)), id="result-data")
             yield Static(Text(f"Exchanges ({len(result.exchanges)})", style="bold underline"), id="exchanges-title")
             for number, exchange in enumerate(result.exchanges, start=1):
-                yield ExchangeView(number, exchange, self.base_url, collapsed=number > 1)
+                yield ExchangeView(number, exchange, collapsed=number > 1)
+        yield FindBar()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -109,23 +131,35 @@ class ResultScreen(Screen[None]):
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         for index, view in enumerate(self.query(ExchangeView)):
-            if view in event.widget.ancestors_with_self:
+            if view in event.widget.ancestors_with_self and index != self.selected:
+                self._selected_view().find("")
                 self.selected = index
                 self._highlight()
+                self.find()
 
     def _highlight(self) -> None:
         for index, view in enumerate(self.query(ExchangeView)):
             view.set_class(index == self.selected, "-selected")
 
+    def _selected_view(self) -> ExchangeView:
+        return list(self.query(ExchangeView))[self.selected]
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rerun":
             return None if self.runner.running else True
-        if action == "copy_curl":
+        if action in ("copy_curl", "open_in", "find"):
             return bool(self.row.result.exchanges)
+        if action == "move_match":
+            bars = self.query(FindBar)  # none yet while the screen composes
+            return True if bars and bars.first().term else None
         return True
 
     def action_back(self) -> None:
-        self.dismiss()
+        bar = self.query_one(FindBar)
+        if bar.display:
+            bar.action_close()
+        else:
+            self.dismiss()
 
     def action_rerun(self) -> None:
         self.runner.rerun(frozenset({self.row.result.check_id}))
@@ -141,3 +175,61 @@ class ResultScreen(Screen[None]):
         command = curl_command(exchanges[self.selected])
         self.app.copy_to_clipboard(command)
         self.app.push_screen(CurlScreen(command, save_command(command)))
+
+    def action_open_in(self, kind: str) -> None:
+        """The selected exchange, whole and redacted as recorded, in the user's pager or editor."""
+        tool = TOOLS[kind]
+        try:
+            command = tool_command(tool, os.environ)
+            with self.app.suspend():
+                status = self.open_selected(command)
+        except ToolError as error:
+            self.notify(str(error), severity="error", markup=False)
+        except SuspendNotSupported:
+            self.notify(f"No {tool.kind} here: this terminal cannot be handed over to another program.", severity="warning", markup=False)
+        except OSError as error:
+            self.notify(f"The {tool.kind} {command[0]} could not start ({error.strerror or error}).", severity="error", markup=False)
+        else:
+            if status:
+                self.notify(f"The {tool.kind} {command[0]} ended with status {status}.", severity="warning", markup=False)
+
+    def open_selected(self, command: list[str]) -> int:
+        """Run the command on a file holding the selected exchange; its exit status."""
+        return open_text(command, exchange_text(self.row.result.exchanges[self.selected]), "exchange")
+
+    def action_find(self) -> None:
+        self._selected_view().collapsed = False
+        self.query_one(FindBar).open()
+        self.find()
+
+    @on(Input.Changed, "#find-input")
+    def find(self) -> None:
+        """Highlight what the find bar holds in the selected exchange, and show the first match."""
+        self._selected_view().find(self.query_one(FindBar).term)
+        self._show_match()
+
+    @on(FindBar.Moved)
+    def _moved(self, event: FindBar.Moved) -> None:
+        self.action_move_match(event.step)
+
+    def action_move_match(self, step: int) -> None:
+        self._selected_view().move(step)
+        self._show_match()
+
+    @on(FindBar.Closed)
+    def _find_closed(self) -> None:
+        view = self._selected_view()
+        view.find("")
+        view.query_one(CollapsibleTitle).focus()
+
+    def _show_match(self) -> None:
+        view = self._selected_view()
+        self.query_one(FindBar).show_count(view.current, len(view.matches))
+        if view.matches:
+            self.call_after_refresh(self._scroll_to_match, view)
+
+    def _scroll_to_match(self, view: ExchangeView) -> None:
+        detail = self.query_one("#detail", VerticalScroll)
+        body = view.query_one(".exchange-body", Static)
+        row = body.content_region.y - detail.content_region.y + round(detail.scroll_y) + view.match_row()
+        detail.scroll_to_region(Region(0, row, 1, 1), center=True, animate=False)

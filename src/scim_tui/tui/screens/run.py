@@ -38,7 +38,6 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import describe_error
-from scim_tui.connect import target_url
 from scim_tui.history import RunChanges
 from scim_tui.profile_baseline import ProfileBaseline
 from scim_tui.profiles import Profile
@@ -476,7 +475,7 @@ class RunScreen(Screen[None]):
     @on(ResultsTable.Opened, "#results")
     def open_result(self, message: ResultsTable.Opened) -> None:
         if (row := self.state.rows.get(message.key)) is not None:
-            self.app.push_screen(ResultScreen(row, target_url(self.profile), self))
+            self.app.push_screen(ResultScreen(row, self))
 
     async def _refresh_detail(self, updated: set[str]) -> None:
         detail = self.app.screen
