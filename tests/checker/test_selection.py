@@ -7,9 +7,11 @@ from collections import Counter
 import pytest
 from scim2_client.engines.wsgi import WSGISCIMClient
 
+from scim_tui.checker import CheckConfig
 from scim_tui.checker import SCIMTesterError
 from scim_tui.checker import Status
 from scim_tui.checker import check_server
+from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
 from tests.checker.test_discovery import DISCOVERY_CHECKERS
 from tests.checker.test_full_run import ALL_CHECKERS
@@ -79,3 +81,24 @@ def test_the_wsgi_engine_gives_the_same_statuses_as_httpx2(full_run):
     in_process = check_server(WSGISCIMClient(make_app(), base_url="http://localhost/v2"))
     assert Counter((r.resource_type, r.title, r.status) for r in in_process) == Counter((r.resource_type, r.title, r.status) for r in over_http)
     assert_only_known_violations(in_process)
+
+
+@pytest.mark.parametrize(
+    "selection",
+    [
+        {"include_tags": {"misc", "discovery", "crud"}},
+        {"include_tags": {"crud", "errors"}, "resource_types": ["User"]},
+        {"exclude_tags": {"crud", "patch", "filtering", "pagination", "attributes", "bulk", "idp", "errors", "versioning", "references"}},
+    ],
+    ids=["some tags", "tags and a resource type", "all but some tags"],
+)
+def test_the_plan_counts_the_checks_the_selection_keeps(scim_server, selection):
+    """The progress of a run chosen by tags ends at its plan, the checks that gave results:
+    a check a filter leaves out is neither planned nor counted (the app shows no row for it),
+    and a summary is neither."""
+    plans: list[int] = []
+    with make_client(scim_server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(**selection), on_plan=plans.append))
+    counted = {r.check_id for r in results if not r.deselected and not r.check_id.is_summary}
+    assert any(r.deselected for r in results)
+    assert plans[-1] == len(counted) > 0

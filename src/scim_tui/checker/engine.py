@@ -101,7 +101,7 @@ def iter_checks(
     verdicts = _chosen([Step(c) for c in all_checkers() if c.scope == "results"], wanted)
     seen: list[CheckResult] = []
     if on_plan:
-        on_plan(len(server_steps) + len(verdicts) if wanted is None else sum(not check.is_summary for check in wanted))  # summaries are not counted
+        on_plan(_selected(conf, [*server_steps, *verdicts]) if wanted is None else sum(not check.is_summary for check in wanted))  # summaries are not counted
     yield from _run_steps(context, server_steps)
 
     if wanted is not None and not verdicts and all(check.resource_type is None for check in wanted):
@@ -119,18 +119,14 @@ def iter_checks(
         if on_plan:
             on_plan(_planned(wanted, resource_types))
     if on_plan and wanted is None:
-        schemas = [str(resource_type.schema_) for resource_type in resource_types]
-        counted = [c for c in per_type if c.name != SUMMARY_CHECKER]  # summaries are not counted
-        per_types = sum(1 for c in counted for schema in schemas if c.applies_to(schema))
-        absent = sum(1 for c in counted if c.schema is not None and c.schema not in schemas)
-        on_plan(len(server_steps) + len(verdicts) + (per_types + absent if resource_types else len(counted)))
+        on_plan(_selected(conf, [*server_steps, *verdicts]) + _planned_per_type(conf, per_type, resource_types, context.discovery.unusable))
     yield from _kept(_run_suites(context, [_suite(context, resource_type, wanted) for resource_type in resource_types], on_leftovers), seen)
     if failure and (wanted is None or any(check.resource_type for check in wanted)):
-        yield from _kept(_undescribed(failure, wanted), seen)
+        yield from _kept(_undescribed(failure, wanted, conf), seen)
     if not failure:
-        yield from _kept(_absent(resource_types, wanted), seen)
+        yield from _kept(_absent(resource_types, wanted, conf), seen)
     for name, why in context.discovery.unusable.items():
-        yield from _kept(_unusable(name, why, wanted), seen)
+        yield from _kept(_unusable(name, why, wanted, conf), seen)
     yield from _verdicts(context, verdicts, seen)
 
 
@@ -172,6 +168,26 @@ def _planned(wanted: set[CheckId], resource_types: list[ResourceType]) -> int:
         return not check.is_summary and (checker is None or schema is None or checker.applies_to(schema))
 
     return sum(gives_results(check) for check in wanted)
+
+
+def _selected(conf: CheckConfig, steps: list[Step]) -> int:
+    """How many of these steps the run's tag filters keep."""
+    return sum(filtered_out(step.checker.tags, conf) is None for step in steps)
+
+
+def _planned_per_type(conf: CheckConfig, per_type: list[Checker], resource_types: list[ResourceType], unusable: dict[str, str]) -> int:
+    """How many results the resource checks kept by the tag filters give (summaries are not
+    counted): one per resource type selected they apply to, one per schema they are kept to that
+    the server lacks, one per resource type that cannot be checked; one each when the server
+    could not be described."""
+    counted = [c for c in per_type if c.name != SUMMARY_CHECKER and filtered_out(c.tags, conf) is None]
+    if not resource_types:
+        return len(counted)
+    schemas = [str(t.schema_) for t in resource_types]
+    checked = [str(t.schema_) for t in resource_types if not conf.resource_types or t.name in conf.resource_types]
+    per_types = sum(1 for c in counted for schema in checked if c.applies_to(schema))
+    absent = sum(1 for c in counted if c.schema is not None and c.schema not in schemas)
+    return per_types + absent + len(unusable) * sum(1 for c in counted if c.schema is None)
 
 
 def _chosen(steps: list[Step], wanted: set[CheckId] | None) -> list[Step]:
@@ -291,29 +307,30 @@ def suite_summary(model_name: str, results: list[CheckResult]) -> CheckResult:
     return CheckResult(Status.SUCCESS, reason=f"All {len(ran)} results of the {model_name} suite passed.")
 
 
-def _undescribed(failure: str, wanted: set[CheckId] | None) -> Iterator[CheckResult]:
-    """The resource checks that cannot run because the server could not be described."""
+def _undescribed(failure: str, wanted: set[CheckId] | None, conf: CheckConfig) -> Iterator[CheckResult]:
+    """The resource checks that cannot run because the server could not be described (those
+    the tag filters leave out say so instead, as each such result below)."""
     reason = f"Skipped: the server could not be described ({failure})."
     for checker in all_checkers():
         if not checker.per_type:
             continue
         step = Step(checker)
         if wanted is None or any(check.checker == checker.name for check in wanted):
-            yield skipped(step, reason)
+            yield skipped(step, filtered_out(checker.tags, conf) or reason)
 
 
-def _unusable(name: str, why: str, wanted: set[CheckId] | None) -> Iterator[CheckResult]:
+def _unusable(name: str, why: str, wanted: set[CheckId] | None, conf: CheckConfig) -> Iterator[CheckResult]:
     """The checks of a resource type that cannot be checked (its schema served nowhere ...)."""
     reason = f"Skipped: the resource type {name} cannot be checked: {why}."
     for checker in all_checkers():
         check_id = CheckId(checker.name, name)
         if checker.per_type and checker.schema is None and (wanted is None or check_id in wanted):
-            result = skipped(Step(checker), reason)
+            result = skipped(Step(checker), filtered_out(checker.tags, conf) or reason)
             result.resource_type = printable(name)
             yield result
 
 
-def _absent(resource_types: list[ResourceType], wanted: set[CheckId] | None) -> Iterator[CheckResult]:
+def _absent(resource_types: list[ResourceType], wanted: set[CheckId] | None, conf: CheckConfig) -> Iterator[CheckResult]:
     """The checks kept to one resource type's schema that the server has no usable resource type of."""
     schemas = {str(resource_type.schema_) for resource_type in resource_types}
     for checker in all_checkers():
@@ -321,7 +338,7 @@ def _absent(resource_types: list[ResourceType], wanted: set[CheckId] | None) -> 
             continue
         kind = checker.schema.rsplit(":", 1)[-1]
         if wanted is None or CheckId(checker.name, kind) in wanted:
-            result = skipped(Step(checker), f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked.")
+            result = skipped(Step(checker), filtered_out(checker.tags, conf) or f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked.")
             result.resource_type = kind
             yield result
 
