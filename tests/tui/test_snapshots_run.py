@@ -25,7 +25,6 @@ from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 
-
 SHOWN = Selection(include_tags=["misc", "discovery", "crud"])
 """What the snapshots run: the failing random_url among a screenful of passing checks."""
 
