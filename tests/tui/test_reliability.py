@@ -112,11 +112,14 @@ async def run_until_patches_hang(pilot, hanging: Hanging, count: int) -> None:
 
 
 async def test_cancelling_a_check_whose_every_request_hangs_ends_within_the_timeout_and_cleans_up(hanging_patch):
-    """A PATCH check sends one request per attribute: once cancelled, it sends no more but its clean-up."""
+    """A PATCH check sends one request per attribute: once cancelled, it sends no more but its
+    clean-up, and says it was cancelled. One check at a time, so that the check cancelled is the
+    next one the run reports (with several, another one running may end first and be the last
+    result the cancelled run shows)."""
     hanging, url = hanging_patch
-    app = ScimTuiApp(Profile(name="Hanging", url=url, timeout=HANG))
+    app = ScimTuiApp(Profile(name="Hanging", url=url, timeout=HANG, jobs=1))
     async with app.run_test(size=SIZE) as pilot:
-        await run_until_patches_hang(pilot, hanging, 2)  # into a PATCH check's attributes
+        await run_until_patches_hang(pilot, hanging, 1)  # into a PATCH check's attributes
         screen = run_screen(pilot)
         await assert_cancelled_promptly(pilot, screen, end_hanging=hanging.release, sent=lambda: hanging.arrived)
         rows = [row.result for row in screen.state.rows.values()]
