@@ -9,8 +9,10 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import suppress
+from importlib import import_module
 from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import ModalScreen
@@ -52,13 +54,20 @@ class ScimTuiApp(App[None]):
         self.last_run_end = finished
 
     def on_mount(self) -> None:
-        # What the imports built lives until exit: out of the collector's full passes, which
-        # otherwise stall the screen ~80 ms each once a run has 10,000 results.
-        gc.freeze()
         self._listen(STOPPING_SIGNALS)
         self.push_screen(ProfilesScreen())
         if self.profile is not None:
             self.open_run(self.profile)
+        self.call_after_refresh(self.load_the_rest)
+
+    @work(thread=True, group="load", exit_on_error=False, description="Loading the engine")
+    def load_the_rest(self) -> None:
+        """Load the run screen and the engine once the first screen is drawn (it needs neither),
+        so opening a profile does not wait for them."""
+        import_module("scim_tui.tui.screens.run")
+        # What the imports built lives until exit: out of the collector's full passes, which
+        # otherwise stall the screen ~80 ms each once a run has 10,000 results.
+        gc.freeze()
 
     def _listen(self, signals: tuple[int, ...]) -> None:
         loop = asyncio.get_running_loop()
