@@ -27,8 +27,6 @@ from scim_tui.tui.screens.profiles import ProfilesScreen
 if TYPE_CHECKING:
     from scim_tui.tui.messages import RunFinished
 
-RUN_SCREEN = "scim_tui.tui.screens.run"
-
 
 class ScimTuiApp(App[None]):
     """Check a SCIM server interactively. With a profile, its run screen opens directly."""
@@ -60,12 +58,17 @@ class ScimTuiApp(App[None]):
         self.push_screen(ProfilesScreen())
         if self.profile is not None:
             self.open_run(self.profile)
-        self.call_after_refresh(self.load_in_the_background)
+        self.call_after_refresh(self.load_the_rest)
 
     @work(thread=True, group="load", exit_on_error=False, description="Loading the engine")
-    def load_in_the_background(self) -> None:
-        """Once the first screen is drawn (it needs neither), so opening a profile does not wait."""
-        load_the_run_screen()
+    def load_the_rest(self) -> None:
+        """Load the run screen and the engine once the first screen is drawn (it needs neither),
+        so opening a profile does not wait for them."""
+        import_module("scim_tui.tui.screens.run")  # waits, if a profile opened first is loading it
+        # What the imports built lives until exit: out of the collector's full passes, which
+        # otherwise stall the screen ~80 ms each once a run has 10,000 results. Here, not at
+        # mount: the engine is part of it, and it loads after the first screen.
+        gc.freeze()
 
     def _listen(self, signals: tuple[int, ...]) -> None:
         loop = asyncio.get_running_loop()
@@ -81,8 +84,7 @@ class ScimTuiApp(App[None]):
 
     def open_run(self, profile: Profile) -> None:
         """Open the run screen of a profile above the current screen."""
-        load_the_run_screen()
-        from scim_tui.tui.screens.run import RunScreen
+        from scim_tui.tui.screens.run import RunScreen  # the engine loads with it, after the first screen is drawn
 
         self.push_screen(RunScreen(profile, clock=self.clock))
 
@@ -113,16 +115,6 @@ class ScimTuiApp(App[None]):
         if demo is not None:
             demo.stop_shared_server()
         gc.unfreeze()
-
-
-def load_the_run_screen() -> None:
-    """Load the run screen, and with it the engine, once: it is not needed for the first screen."""
-    if RUN_SCREEN in sys.modules:  # loaded, or being loaded by another thread: importing waits for it
-        return
-    import_module(RUN_SCREEN)
-    # What the imports built lives until exit: out of the collector's full passes, which
-    # otherwise stall the screen ~80 ms each once a run has 10,000 results.
-    gc.freeze()
 
 
 def is_form(screen: object) -> bool:
