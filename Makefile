@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet scim2-tester
 	$(BIN)/python bench/engine_bench.py
 	$(BIN)/python bench/app_bench.py
+	$(BIN)/python bench/start_bench.py
 
 # Regenerate the README's SVG screenshots from the real app.
 screenshots: $(STAMP)

@@ -51,3 +51,23 @@ def textual_loaded() -> dict[str, bool]:
 @pytest.mark.parametrize("module", PLAIN_MODULES)
 def test_module_does_not_import_textual(module, textual_loaded):
     assert textual_loaded[module] is False
+
+
+STARTUP = """
+import json, sys
+before = set(sys.modules)
+import scim_tui.cli
+cli = sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in sys.stdlib_module_names and m.split('.')[0] != 'scim_tui')
+import scim_tui.tui.app
+heavy = ('scim2_client', 'scim2_models', 'scim2_server', 'httpx2', 'scim_tui.checker.engine', 'scim_tui.demo', 'scim_tui.connect')
+app = sorted(m for m in heavy if m in sys.modules)
+print(json.dumps({'cli': cli, 'app': app}))
+"""
+
+
+def test_what_loads_before_the_first_screen():
+    """Issue 19, start fast: the command imports the standard library only (its --help and
+    --version answer at once); the app's first screen waits for neither the engine, scim2-client
+    nor the demo server (they load when a run or a connection test needs them)."""
+    output = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, check=True).stdout
+    assert json.loads(output) == {"cli": [], "app": []}

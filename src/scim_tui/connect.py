@@ -26,7 +26,6 @@ from urllib.parse import urlsplit
 import httpx2
 from scim2_client.engines.httpx2 import SyncSCIMClient
 
-from scim_tui import demo
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import status_line
 from scim_tui.checker.listings import listing
@@ -87,7 +86,11 @@ def resolve_secret(value: str) -> str:
 
 def target_url(profile: Profile) -> str:
     """The base URL a profile targets; the demo profile starts the embedded server."""
-    return demo.shared_server().url if profile.demo else profile.url
+    if not profile.demo:
+        return profile.url
+    from scim_tui import demo  # scim2-server loads only for the demo profile
+
+    return demo.shared_server().url
 
 
 @contextmanager

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import stat
 import tomllib
 
 import pytest
+from pydantic import ValidationError
 from textual.widgets import Input
 from textual.widgets import Label
 from textual.widgets import Select
@@ -14,15 +16,18 @@ from textual.widgets import Static
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.profiles import load_profiles
 from scim_tui.profiles import profiles_dir
 from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.changed_on_disk import ChangedOnDiskScreen
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
+from scim_tui.tui.screens.profile_form import model_problems
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from tests.test_profiles import HAND_WRITTEN
 from tests.test_profiles import hand_written
+from tests.tui.conftest import wait_until
 from tests.tui.profiles_support import screen_text
 from tests.tui.profiles_support import type_into
 from tests.tui.test_profiles_screen import highlight
@@ -93,9 +98,9 @@ async def test_each_problem_is_explained_next_to_its_field_as_the_user_types(tmp
         assert "built-in demo profile" in problem(pilot, "name")
         for out_of_range in ("0", "0.5", "601", "inf", "nan", "1e308", "-3"):
             await type_into(pilot, "#timeout", out_of_range)
-            assert problem(pilot, "timeout") == "The Timeout (seconds) must be a number of seconds from 1 to 600, e.g. 30.", out_of_range
+            assert problem(pilot, "timeout") == "Timeout (seconds): must be a number of seconds from 1 to 600, e.g. 30.", out_of_range
         await type_into(pilot, "#timeout", "soon")
-        assert problem(pilot, "timeout") == "Enter the Timeout (seconds) as a number of seconds, e.g. 30."
+        assert problem(pilot, "timeout") == "Timeout (seconds): enter a number of seconds, e.g. 30."
         await type_into(pilot, "#timeout", "600")
         assert problem(pilot, "timeout") == ""
         missing = tmp_path / "nowhere" / "ca.pem"
@@ -369,9 +374,109 @@ async def test_the_form_sets_the_checks_run_at_once():
     async with app.run_test(size=(100, 60)) as pilot:
         results = await open_form(pilot, Profile(name="Prod", url=URL))
         await type_into(pilot, "#jobs", "64")
-        assert problem(pilot, "jobs") == "The Checks at once must be a whole number of checks run at once from 1 to 32, e.g. 4."
+        assert problem(pilot, "jobs") == "Checks at once: must be a whole number of checks run at once from 1 to 32, e.g. 4."
+        await type_into(pilot, "#jobs", "1.5")
+        assert problem(pilot, "jobs") == "Checks at once: enter a whole number of checks run at once, e.g. 4."
         await type_into(pilot, "#jobs", "1")
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert results[0].jobs == 1
     assert read("prod")["jobs"] == 1
+
+
+HAND_WRITTEN_FILES = [
+    """\
+name = "Hand"
+url = "https://scim.example.test/v2"  # mine
+timeout = 12.3456789  # 8 digits: the form shows them all, and writes none back
+jobs = 3
+max_rate = 5  # the keys the form does not show
+max_response_bytes = 2048
+
+[headers]
+"X-Tenant" = " acme "  # spaces the form trims
+
+[auth]
+kind = "oauth2"
+token_url = "https://auth.example.test/token"
+client_id = "app"
+client_secret = "env:SECRET"
+scope = ""  # empty: the form reads it as no scope
+
+[discovery]
+schemas = "schemas.json"
+
+[selection]
+include_tags = ["crud"]
+""",
+    """\
+name = "Hand"
+url = "https://scim.example.test/v2"
+timeout = 12.5
+
+[tls]
+ca_bundle = ""  # empty: the form reads it as none
+
+[auth]
+kind = "basic"
+username = " ops "  # spaces the form trims
+password = " pw "
+""",
+]
+
+
+async def test_every_hand_written_key_survives_a_save_that_changed_another_field():
+    """Issue 19: the form dropped or rewrote what it shows differently (12.3456789 became 12.3457,
+    the empty scope and CA bundle were dropped, spaces trimmed): only the changed URL may change."""
+    path = profiles_dir() / "hand.toml"
+    profiles_dir().mkdir(parents=True)
+    saved: list[str] = []
+    async with ScimTuiApp().run_test(size=(100, 60)) as pilot:
+        for written in HAND_WRITTEN_FILES:
+            path.write_text(written)
+            found = load_profiles()
+            results: list[Profile | None] = []
+            await pilot.app.push_screen(ProfileFormScreen(found.named("Hand"), source=found.sources["Hand"]), results.append)
+            await pilot.pause()
+            await type_into(pilot, "#url", "https://scim.example.test/v3")
+            await pilot.press("ctrl+s")
+            await wait_until(pilot, lambda: bool(results))
+            saved.append(path.read_text())
+    assert saved == [written.replace("/v2", "/v3") for written in HAND_WRITTEN_FILES]
+
+
+KEYS = re.compile(r"\b(timeout|jobs|max_rate|(?:auth|tls)\.\w+|token_url|client_id|client_secret|ca_bundle|client_cert|client_key)\b")
+
+
+async def test_every_message_of_the_form_names_the_fields_label_never_a_toml_key(tmp_path):
+    """Issue 19: messages named TOML keys instead of the form's labels."""
+    app = ScimTuiApp()
+    async with app.run_test(size=(100, 60)) as pilot:
+        await open_form(pilot)
+        await choose_kind(pilot, AuthKind.OAUTH2)
+        bad = {"#url": "ftp://x", "#token-url": "https://", "#timeout": "0", "#jobs": "x", "#ca-bundle": str(tmp_path / "none.pem"), "#client-key": str(tmp_path / "key.pem")}
+        for selector, text in bad.items():
+            await type_into(pilot, selector, text)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        shown = {line.id: str(line.render()) for line in app.screen.query(".field-error").results(Static) if line.has_class("-shown")}
+        status = str(app.screen.query_one("#form-status", Static).render())
+    assert shown["timeout-error"] == "Timeout (seconds): must be a number of seconds from 1 to 600, e.g. 30."
+    assert shown["jobs-error"] == "Checks at once: enter a whole number of checks run at once, e.g. 4."
+    assert len(shown) == 9 and status == "Not saved: fix the 9 problems marked in red."
+    assert [message for message in [*shown.values(), status] if KEYS.search(message)] == []
+
+
+@pytest.mark.parametrize(
+    ("data", "problems"),
+    [
+        ({"timeout": 0.5, "jobs": 0}, {"timeout": "Timeout (seconds): must be a number of seconds from 1 to 600, e.g. 30.", "jobs": "Checks at once: must be a whole number of checks run at once from 1 to 32, e.g. 4."}),
+        ({"tls": {"ca_bundle": 3}, "auth": {"kind": "kerberos"}}, {"ca-bundle": "CA bundle: input should be a valid string.", "auth-kind": "Authentication: input should be 'none', 'bearer', 'basic', 'headers' or 'oauth2'."}),
+        ({"headers": {"X-Tenant": 1}, "auth": {"headers": {"X-Key": None}}}, {"extra-headers": "Extra headers: input should be a valid string.", "auth-headers": "Credential headers: input should be a valid string."}),
+    ],
+)
+def test_the_models_objections_name_the_forms_labels(data, problems):
+    """The model's errors (pydantic's, at a TOML key) as the form shows them: at the field, by its label."""
+    with pytest.raises(ValidationError) as error:
+        Profile.model_validate({"name": "Prod"} | data)
+    assert model_problems(error.value) == problems

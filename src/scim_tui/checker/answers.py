@@ -13,13 +13,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
-from scim2_client import InvalidServiceDescriptionException
-from scim2_client import ResponsePayloadValidationException
-from scim2_client import SCIMResponseException
-from scim2_client import UnexpectedContentFormatException
-from scim2_client import UnexpectedContentTypeException
-from scim2_client import UnexpectedStatusCodeException
-from scim2_models import SCIMException
 
 SCIM_ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error"
 JSON_KINDS = {list: "a JSON array", str: "a JSON string", int: "a JSON number", float: "a JSON number", bool: "a JSON boolean"}
@@ -77,6 +70,9 @@ def client_refusal(exc: BaseException) -> str | None:
     """What scim2-client said when it refused to send a request (a payload it finds invalid, an
     extension the resource type requires, an endpoint outside the base URL); None when the
     error is about an answer of the server."""
+    from scim2_client import InvalidServiceDescriptionException  # loaded already when one was raised
+    from scim2_models import SCIMException
+
     if isinstance(exc, SCIMException) and not hasattr(exc, "error"):
         return " ".join(str(exc.detail if getattr(exc, "detail", None) else exc).split()) or type(exc).__name__
     if isinstance(exc, InvalidServiceDescriptionException) and getattr(exc, "source", None) is None:
@@ -96,6 +92,15 @@ def json_object(text: str | None) -> dict[str, Any]:
 def response_problem(exc: BaseException) -> str | None:
     """What is wrong with the answer a scim2-client error was raised for; None when the
     error carries no answer, or its own message says it well enough."""
+    # Imported here, not up front: exchanges.py (this module's reader) is loaded by the app's
+    # first screen, which must not wait for scim2-client; when one of its errors was raised,
+    # it is loaded already.
+    from scim2_client import ResponsePayloadValidationException
+    from scim2_client import SCIMResponseException
+    from scim2_client import UnexpectedContentFormatException
+    from scim2_client import UnexpectedContentTypeException
+    from scim2_client import UnexpectedStatusCodeException
+
     response = getattr(exc, "source", None)
     status = getattr(response, "status_code", None)
     if status is None:

@@ -7,22 +7,25 @@ import gc
 import signal
 import sys
 import time
+from collections.abc import Callable
 from contextlib import suppress
+from importlib import import_module
+from typing import TYPE_CHECKING
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from scim_tui.demo import stop_shared_server
 from scim_tui.profiles import Profile
 from scim_tui.signals import STOPPING_SIGNALS
 from scim_tui.tui.commands import ScreenCommands
-from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.help import keys_of
 from scim_tui.tui.screens.profiles import ProfilesScreen
-from scim_tui.tui.screens.run import Clock
-from scim_tui.tui.screens.run import RunScreen
+
+if TYPE_CHECKING:
+    from scim_tui.tui.messages import RunFinished
 
 
 class ScimTuiApp(App[None]):
@@ -37,7 +40,7 @@ class ScimTuiApp(App[None]):
         Binding("question_mark", "help_key", "Help", key_display="?", show=False, id="app.help-key"),
     ]
 
-    def __init__(self, profile: Profile | None = None, clock: Clock = time.monotonic) -> None:
+    def __init__(self, profile: Profile | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         self.profile = profile
         self.clock = clock
@@ -51,13 +54,21 @@ class ScimTuiApp(App[None]):
         self.last_run_end = finished
 
     def on_mount(self) -> None:
-        # What the imports built lives until exit: out of the collector's full passes, which
-        # otherwise stall the screen ~80 ms each once a run has 10,000 results.
-        gc.freeze()
         self._listen(STOPPING_SIGNALS)
         self.push_screen(ProfilesScreen())
         if self.profile is not None:
             self.open_run(self.profile)
+        self.call_after_refresh(self.load_the_rest)
+
+    @work(thread=True, group="load", exit_on_error=False, description="Loading the engine")
+    def load_the_rest(self) -> None:
+        """Load the run screen and the engine once the first screen is drawn (it needs neither),
+        so opening a profile does not wait for them."""
+        import_module("scim_tui.tui.screens.run")  # waits, if a profile opened first is loading it
+        # What the imports built lives until exit: out of the collector's full passes, which
+        # otherwise stall the screen ~80 ms each once a run has 10,000 results. Here, not at
+        # mount: the engine is part of it, and it loads after the first screen.
+        gc.freeze()
 
     def _listen(self, signals: tuple[int, ...]) -> None:
         loop = asyncio.get_running_loop()
@@ -73,6 +84,8 @@ class ScimTuiApp(App[None]):
 
     def open_run(self, profile: Profile) -> None:
         """Open the run screen of a profile above the current screen."""
+        from scim_tui.tui.screens.run import RunScreen  # the engine loads with it, after the first screen is drawn
+
         self.push_screen(RunScreen(profile, clock=self.clock))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -98,7 +111,9 @@ class ScimTuiApp(App[None]):
         for signum in STOPPING_SIGNALS:
             with suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signum)
-        stop_shared_server()
+        demo = sys.modules.get("scim_tui.demo")  # loaded once the demo server was started, not before
+        if demo is not None:
+            demo.stop_shared_server()
         gc.unfreeze()
 
 

@@ -7,12 +7,16 @@ a new one. An ``env:NAME`` reference is not a secret, so it is shown as typed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -33,8 +37,8 @@ from textual.widgets import Switch
 from textual.widgets import TextArea
 
 from scim_tui.choices import JOBS
+from scim_tui.choices import LIMITS
 from scim_tui.choices import TIMEOUT
-from scim_tui.choices import Limit
 from scim_tui.profiles import DEMO_NAME
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import TLS
@@ -61,6 +65,45 @@ AUTH_LABELS = {
 }
 UNCHANGED = "unchanged"
 SECRET_HINT = "or env:VARIABLE"
+
+
+@dataclass(frozen=True)
+class FormField:
+    """A field of the form: the id of its widget, and the label its messages name it by."""
+
+    id: str
+    label: str
+    hint: str = ""
+    """Shown after the label, never in a message: "(optional)", how to write the value."""
+
+    @property
+    def title(self) -> str:
+        return f"{self.label} {self.hint}" if self.hint else self.label
+
+
+FIELDS = {
+    "name": FormField("name", "Name"),
+    "url": FormField("url", "Base URL"),
+    "auth.kind": FormField("auth-kind", "Authentication"),
+    "auth.token": FormField("token", "Token"),
+    "auth.username": FormField("username", "User name"),
+    "auth.password": FormField("password", "Password"),
+    "auth.headers": FormField("auth-headers", "Credential headers"),
+    "auth.token_url": FormField("token-url", "Token URL"),
+    "auth.client_id": FormField("client-id", "Client id"),
+    "auth.client_secret": FormField("client-secret", "Client secret"),
+    "auth.scope": FormField("scope", "Scope", "(optional)"),
+    "headers": FormField("extra-headers", "Extra headers", "(one per line, Name: value; not for secrets)"),
+    "tls.verify": FormField("tls-verify", "Verify TLS certificates"),
+    "tls.ca_bundle": FormField("ca-bundle", "CA bundle", "(optional)"),
+    "tls.client_cert": FormField("client-cert", "Client certificate", "(optional)"),
+    "tls.client_key": FormField("client-key", "Client key", "(optional)"),
+    "timeout": FormField("timeout", "Timeout (seconds)"),
+    "jobs": FormField("jobs", "Checks at once", "(optional)"),
+}
+"""The form's fields by the profile's key (a TOML key, dotted in its table): the one place that
+says which label a key is shown under, so the form's messages name what the user sees. The
+messages of `scim-tui check` and of a broken file name the keys: they are about the file."""
 
 
 @dataclass
@@ -115,25 +158,39 @@ def name_problem(name: str, taken: dict[str, str]) -> str | None:
     return None
 
 
-def number_problem(text: str, label: str, limit: Limit, whole: bool = False) -> str | None:
-    """A number field's problem, with the range a profile file is held to (choices.py)."""
+def number_problem(text: str, key: str, whole: bool = False) -> str | None:
+    """Why a number field's text is not a number; its range is the model's to check (model_problems)."""
     try:
         if whole and not (text.isascii() and text.isdigit()):
             raise ValueError(text)
-        number = int(text) if whole else float(text)
+        int(text) if whole else float(text)
     except ValueError:
-        return f"Enter the {label} as {limit.unit}, e.g. {limit.example}."
-    if not limit.low <= number <= limit.high:  # nan and inf fail this too
-        return f"The {label} must be {limit.describe()}, e.g. {limit.example}."
+        limit = LIMITS[key]
+        return f"{FIELDS[key].label}: enter {limit.unit}, e.g. {limit.example}."
     return None
 
 
-def timeout_problem(timeout: str) -> str | None:
-    return number_problem(timeout, "Timeout (seconds)", TIMEOUT)
+def model_problems(error: ValidationError) -> dict[str, str]:
+    """The Profile model's objections, by field id, each naming the field's label (not its key)."""
+    problems: dict[str, str] = {}
+    for found in error.errors():
+        key = field_key(found["loc"])
+        field = FIELDS.get(key, FormField(key, key))
+        limit = LIMITS.get(key)
+        what = f"must be {limit.describe()}, e.g. {limit.example}" if limit else found["msg"][:1].lower() + found["msg"][1:]
+        problems.setdefault(field.id, f"{field.label}: {what}.")
+    return problems
 
 
-def jobs_problem(jobs: str) -> str | None:
-    return number_problem(jobs, "Checks at once", JOBS, whole=True) if jobs else None
+def field_key(location: tuple[int | str, ...]) -> str:
+    """The key of the form's field an error's location is in (``headers.X-Tenant``: ``headers``)."""
+    dotted = [".".join(str(part) for part in location[:end]) for end in range(len(location), 0, -1)]
+    return next((key for key in dotted if key in FIELDS), dotted[0] if dotted else "")
+
+
+def shown_number(value: float) -> str:
+    """A number as the form shows it: as written in the file (12.3456789 stays whole), 30 for 30.0."""
+    return f"{value:g}" if float(value).is_integer() else repr(float(value))
 
 
 def path_problem(path: str) -> str | None:
@@ -179,22 +236,28 @@ def auth_problems(values: FormValues) -> dict[str, str]:
     return problems
 
 
-def form_problems(values: FormValues, taken: dict[str, str]) -> dict[str, str]:
-    """Each field's problem, keyed by the field's id."""
+def form_problems(values: FormValues, taken: dict[str, str], base: Profile | None = None) -> dict[str, str]:
+    """Each field's problem, keyed by the field's id: the form's own checks, then the model's."""
     found = {
         "name": name_problem(values.name, taken),
         "url": url_problem(values.url, "base URL"),
         "extra-headers": parse_headers(values.extra_headers)[1],
-        "timeout": timeout_problem(values.timeout),
-        "jobs": jobs_problem(values.jobs),
+        "timeout": number_problem(values.timeout, "timeout"),
+        "jobs": number_problem(values.jobs, "jobs", whole=True) if values.jobs else None,
         "ca-bundle": path_problem(values.ca_bundle),
         "client-cert": path_problem(values.client_cert),
         "client-key": path_problem(values.client_key),
     }
     if values.client_key and not values.client_cert:
         found["client-key"] = found["client-key"] or "A client key needs its client certificate: fill in both."
-    problems = {key: problem for key, problem in found.items() if problem}
-    return problems | auth_problems(values)
+    problems = {key: problem for key, problem in found.items() if problem} | auth_problems(values)
+    # A number that does not parse is asked about with a stand-in, so the rest is checked still.
+    stand_ins = {"timeout": str(TIMEOUT.example), "jobs": ""}
+    try:
+        build_profile(replace(values, **{key: text for key, text in stand_ins.items() if key in problems}), base)
+    except ValidationError as error:
+        return model_problems(error) | problems
+    return problems
 
 
 def build_auth(values: FormValues) -> Auth:
@@ -211,20 +274,44 @@ def build_auth(values: FormValues) -> Auth:
     return Auth()
 
 
-def build_profile(values: FormValues, base: Profile | None) -> Profile:
-    """The profile the form describes; what the form does not show (selection, limits) is kept."""
+def form_part(values: FormValues) -> dict[str, Any]:
+    """The keys of a profile the form shows, with the values it holds."""
     tls = TLS(verify=values.verify, ca_bundle=values.ca_bundle or None, client_cert=values.client_cert or None, client_key=values.client_key or None)
-    update = {
+    return {
         "name": values.name,
         "url": values.url,
-        "auth": build_auth(values),
+        "auth": build_auth(values).model_dump(),
         "headers": parse_headers(values.extra_headers)[0],
-        "tls": tls,
+        "tls": tls.model_dump(),
         "timeout": float(values.timeout),
         "jobs": int(values.jobs) if values.jobs else None,
-        "demo": False,
     }
-    return Profile.model_validate((base or Profile(name=values.name)).model_dump() | update)
+
+
+def kept(now: Any, shown: Any, stored: Any) -> Any:
+    """What the form holds (`now`), except where it still holds what it showed for a stored
+    value (`shown`): there the stored value stays as written (a timeout of 12.3456789, a header
+    value with spaces, an empty scope), not as the form reads it back."""
+    if isinstance(now, Mapping) and isinstance(shown, Mapping) and isinstance(stored, Mapping) and now != shown:
+        return {key: kept(value, shown.get(key), stored.get(key)) for key, value in now.items()}
+    return stored if now == shown else now
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What the form showed when it opened, and the profile it showed it for."""
+
+    shown: FormValues
+    profile: Profile
+
+
+def build_profile(values: FormValues, base: Profile | None, opened: Opened | None = None) -> Profile:
+    """The profile the form describes; what the form does not show (selection, limits) is
+    ``base``'s, and what the user left as the form showed it is ``opened``'s, as written."""
+    update = form_part(values)
+    if opened is not None:
+        update = kept(update, form_part(opened.shown), opened.profile.model_dump(include=set(update)))
+    return Profile.model_validate((base or Profile(name=values.name)).model_dump() | update | {"demo": False})
 
 
 def shown_secret(value: str | None) -> str:
@@ -232,9 +319,10 @@ def shown_secret(value: str | None) -> str:
     return value if value and value.startswith(ENV_PREFIX) else ""
 
 
-def labelled(label: str, widget: Widget, key: str) -> Vertical:
-    """A field: its label, its widget, and the line where its problem is explained."""
-    return Vertical(Label(label), widget, Static("", id=f"{key}-error", classes="field-error"), classes="field")
+def labelled(key: str, widget: Widget) -> Vertical:
+    """The field of a profile's key: its label, its widget, and the line where its problem is explained."""
+    field = FIELDS[key]
+    return Vertical(Label(field.title), widget, Static("", id=f"{field.id}-error", classes="field-error"), classes="field")
 
 
 class SecretInput(Input):
@@ -295,23 +383,24 @@ class ProfileFormScreen(Screen[Profile | None]):
         """The fields the user changed: only their problems are shown, until a save is attempted."""
         self.show_all = False
         self.taken: dict[str, str] = {}
+        self.opened: Opened | None = None
 
     def compose(self) -> ComposeResult:
         profile = self.base or Profile(name="")
         auth = profile.auth
         yield Header()
         with VerticalScroll(id="profile-form"):
-            yield labelled("Name", Input(profile.name, id="name"), "name")
-            yield labelled("Base URL", Input(profile.url, placeholder="https://scim.example.com/v2", id="url"), "url")
+            yield labelled("name", Input(profile.name, id="name"))
+            yield labelled("url", Input(profile.url, placeholder="https://scim.example.com/v2", id="url"))
             kinds = [(label, kind) for kind, label in AUTH_LABELS.items()]
-            yield labelled("Authentication", Select(kinds, value=auth.kind, allow_blank=False, id="auth-kind"), "auth-kind")
+            yield labelled("auth.kind", Select(kinds, value=auth.kind, allow_blank=False, id="auth-kind"))
             with Vertical(id="auth-bearer", classes="auth-fields"):
-                yield labelled("Token", SecretInput(auth.token, id="token"), "token")
+                yield labelled("auth.token", SecretInput(auth.token, id="token"))
             with Vertical(id="auth-basic", classes="auth-fields"):
-                yield labelled("User name", Input(auth.username or "", id="username"), "username")
-                yield labelled("Password", SecretInput(auth.password, id="password"), "password")
+                yield labelled("auth.username", Input(auth.username or "", id="username"))
+                yield labelled("auth.password", SecretInput(auth.password, id="password"))
             with Vertical(id="auth-headers", classes="auth-fields field"):
-                yield Label("Credential headers")
+                yield Label(FIELDS["auth.headers"].title)
                 with Vertical(id="header-rows"):
                     for name, value in auth.headers.items():
                         yield HeaderRow(name, value)
@@ -320,19 +409,19 @@ class ProfileFormScreen(Screen[Profile | None]):
                 yield Button("Add a header", id="add-header")
                 yield Static("", id="auth-headers-error", classes="field-error")
             with Vertical(id="auth-oauth2", classes="auth-fields"):
-                yield labelled("Token URL", Input(auth.token_url or "", placeholder="https://auth.example.com/oauth2/token", id="token-url"), "token-url")
-                yield labelled("Client id", Input(auth.client_id or "", id="client-id"), "client-id")
-                yield labelled("Client secret", SecretInput(auth.client_secret, id="client-secret"), "client-secret")
-                yield labelled("Scope (optional)", Input(auth.scope or "", id="scope"), "scope")
+                yield labelled("auth.token_url", Input(auth.token_url or "", placeholder="https://auth.example.com/oauth2/token", id="token-url"))
+                yield labelled("auth.client_id", Input(auth.client_id or "", id="client-id"))
+                yield labelled("auth.client_secret", SecretInput(auth.client_secret, id="client-secret"))
+                yield labelled("auth.scope", Input(auth.scope or "", id="scope"))
             headers = "\n".join(f"{name}: {value}" for name, value in profile.headers.items())
-            yield labelled("Extra headers (one per line, Name: value; not for secrets)", TextArea(headers, id="extra-headers"), "extra-headers")
-            yield labelled("Verify TLS certificates", Switch(profile.tls.verify, id="tls-verify"), "tls-verify")
-            yield labelled("CA bundle (optional)", Input(profile.tls.ca_bundle or "", placeholder="path to a PEM file", id="ca-bundle"), "ca-bundle")
-            yield labelled("Client certificate (optional)", Input(profile.tls.client_cert or "", placeholder="path to a PEM file", id="client-cert"), "client-cert")
-            yield labelled("Client key (optional)", Input(profile.tls.client_key or "", placeholder="path to a PEM file", id="client-key"), "client-key")
-            yield labelled("Timeout (seconds)", Input(f"{profile.timeout:g}", id="timeout"), "timeout")
+            yield labelled("headers", TextArea(headers, id="extra-headers"))
+            yield labelled("tls.verify", Switch(profile.tls.verify, id="tls-verify"))
+            yield labelled("tls.ca_bundle", Input(profile.tls.ca_bundle or "", placeholder="path to a PEM file", id="ca-bundle"))
+            yield labelled("tls.client_cert", Input(profile.tls.client_cert or "", placeholder="path to a PEM file", id="client-cert"))
+            yield labelled("tls.client_key", Input(profile.tls.client_key or "", placeholder="path to a PEM file", id="client-key"))
+            yield labelled("timeout", Input(shown_number(profile.timeout), id="timeout"))
             jobs = Input(str(profile.jobs or ""), placeholder=f"{JOBS.example} (1 for a fragile server)", id="jobs")
-            yield labelled("Checks at once (optional)", jobs, "jobs")
+            yield labelled("jobs", jobs)
         yield Static("", id="form-status")
         yield Footer()
 
@@ -346,6 +435,7 @@ class ProfileFormScreen(Screen[Profile | None]):
         self.touched.clear()
         self.show_all = False
         self.show_auth_fields()
+        self.opened = Opened(self.values(), self.base) if self.base else None
         # Focusing before the first layout would scroll the form past the name's label.
         self.query_one("#name", Input).focus(scroll_visible=False)
 
@@ -379,7 +469,7 @@ class ProfileFormScreen(Screen[Profile | None]):
 
     def show_problems(self) -> dict[str, str]:
         """Explain the problems of the fields the user has touched; return all of them."""
-        problems = form_problems(self.values(), self.taken)
+        problems = form_problems(self.values(), self.taken, self.base)
         for line in self.query(".field-error").results(Static):
             key = (line.id or "").removesuffix("-error")
             problem = problems.get(key, "") if self.show_all or key in self.touched else ""
@@ -426,7 +516,7 @@ class ProfileFormScreen(Screen[Profile | None]):
             status.update(Text(f"Not saved: fix the {which} marked in red."))
             self.focus_first(problems)
             return
-        self.save(build_profile(self.values(), self.base), self.source)
+        self.save(build_profile(self.values(), self.base, self.opened), self.source)
 
     def save(self, profile: Profile, source: ProfileSource | None) -> None:
         status = self.query_one("#form-status", Static)
@@ -447,7 +537,7 @@ class ProfileFormScreen(Screen[Profile | None]):
         current = parse_source(now) if now is not None else None
         if choice is Resolution.OVERWRITE:
             # What the form shows wins; what it does not show (jobs, a selection, ...) is the file's now.
-            self.save(build_profile(self.values(), current if isinstance(current, Profile) else self.base), now)
+            self.save(build_profile(self.values(), current if isinstance(current, Profile) else self.base, self.opened), now)
         elif choice is Resolution.RELOAD and isinstance(current, Profile):
             self.base, self.source, self.previous_name = current, now, current.name
             await self.recompose()

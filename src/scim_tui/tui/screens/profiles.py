@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -23,8 +25,6 @@ from textual.worker import WorkerState
 from scim_tui import history
 from scim_tui.checker.exchanges import REDACTED
 from scim_tui.checker.exchanges import describe_error
-from scim_tui.connect import ConnectionTest
-from scim_tui.connect import test_connection
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import BrokenProfile
@@ -38,6 +38,9 @@ from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import AUTH_LABELS
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.widgets.facts import facts_table
+
+if TYPE_CHECKING:
+    from scim_tui.connect import ConnectionTest
 
 Entry = Profile | BrokenProfile
 
@@ -262,6 +265,8 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="connection-test", exit_on_error=False, description="Testing a connection")
     def check_connection(self, profile: Profile) -> None:
+        from scim_tui.connect import test_connection  # scim2-client loads when needed, not before the first screen
+
         self.post_message(self.ConnectionTested(profile.name, test_connection(profile)))
 
     @on(ConnectionTested)
