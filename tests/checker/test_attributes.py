@@ -11,7 +11,9 @@ from scim2_models import ListResponse
 from scim2_models import Mutability
 from scim2_models import Required
 from scim2_models import Resource
+from scim2_models import ResourceType
 from scim2_models import Returned
+from scim2_models import ScimProvider
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckContext
@@ -27,10 +29,11 @@ from tests.servers import scim_error
 
 USER = r"/v2/Users/[^/]+"
 LABELS = {
-    "object_query_with_attributes": "GET /Resource/{id}: ",
-    "object_list_with_attributes": "GET /Resource: ",
-    "search_with_attributes": "POST /.search: ",
+    "object_query_with_attributes": "GET /v2/Users/{id}: ",
+    "object_list_with_attributes": "GET /v2/Users: ",
+    "search_with_attributes": "POST /v2/.search: ",
 }
+"""How each check's reasons begin, for a User: the request, from the server's root."""
 ENDPOINTS = {"object_query_with_attributes": ("GET", USER), "object_list_with_attributes": ("GET", "/v2/Users"), "search_with_attributes": ("POST", "/v2/.search")}
 
 
@@ -68,9 +71,10 @@ def test_candidates_follow_the_rules_of_the_spec(client):
 
 
 def test_a_model_without_candidates_is_skipped_naming_it(client):
-    [result] = object_query_with_attributes(CheckContext(client), Sealed)
+    sealed = SyncSCIMClient(client.client, provider=ScimProvider(models=[Sealed], resource_types=[ResourceType.from_resource(Sealed)]))
+    [result] = object_query_with_attributes(CheckContext(sealed), Sealed)
     assert result.status is Status.SKIPPED
-    assert result.reason.startswith("GET /Resource/{id}: ") and "Sealed" in result.reason
+    assert result.reason.startswith(f"GET /v2{sealed.resource_endpoint(Sealed)}/{{id}}: ") and "Sealed" in result.reason
 
 
 @pytest.mark.parametrize("checker", list(LABELS))
@@ -79,7 +83,7 @@ def test_filtering_is_honoured_by_scim2_server(serve, checker, resource_type):
     server = serve(make_app())
     results = run(server.url, checker, resource_type)
     assert [r.status for r in results] == [Status.SUCCESS, Status.SUCCESS]
-    assert all(r.reason.startswith(LABELS[checker]) for r in results)
+    assert all(r.reason.startswith(LABELS[checker].replace("Users", f"{resource_type}s")) for r in results)
     assert "(attributes=externalId)" in results[0].reason and "(excludedAttributes=" in results[1].reason
     expected_type = Resource if checker == "object_query_with_attributes" else ListResponse
     assert all(isinstance(r.data, expected_type) for r in results)
@@ -126,14 +130,14 @@ def test_an_answer_that_is_neither_a_resource_nor_a_list_is_an_error(serve):
     server = serve(Broken(make_app()).answer("GET", USER, 404, scim_error(404)))
     results = run(server.url, "object_query_with_attributes", raise_scim_errors=False)
     assert [r.status for r in results] == [Status.ERROR, Status.ERROR]
-    assert all(r.reason == "GET /Resource/{id}: unexpected response type Error." for r in results)
+    assert all(r.reason == "GET /v2/Users/{id}: unexpected response type Error." for r in results)
 
 
 def test_the_expected_status_codes_are_200_unless_configured(serve):
     server = serve(Broken(make_app()).rewrite("GET", USER, lambda answer: (203, *answer[1:])))
     refused = run(server.url, "object_query_with_attributes")
     assert [r.status for r in refused] == [Status.ERROR, Status.ERROR]
-    assert all(r.reason.startswith("GET /Resource/{id}: GET /v2/Users/") and "answered 203" in r.reason for r in refused)
+    assert all(r.reason.startswith("GET /v2/Users/{id}: GET /v2/Users/") and "answered 203" in r.reason for r in refused)
     accepting = CheckConfig(expected_status_codes=[200, 203])
     assert [r.status for r in run(server.url, "object_query_with_attributes", conf=accepting)] == [Status.SUCCESS, Status.SUCCESS]
 
@@ -142,5 +146,5 @@ def test_a_server_that_cannot_search_all_resource_types_is_skipped(serve):
     server = serve(Broken(make_app()).answer("POST", "/v2/.search", 501, scim_error(501)))
     [result] = run(server.url, "search_with_attributes")
     assert result.status is Status.SKIPPED
-    assert result.reason.startswith("POST /.search: ") and "501" in result.reason
+    assert result.reason.startswith("POST /v2/.search: ") and "501" in result.reason
     assert result.leftovers == []
