@@ -52,14 +52,14 @@ def test_the_baseline_holds_one_readable_entry_per_failing_result(written):
     assert text.startswith("# Failures accepted for now by `scim-tui check --baseline`")
     [entry] = tomllib.loads(text)["accepted"]
     assert entry == {"check": CHECK, "status": "ERROR", "reason": entry["reason"], "note": "vendor ticket 42"}
-    assert entry["reason"].startswith("PUT /ServiceProviderConfig answered 200")
+    assert entry["reason"].startswith("PUT /v2/ServiceProviderConfig answered 200")
 
 
 def test_a_run_whose_failures_are_all_accepted_passes_and_marks_them(broken, written):
     _, url = broken
     process = check(url, "--baseline", str(written))
     assert process.returncode == 0, process.stdout
-    assert re.search(rf"^ERROR +{CHECK} \(accepted: vendor ticket 42\) +PUT /ServiceProviderConfig", process.stdout, re.MULTILINE)
+    assert re.search(rf"^ERROR +{CHECK} \(accepted: vendor ticket 42\) +PUT /v2/ServiceProviderConfig", process.stdout, re.MULTILINE)
     assert "Baseline: 1 failure(s) accepted, 0 fixed, 0 expired." in process.stdout
 
 
@@ -71,7 +71,7 @@ def test_an_accepted_failure_is_skipped_in_the_junit_report_and_marked_in_json(b
     assert root.get("failures") == "0"
     skipped = [case.find("skipped").get("message") for case in root.iter("testcase") if case.find("skipped") is not None]
     assert [message for message in skipped if "accepted" in message] == [
-        next(message for message in skipped if message.startswith("ERROR accepted: vendor ticket 42 (baseline): PUT /ServiceProviderConfig"))
+        next(message for message in skipped if message.startswith("ERROR accepted: vendor ticket 42 (baseline): PUT /v2/ServiceProviderConfig"))
     ]
     report = tmp_path / "report.json"
     check(url, "--baseline", str(written), "--format", "json", "-o", str(report))

@@ -59,7 +59,7 @@ def test_a_conforming_server_passes(scim_server):
 def test_a_broken_server_fails_with_exit_1(broken_url):
     process = scim_tui_here("check", "--url", broken_url, *BROKEN_CHECKS)
     assert process.returncode == 1
-    assert re.search(r"^ERROR +service_provider_config_endpoint_methods +PUT /ServiceProviderConfig answered 200", process.stdout, re.MULTILINE)
+    assert re.search(r"^ERROR +service_provider_config_endpoint_methods +PUT /v2/ServiceProviderConfig answered 200", process.stdout, re.MULTILINE)
     assert " · 1 ERROR" in process.stdout
 
 
@@ -90,7 +90,7 @@ def test_the_report_goes_to_a_file_and_the_summary_to_stdout(broken_url, tmp_pat
     assert output.read_text().startswith("<?xml")
     failures, summary = process.stdout.split("\n", 2)[:2], process.stdout.split("\n", 2)[2]
     assert failures[0] == "Failing the run (1):", "the failures come first"
-    assert re.match(r"^  ERROR +service_provider_config_endpoint_methods +PUT /ServiceProviderConfig answered 200", failures[1])
+    assert re.match(r"^  ERROR +service_provider_config_endpoint_methods +PUT /v2/ServiceProviderConfig answered 200", failures[1])
     assert re.match(r"^\d+ checks · \d+ results · \d+ SUCCESS · (\d+ COMPLIANT · )?1 ERROR", summary)
     assert "<testsuite" not in process.stdout and "\x1b[" not in process.stdout, "no colour off a terminal"
 

@@ -78,10 +78,10 @@ def test_a_bearer_server_refuses_no_token_and_a_wrong_one(serve, monkeypatch):
     server = serve(recorder)
     results = run_with(Profile(name="bearer", url=server.url, auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TOKEN")))
     assert reasons(results) == [
-        ("SUCCESS", "GET /Users?count=0 without credentials answered 401 Unauthorized."),
-        ("SUCCESS", "GET /Users?count=0 with a wrong bearer token answered 401 Unauthorized."),
-        ("SUCCESS", "GET /Groups?count=0 without credentials answered 401 Unauthorized."),
-        ("SUCCESS", "GET /Groups?count=0 with a wrong bearer token answered 401 Unauthorized."),
+        ("SUCCESS", "GET /v2/Users?count=0 without credentials answered 401 Unauthorized."),
+        ("SUCCESS", "GET /v2/Users?count=0 with a wrong bearer token answered 401 Unauthorized."),
+        ("SUCCESS", "GET /v2/Groups?count=0 without credentials answered 401 Unauthorized."),
+        ("SUCCESS", "GET /v2/Groups?count=0 with a wrong bearer token answered 401 Unauthorized."),
     ]
     assert [len(r.exchanges) for r in results] == [1, 1, 1, 1]
     assert_nowhere("b3arer-real-token", results)
@@ -100,8 +100,8 @@ def test_a_basic_server_refuses_no_password_and_a_wrong_one(serve, monkeypatch):
     results = run_with(Profile(name="basic", url=server.url, auth=Auth(kind=AuthKind.BASIC, username="alice", password="env:SCIM_PASSWORD")))
     assert [r.status for r in results] == [Status.SUCCESS] * 4
     assert [r.reason for r in results][:2] == [
-        "GET /Users?count=0 without credentials answered 401 Unauthorized.",
-        "GET /Users?count=0 with a wrong password (HTTP Basic) answered 401 Unauthorized.",
+        "GET /v2/Users?count=0 without credentials answered 401 Unauthorized.",
+        "GET /v2/Users?count=0 with a wrong password (HTTP Basic) answered 401 Unauthorized.",
     ]
     assert_nowhere("pa55word-real", results)
     forged = [h["authorization"] for h in recorder.seen if h.get("authorization", expected) != expected]
@@ -121,8 +121,8 @@ def test_a_server_claiming_authentication_without_enforcing_it_is_critical(serve
     server = serve(claiming(BEARER_TOKEN_SCHEME))
     results = run(server.url)
     assert [r.status for r in results] == [Status.CRITICAL] * 4
-    assert results[0].reason == "GET /Users?count=0 without credentials answered 200: the server claims authentication (bearer_token) yet serves its resources to anyone."
-    assert results[1].reason.startswith("GET /Users?count=0 with a wrong bearer token answered 200: ")
+    assert results[0].reason == "GET /v2/Users?count=0 without credentials answered 200: the server claims authentication (bearer_token) yet serves its resources to anyone."
+    assert results[1].reason.startswith("GET /v2/Users?count=0 with a wrong bearer token answered 200: ")
     assert results[0].data["totalResults"] == 0 and "Resources" not in json.dumps(results[0].data).replace('"Resources": []', "")
 
 
@@ -141,7 +141,7 @@ def test_a_refusal_other_than_401(serve, status, expected, reason):
     results = run(server.url, headers={"Authorization": "Bearer t0ken-real"})
     users = [r for r in results if r.resource_type == "User"]
     assert [r.status for r in users] == [expected, expected]
-    assert users[0].reason == f"GET /Users?count=0 without credentials {reason}"
+    assert users[0].reason == f"GET /v2/Users?count=0 without credentials {reason}"
     assert [r.status for r in results if r.resource_type == "Group"] == [Status.SUCCESS] * 2
 
 
@@ -160,7 +160,7 @@ def test_a_request_that_fails_with_credentials_too_is_not_blamed_on_authenticati
     users = [r for r in results if r.resource_type == "User"]
     assert [r.status for r in users] == [Status.SKIPPED, Status.SKIPPED]
     assert users[0].reason == (
-        "Skipped: GET /Users?count=0 answers 500 with the run's credentials too, so its failure without them tells nothing of authentication"
+        "Skipped: GET /v2/Users?count=0 answers 500 with the run's credentials too, so its failure without them tells nothing of authentication"
         " (pagination_parameters judges count=0)."
     )
     assert [(e.status_code, "authorization" in {k.lower() for k in e.request_headers}) for e in users[0].exchanges] == [(500, False), (500, True)]

@@ -99,7 +99,7 @@ def test_a_bulk_answering_an_error_after_creating_is_an_error_and_cleaned_up(ser
     server = serve(Broken(make_app()).rewrite_request_json("POST", BULK, drop("DELETE")).rewrite("POST", BULK, failing))
     [result] = run(server.url, "bulk_operations")
     assert result.status is Status.ERROR
-    assert result.reason.startswith("POST /Bulk answered 500 instead of 200 with a BulkResponse")
+    assert result.reason.startswith("POST /v2/Bulk answered 500 instead of 200 with a BulkResponse")
     assert left_nothing(server.url)
 
 
@@ -129,7 +129,7 @@ def test_a_delete_reported_done_but_not_done_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_request_json("POST", BULK, drop("DELETE")).rewrite_json("POST", BULK, fake_delete))
     results = run(server.url, "bulk_operations")
     assert results[2].status is Status.ERROR
-    assert re.search(r"Yet GET /Users/\w+ then answered 200 instead of 404: the resource was not deleted\.", results[2].reason)
+    assert re.search(r"Yet GET /v2/Users/\w+ then answered 200 instead of 404: the resource was not deleted\.", results[2].reason)
     assert results[2].leftovers == [] and left_nothing(server.url)
 
 
@@ -137,7 +137,7 @@ def test_ignoring_fail_on_errors_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_request_json("POST", BULK, lambda body: {k: v for k, v in body.items() if k != "failOnErrors"}))
     [result] = run(server.url, "bulk_fail_on_errors")
     assert result.status is Status.ERROR
-    assert result.reason == "POST /Bulk with failOnErrors 1 went on after the first error: the BulkResponse reports 2 operations performed instead of 1."
+    assert result.reason == "POST /v2/Bulk with failOnErrors 1 went on after the first error: the BulkResponse reports 2 operations performed instead of 1."
 
 
 def test_exceeding_max_operations_without_413_is_an_error(serve):
@@ -145,7 +145,7 @@ def test_exceeding_max_operations_without_413_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_json("GET", SPC, spc(lambda bulk: bulk | {"maxOperations": 2})))
     [result] = run(server.url, "bulk_max_operations")
     assert result.status is Status.ERROR
-    assert result.reason == "POST /Bulk with 3 operations (maxOperations is 2) answered 200 instead of 413 Payload Too Large, which RFC 7644 §3.7.4 requires (MUST)."
+    assert result.reason == "POST /v2/Bulk with 3 operations (maxOperations is 2) answered 200 instead of 413 Payload Too Large, which RFC 7644 §3.7.4 requires (MUST)."
     assert left_nothing(server.url)
 
 

@@ -61,10 +61,10 @@ def empty_list(body):
     [
         ("object_creation", lambda b: b.rewrite("POST", "/v2/Users", status(200)), r"^POST /v2/Users answered 200: "),
         ("object_query", lambda b: b.answer("GET", USER, 500, scim_error(500)), r"^GET /v2/Users/\w+ answered 500: "),
-        ("object_query_without_id", lambda b: b.rewrite_json("GET", "/v2/Users", empty_list), r"^GET /Users answered a list without the User"),
-        ("object_replacement", lambda b: b.reroute("PUT", USER, REQUEST_METHOD="GET"), r"^PUT /Users/\w+ answered 200, but .*displayName is '\S+' instead of "),
+        ("object_query_without_id", lambda b: b.rewrite_json("GET", "/v2/Users", empty_list), r"^GET /v2/Users answered a list without the User"),
+        ("object_replacement", lambda b: b.reroute("PUT", USER, REQUEST_METHOD="GET"), r"^PUT /v2/Users/\w+ answered 200, but .*displayName is '\S+' instead of "),
         ("object_replacement", lambda b: b.answer("PUT", USER, 400, scim_error(400)), r"^PUT /v2/Users/\w+ answered 400: "),
-        ("object_deletion", lambda b: b.rewrite("DELETE", USER, status(200)), r"^DELETE /Users/\w+ answered 200 instead of 204\.$"),
+        ("object_deletion", lambda b: b.rewrite("DELETE", USER, status(200)), r"^DELETE /v2/Users/\w+ answered 200 instead of 204\.$"),
     ],
     ids=["POST answers 200", "GET fails", "list omits the resource", "PUT ignores changes", "PUT refused", "DELETE answers 200"],
 )

@@ -49,9 +49,9 @@ def test_every_discovery_checker_succeeds_on_scim2_server(client):
 @pytest.mark.parametrize(
     ("checker", "method", "path", "expected"),
     [
-        ("service_provider_config_endpoint_methods", "PUT", "/v2/ServiceProviderConfig", "PUT /ServiceProviderConfig answered 200"),
-        ("resource_types_endpoint_methods", "DELETE", "/v2/ResourceTypes", "DELETE /ResourceTypes answered 200"),
-        ("schemas_endpoint_methods", "POST", "/v2/Schemas", "POST /Schemas answered 200"),
+        ("service_provider_config_endpoint_methods", "PUT", "/v2/ServiceProviderConfig", "PUT /v2/ServiceProviderConfig answered 200"),
+        ("resource_types_endpoint_methods", "DELETE", "/v2/ResourceTypes", "DELETE /v2/ResourceTypes answered 200"),
+        ("schemas_endpoint_methods", "POST", "/v2/Schemas", "POST /v2/Schemas answered 200"),
     ],
 )
 def test_a_write_method_that_is_not_refused_is_an_error(serve, checker, method, path, expected):

@@ -158,7 +158,7 @@ def test_an_endpoint_that_fails_is_one_error(serve, checker, path):
     [result] = run(server.url, checker)
     assert result.status is Status.ERROR
     if checker == "service_provider_config_document":
-        assert result.reason == f"GET {path.removeprefix('/v2')} answered 500 with an object instead of 200 with a JSON object."
+        assert result.reason == f"GET {path} answered 500 with an object instead of 200 with a JSON object."
     else:
         assert result.reason == f'GET {path} answered 500: the answer is a SCIM Error ("broken on purpose") instead of 200 with a list.'
 
@@ -167,7 +167,7 @@ def test_an_empty_list_is_skipped(serve):
     server = serve(Broken(documented_app()).rewrite_json("GET", "/v2/Schemas", lambda body: body | {"totalResults": 0, "Resources": []}))
     [result] = run(server.url, "schema_documents")
     assert result.status is Status.SKIPPED
-    assert result.reason == "GET /Schemas listed no Schema to check."
+    assert result.reason == "GET /v2/Schemas listed no Schema to check."
 
 
 def test_the_in_process_engine_gives_the_same_results():

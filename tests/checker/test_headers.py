@@ -50,7 +50,7 @@ def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type)
     server = serve(make_app())
     accepted, media, created_at = run(server.url, resource_type)
     assert [r.status for r in (accepted, media, created_at)] == [Status.SUCCESS] * 3, [r.reason for r in (accepted, media, created_at)]
-    assert accepted.reason == f"POST /{resource_type}s sent with Content-Type: application/scim+json answered 201."
+    assert accepted.reason == f"POST /v2/{resource_type}s sent with Content-Type: application/scim+json answered 201."
     [post] = accepted.exchanges
     assert post.request_headers["content-type"] == post.request_headers["accept"] == "application/scim+json"
     assert [(e.method, e.status_code) for e in media.exchanges] == [("POST", 201), ("GET", 200), ("GET", 200), ("GET", 404)]
@@ -66,7 +66,7 @@ def test_a_server_refusing_the_scim_media_type_gives_an_error(serve):
     server = serve(Broken(make_app()).answer("POST", USERS, 415, scim_error(415)))
     [result] = run(server.url)
     assert result.status is Status.ERROR
-    assert result.reason.startswith("POST /Users sent with Content-Type: application/scim+json answered 415 instead of creating the resource")
+    assert result.reason.startswith("POST /v2/Users sent with Content-Type: application/scim+json answered 415 instead of creating the resource")
     assert stored(server.url) == []
 
 

@@ -87,7 +87,7 @@ def test_the_requests_are_those_of_each_provider(serve):
     entra = [e for r in results if r.title.startswith("entra_") for e in r.exchanges]
     assert not any(e.request_headers.get("user-agent") == "Okta SCIM Client 1.0.0" for e in entra)
     [connection] = [r for r in results if r.title == "entra_test_connection"]
-    assert re.fullmatch(r'GET /Users\?filter=userName eq "[0-9a-f-]{36}" answered 200 with an empty ListResponse\.', connection.reason)
+    assert re.fullmatch(r'GET /v2/Users\?filter=userName eq "[0-9a-f-]{36}" answered 200 with an empty ListResponse\.', connection.reason)
     [creation, *_] = [r for r in results if r.title == "entra_create_user"]
     body = json.loads(creation.exchanges[0].request_body)
     assert body["meta"] == {"resourceType": "User"} and body["roles"] == []
@@ -202,7 +202,7 @@ def test_a_disabled_user_hidden_from_filters_fails_entra(serve):
     assert_idp_run(server, results, {("entra_disabled_user_found", "User")}, entra)
     read, found = [r for r in results if r.title == "entra_disabled_user_found"]
     assert read.status is Status.SUCCESS
-    assert re.fullmatch(r'GET /Users\?filter=userName eq "scim-tui-\w+@example.com" answered \[\] instead of the User\[EnterpriseUser\] \w+ alone\.', found.reason)
+    assert re.fullmatch(r'GET /v2/Users\?filter=userName eq "scim-tui-\w+@example.com" answered \[\] instead of the User\[EnterpriseUser\] \w+ alone\.', found.reason)
 
 
 def test_start_index_and_count_ignored_fail_okta_test_connection(serve):
@@ -212,7 +212,7 @@ def test_start_index_and_count_ignored_fail_okta_test_connection(serve):
     entra = "NOT READY for Entra ID: 2 of 14 steps block: entra_set_manager (User) failed, entra_remove_member (Group) failed."
     assert_idp_run(server, results, {("okta_test_connection", "User")}, entra, "NOT READY for Okta: 1 of 10 steps block: okta_test_connection (User) failed.")
     [connection] = reasons(results, "okta_test_connection")
-    assert re.fullmatch(r"GET /Users\?startIndex=1&count=2 answered \d+ users: count is ignored \(RFC 7644 §3\.4\.2\.4\)\.", connection)
+    assert re.fullmatch(r"GET /v2/Users\?startIndex=1&count=2 answered \d+ users: count is ignored \(RFC 7644 §3\.4\.2\.4\)\.", connection)
 
 
 def test_patch_without_a_path_refused_fails_okta_and_entras_compliant_replace(serve):

@@ -30,7 +30,7 @@ def run(url: str):
 def test_scim2_server_answers_501_as_it_should(client):
     [result] = iter_checks(client, CheckConfig(), only={CheckId("me_endpoint")})
     assert result.status is Status.COMPLIANT, result.reason
-    assert result.reason.startswith("GET /Me answered 501 Not Implemented with a SCIM Error")
+    assert result.reason.startswith("GET /v2/Me answered 501 Not Implemented with a SCIM Error")
     assert [(e.method, e.status_code) for e in result.exchanges] == [("GET", 501)]
     assert result.section == "3.11" and "me" in result.tags
 

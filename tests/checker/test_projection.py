@@ -118,7 +118,7 @@ def test_a_refused_creation_ends_the_check_with_one_error(serve):
     results = run(server.url)
     assert list(results) == ["POST attributes"]
     assert results["POST attributes"].status is Status.ERROR
-    assert results["POST attributes"].reason == "POST /Users?attributes=externalId answered 400 instead of 201."
+    assert results["POST attributes"].reason == "POST /v2/Users?attributes=externalId answered 400 instead of 201."
 
 
 @pytest.mark.parametrize(

@@ -33,7 +33,7 @@ def test_an_error_is_a_failure_with_its_reason_and_exchange(report_of):
     root = ET.fromstring(report_of("junit"))
     [failure] = [f for f in root.iter("failure") if "ServiceProviderConfig" in f.get("message")]
     assert failure.get("type") == "ERROR"
-    assert failure.get("message") == "PUT /ServiceProviderConfig answered 200 instead of 405 Method Not Allowed."
+    assert failure.get("message") == "PUT /v2/ServiceProviderConfig answered 200 instead of 405 Method Not Allowed."
     assert "PUT /v2/ServiceProviderConfig HTTP/1.1" in failure.text and "HTTP/1.1 200" in failure.text
     assert AWKWARD_SHOWN in failure.text, "a character XML cannot hold never reaches the report"
 

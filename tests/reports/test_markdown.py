@@ -22,7 +22,7 @@ def test_the_summary_table_counts_every_status(report_of):
 def test_a_failure_is_ready_to_paste_with_its_request_and_response(report_of):
     document = report_of("markdown")
     section = document.split("### ERROR · `service_provider_config_endpoint_methods`", 1)[1]
-    assert section.lstrip().startswith("**Reason:** PUT /ServiceProviderConfig answered 200 instead of 405")
+    assert section.lstrip().startswith("**Reason:** PUT /v2/ServiceProviderConfig answered 200 instead of 405")
     request, response = re.findall(r"^(`{3,})http\n(.*?)\n\1$", section, re.MULTILINE | re.DOTALL)[:2]
     assert request[1].startswith("PUT /v2/ServiceProviderConfig HTTP/1.1")
     assert response[1].startswith("HTTP/1.1 200") and AWKWARD_SHOWN in response[1]

@@ -104,6 +104,10 @@ class CheckContext:
     def guard(self) -> Guard:
         return self.recorder.guard
 
+    def root_path(self, path: str) -> str:
+        """A path under the base URL (``/Users/abc``) as reasons name it: from the server's root (``/v2/Users/abc``)."""
+        return self.guard.root_path(path)
+
     def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
         """A context for another check of the same run."""
         return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references, self.recorder)

@@ -227,6 +227,11 @@ class Guard:
         self._owned: dict[tuple[str, str], Owned] = {}
         self._lock = threading.Lock()
 
+    def root_path(self, path: str) -> str:
+        """A path under the base URL (``/Users/abc``) as reasons name it, as exchanges do
+        (exchanges.request_line): from the server's root (``/v2/Users/abc``)."""
+        return f"{self.base_path}/{path.lstrip('/')}"
+
     # What the run owns
 
     def owned(self, endpoint: str, resource_id: str) -> Owned | None:
@@ -257,7 +262,7 @@ class Guard:
         if not (200 <= response.status_code < 300 and carries(_json(response), item.markers)):
             seen = "a resource without" if 200 <= response.status_code < 300 else "no resource with"
             raise WriteRefused(
-                f"not sent: GET {item.url} answered {response.status_code} with {seen} the {named_markers(item.markers)} the run gave it, "
+                f"not sent: GET {self.root_path(item.url)} answered {response.status_code} with {seen} the {named_markers(item.markers)} the run gave it, "
                 "so it is not known to be the run's own, and the run never writes to what it did not create"
             )
         confirmed = Owned(item.kind, item.endpoint, item.id, item.markers, confirmed=True)

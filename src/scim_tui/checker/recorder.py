@@ -177,7 +177,7 @@ class Recorder:
             wait = self.pacer.wait_for(response, len(waits), sum(w.seconds for w in waits))
             if wait is None:
                 return response
-            if not self.pacer.wait(wait, f"{method.upper()} {urlsplit(url).path}", self._interrupted):
+            if not self.pacer.wait(wait, self._named(method, url), self._interrupted):
                 raise RunCancelled(self.stopped)
             waits.append(wait)
 
@@ -200,7 +200,7 @@ class Recorder:
             if reason:
                 raise RunCancelled(reason)
         elif self.silence.cleanup_abandoned:
-            raise NotSent(f"{method} {url} not sent: the server stopped answering, even to the clean-up")
+            raise NotSent(f"{self._named(method, url)} not sent: the server stopped answering, even to the clean-up")
 
     def _exchange(self, method: str, url: str, kwargs: dict[str, Any], response: Any, elapsed: float) -> Exchange:
         exchange = self._request_part(method, url, kwargs, response)
@@ -227,6 +227,10 @@ class Recorder:
             request_headers=self.redactor.headers(self._request_headers(kwargs)),
             request_body=self.redactor.text(_cut(_text_of(_request_body(kwargs)))),
         )
+
+    def _named(self, method: str, url: str) -> str:
+        """A request as reasons name it (exchanges.request_line), before it is sent; its query left out."""
+        return f"{method.upper()} {urlsplit(self._full_url(url, None)).path}"
 
     def _full_url(self, url: str, params: Any) -> str:
         base = base_url_of(self.client)

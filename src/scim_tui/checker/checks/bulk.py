@@ -136,7 +136,7 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
     answer = _post(context, _body(operations))
     created = _created_id(answer)
     if answer.outcomes is None:
-        return results_of(context, mark, [_not_a_bulk_response(answer, "POST /Bulk")])
+        return results_of(context, mark, [_not_a_bulk_response(answer, f"POST {context.root_path(BULK_PATH)}")])
     post, put, delete = (_reported(answer.outcomes, method) for method in ("POST", "PUT", "DELETE"))
     results = [
         _judged(f"POST {endpoint} (bulkId {bulk_id})", post, 201, endpoint, None, answer.data),
@@ -188,11 +188,12 @@ def _names(location: str, endpoint: str, resource_id: str | None) -> bool:
 def _confirm_deletion(context: CheckContext, path: str, resource_id: str, result: CheckResult) -> CheckResult:
     """The DELETE's result, once a GET showed the resource is gone (ERROR when it is not)."""
     response = context.client.request("GET", path)
+    request = f"GET {context.root_path(path)}"
     if response.status_code != 404:
-        reason = f"{result.reason} Yet GET {path} then answered {response.status_code} instead of 404: the resource was not deleted."
+        reason = f"{result.reason} Yet {request} then answered {response.status_code} instead of 404: the resource was not deleted."
         return CheckResult(Status.ERROR, reason=reason, data=body_of(response))
     context.resource_manager.forget(resource_id)
-    return CheckResult(Status.SUCCESS, reason=f"{result.reason} GET {path} then answered 404.", data=result.data)
+    return CheckResult(Status.SUCCESS, reason=f"{result.reason} {request} then answered 404.", data=result.data)
 
 
 def _created_id(answer: Answer) -> str | None:
@@ -216,7 +217,7 @@ def bulk_fail_on_errors(context: CheckContext, model: type[Resource[Any]]) -> li
     if skipped:
         return [skipped]
     endpoint = resource_path(context, model)
-    request = "POST /Bulk with failOnErrors 1"
+    request = f"POST {context.root_path(BULK_PATH)} with failOnErrors 1"
     answer = _post(context, _body([_deletion_probe(endpoint), _deletion_probe(endpoint)], fail_on_errors=1))
     if answer.outcomes is None:
         return [_not_a_bulk_response(answer, request)]
@@ -257,7 +258,7 @@ def bulk_max_operations(context: CheckContext, model: type[Resource[Any]]) -> li
         reason = f"Skipped: {count} operations take {len(body)} bytes, more than bulk.maxPayloadSize ({bulk.max_payload_size}), so maxOperations cannot be exceeded alone."
         return [CheckResult(Status.SKIPPED, reason=reason)]
     answer = _post(context, body)
-    request = f"POST /Bulk with {count} operations (maxOperations is {limit})"
+    request = f"POST {context.root_path(BULK_PATH)} with {count} operations (maxOperations is {limit})"
     if answer.status != 413:
         reason = f"{request} answered {answer.status} instead of 413 Payload Too Large, which RFC 7644 §3.7.4 requires (MUST)."
         return [CheckResult(Status.ERROR, reason=reason, data=answer.data)]

@@ -60,7 +60,7 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     ERROR on any other status, an error, or an answer that is not the resource.
     """
     created = context.resource_manager.create_and_register(model, fill_all=True, checked=True)
-    path = resource_path(context, model)
+    path = context.root_path(resource_path(context, model))
     return [CheckResult(Status.SUCCESS, reason=f"POST {path} answered 201 with the created {model.__name__} {created.id}.", data=created)]
 
 
@@ -73,7 +73,7 @@ def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     error, or another object.
     """
     created = context.resource_manager.create_and_register(model, fill_all=True)
-    path = resource_path(context, model, created.id)
+    path = context.root_path(resource_path(context, model, created.id))
     found = context.client.query(model, created.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, Resource) or found.id != created.id:
         return [CheckResult(Status.ERROR, reason=f"GET {path} answered {answer_name(found)} instead of the {model.__name__} {created.id}.", data=found)]
@@ -89,7 +89,7 @@ def object_query_without_id(context: CheckContext, model: type[Resource[Any]]) -
     ERROR when listing fails or the resource is absent.
     """
     created = context.resource_manager.create_and_register(model, fill_all=True)
-    path = resource_path(context, model)
+    path = context.root_path(resource_path(context, model))
 
     def fetch(start: int | None) -> Any:
         parameters = SearchRequest(start_index=start) if start else None

@@ -78,8 +78,9 @@ def _previous(back: ListPage, first: ListPage, named: Named) -> tuple[Status, st
 
 def _refused(context: CheckContext, model: type[Resource[Any]], cursor: str, named: Named, expected: tuple[str, ...]) -> tuple[Status, str]:
     """What a list query with a cursor the server must refuse answered, judged: 400 with one of the `expected` scimTypes."""
-    query = f"GET {resource_path(context, model)}?filter={named.scope}&cursor=…&count={PAGE_SIZE}"
-    response = context.client.request("GET", resource_path(context, model), params={"filter": named.scope, "cursor": cursor, "count": PAGE_SIZE})
+    path = resource_path(context, model)
+    query = f"GET {context.root_path(path)}?filter={named.scope}&cursor=…&count={PAGE_SIZE}"
+    response = context.client.request("GET", path, params={"filter": named.scope, "cursor": cursor, "count": PAGE_SIZE})
     body = body_of(response)
     scim_type = body.get("scimType") if isinstance(body, dict) else None
     wanted = " or ".join(expected)

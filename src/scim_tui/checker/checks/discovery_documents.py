@@ -233,7 +233,7 @@ def _fetch(context: CheckContext, endpoint: str) -> tuple[Any, str, CheckResult 
     payload = body_of(response)
     if response.status_code != 200 or not isinstance(payload, dict):
         what = body_kind(response.text) if isinstance(payload, str) or payload is None else _kind_of(payload)
-        reason = f"GET {endpoint} answered {response.status_code} with {what} instead of 200 with a JSON object."
+        reason = f"GET {context.root_path(endpoint)} answered {response.status_code} with {what} instead of 200 with a JSON object."
         return payload, url, CheckResult(Status.ERROR, reason=reason, data=payload)
     return payload, url, None
 
@@ -263,7 +263,7 @@ def _listed(
         return [CheckResult(Status.ERROR, reason=f"{failure_reason(exc, context.exchanges[mark:])}.")]
     url = context.exchanges[mark].url if len(context.exchanges) > mark else endpoint
     if not resources:
-        return [CheckResult(Status.SKIPPED, reason=f"GET {endpoint} listed no {kind} to check.")]
+        return [CheckResult(Status.SKIPPED, reason=f"GET {context.root_path(endpoint)} listed no {kind} to check.")]
     results = []
     for index, item in enumerate(resources):
         ids = [str(item[key]) for key in id_keys if isinstance(item.get(key), str) and item[key]]

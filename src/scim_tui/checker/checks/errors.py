@@ -51,8 +51,9 @@ def _post(context: CheckContext, model: type[Resource[Any]], request: str, body:
     """POST a creation the server should refuse, and judge the answer (a creation it accepted all
     the same is deleted, as every creation of the run)."""
     mark = len(context.exchanges)
-    response = send_json(context, "POST", resource_path(context, model), body)
-    return results_of(context, mark, [judge_refusal(f"POST {resource_path(context, model)} {request}", response, refusal)])[0]
+    path = resource_path(context, model)
+    response = send_json(context, "POST", path, body)
+    return results_of(context, mark, [judge_refusal(f"POST {context.root_path(path)} {request}", response, refusal)])[0]
 
 
 def _creation_json(context: CheckContext, model: type[Resource[Any]], values: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -205,7 +206,7 @@ def _dangling_member(context: CheckContext, path: str) -> CheckResult:
     operation = {"op": "add", "path": "members", "value": [{"value": missing}]}
     mark = len(context.exchanges)
     response = send_json(context, "PATCH", path, {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]})
-    request = f"PATCH {path} adding a member whose value ({missing}) names no resource"
+    request = f"PATCH {context.root_path(path)} adding a member whose value ({missing}) names no resource"
     code, payload = response.status_code, body_of(response)
     if code >= 500:
         result = CheckResult(Status.ERROR, reason=f"{request} answered {code}: the server failed on a client's mistake, which a 4xx SCIM Error tells (RFC 7644 §3.12).")
@@ -222,7 +223,7 @@ def _dangling_member(context: CheckContext, path: str) -> CheckResult:
 def _patch(context: CheckContext, path: str, refusal: Refusal, what: str, operation: dict[str, Any]) -> CheckResult:
     mark = len(context.exchanges)
     response = send_json(context, "PATCH", path, {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]})
-    return results_of(context, mark, [judge_refusal(f"PATCH {path} with {what}", response, refusal)])[0]
+    return results_of(context, mark, [judge_refusal(f"PATCH {context.root_path(path)} with {what}", response, refusal)])[0]
 
 
 def filterable_attribute(model: type[Resource[Any]]) -> Attribute | None:

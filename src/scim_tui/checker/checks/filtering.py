@@ -117,7 +117,7 @@ def create_named(
 def list_page(context: CheckContext, model: type[Resource[Any]], **params: Any) -> ListPage:
     """GET the endpoint with query parameters; raise ListQueryError unless it answers 200 with a ListResponse."""
     path = resource_path(context, model)
-    query = f"GET {path}" + ("?" + "&".join(f"{key}={value}" for key, value in params.items()) if params else "")
+    query = f"GET {context.root_path(path)}" + ("?" + "&".join(f"{key}={value}" for key, value in params.items()) if params else "")
     response = context.client.request("GET", path, params=params)
     body = body_of(response)
     if response.status_code != 200:
@@ -280,4 +280,4 @@ def filter_invalid(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
     expression = f"({attribute.name if attribute else 'id'} eq {quoted(unique_prefix('invalid'))}"
     path = resource_path(context, model)
     response = context.client.request("GET", path, params={"filter": expression})
-    return [judge_refusal(f"GET {path}?filter={expression} (an unclosed parenthesis)", response, INVALID_FILTER)]
+    return [judge_refusal(f"GET {context.root_path(path)}?filter={expression} (an unclosed parenthesis)", response, INVALID_FILTER)]

@@ -50,12 +50,12 @@ def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     created, post = _create(context, model)
     if not _succeeded(post):
         sent = header(post.request_headers, "content-type") or "no Content-Type"
-        reason = f"POST {endpoint} sent with Content-Type: {sent} answered {post.status_code} instead of creating the resource (RFC 7644 §3.8)."
+        reason = f"{request_line(post)} sent with Content-Type: {sent} answered {post.status_code} instead of creating the resource (RFC 7644 §3.8)."
         return results_of(context, mark, [CheckResult(Status.ERROR, reason=reason, data=json_object(post.response_body))])
     body = json_object(post.response_body)
     resource_id = created.id if created else body.get("id")
     answers = [post, *_reads(context, endpoint, resource_id)]
-    return [_accepted(post, endpoint), _content_types(answers), _location(post, body, endpoint)]
+    return [_accepted(post), _content_types(answers), _location(post, body)]
 
 
 def _create(context: CheckContext, model: type[Resource[Any]]) -> tuple[Resource[Any] | None, Exchange]:
@@ -90,9 +90,9 @@ def _reads(context: CheckContext, endpoint: str, resource_id: str | None) -> lis
     return context.exchanges[mark:]
 
 
-def _accepted(post: Exchange, endpoint: str) -> CheckResult:
+def _accepted(post: Exchange) -> CheckResult:
     sent = header(post.request_headers, "content-type") or "no Content-Type"
-    return CheckResult(Status.SUCCESS, reason=f"POST {endpoint} sent with Content-Type: {sent} answered {post.status_code}.", exchanges=[post])
+    return CheckResult(Status.SUCCESS, reason=f"{request_line(post)} sent with Content-Type: {sent} answered {post.status_code}.", exchanges=[post])
 
 
 def _content_types(answers: list[Exchange]) -> CheckResult:
@@ -110,7 +110,7 @@ def _content_types(answers: list[Exchange]) -> CheckResult:
     return CheckResult(Status.SUCCESS, reason=f"{listed} all answered Content-Type: {SCIM_MEDIA_TYPE}.", exchanges=answers)
 
 
-def _location(post: Exchange, body: dict[str, Any], endpoint: str) -> CheckResult:
+def _location(post: Exchange, body: dict[str, Any]) -> CheckResult:
     """A 201's Location header against its body's meta.location (RFC 7644 §3.3)."""
     location_header = header(post.response_headers, "location")
     meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
@@ -123,9 +123,9 @@ def _location(post: Exchange, body: dict[str, Any], endpoint: str) -> CheckResul
     elif urljoin(post.url, location_header) != urljoin(post.url, location):
         problem = f"the Location {location_header}, but meta.location {location}"
     if problem:
-        reason = f"POST {endpoint} answered {post.status_code} with {problem}: the created resource's URI SHALL be in both (RFC 7644 §3.3)."
+        reason = f"{request_line(post)} answered {post.status_code} with {problem}: the created resource's URI SHALL be in both (RFC 7644 §3.3)."
         return CheckResult(Status.ERROR, reason=reason, data=body, exchanges=[post])
-    reason = f"POST {endpoint} answered {post.status_code} with a Location header equal to meta.location, {location_header}."
+    reason = f"{request_line(post)} answered {post.status_code} with a Location header equal to meta.location, {location_header}."
     return CheckResult(Status.SUCCESS, reason=reason, data=body, exchanges=[post])
 
 

@@ -75,9 +75,9 @@ def get(context: CheckContext, provider: Provider, path: str, params: dict[str, 
     return context.client.request("GET", path, params=params, **provider.request)
 
 
-def asked(path: str, params: dict[str, Any]) -> str:
-    """A request as a reason names it: GET /Users?filter=userName eq "…"."""
-    return f"GET {path}?" + "&".join(f"{name}={value}" for name, value in params.items())
+def asked(context: CheckContext, path: str, params: dict[str, Any]) -> str:
+    """A request as a reason names it: GET /v2/Users?filter=userName eq "…"."""
+    return f"GET {context.root_path(path)}?" + "&".join(f"{name}={value}" for name, value in params.items())
 
 
 def list_problem(response: Any) -> str | None:
@@ -108,7 +108,7 @@ def empty_list(context: CheckContext, provider: Provider, path: str, params: dic
     tells what the provider makes of another answer. A 404 is a DEVIATION, saying
     `tolerated_404`, for a provider that reads it as no match."""
     response = get(context, provider, path, params)
-    request = asked(path, params)
+    request = asked(context, path, params)
     if response.status_code == 404 and tolerated_404:
         return CheckResult(Status.DEVIATION, reason=f"{request} answered 404: {tolerated_404}, but RFC 7644 §3.4.2 answers a query matching nothing with 200 and totalResults 0.", data=body_of(response))
     problem = list_problem(response)
@@ -126,7 +126,7 @@ def finds(context: CheckContext, provider: Provider, target: Target, attribute: 
     path = resource_path(context, target.model)
     query = {"filter": f"{attribute} eq {json.dumps(value)}", **(params or {})}
     response = get(context, provider, path, query)
-    request = asked(path, query)
+    request = asked(context, path, query)
     problem = list_problem(response)
     if problem:
         return CheckResult(Status.ERROR, reason=f"{request} {problem}.", data=body_of(response))
@@ -173,9 +173,10 @@ def reads_inactive(context: CheckContext, provider: Provider, target: Target) ->
     response = get(context, provider, target.url, {})
     payload = body_of(response)
     active = member(payload, "active")
+    request = f"GET {context.root_path(target.url)}"
     if response.status_code != 200 or active is not False:
-        return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {response.status_code} with active {shown(active)} instead of 200 with active false.", data=payload)
-    return CheckResult(Status.SUCCESS, reason=f"GET {target.url} answered the user, with active false.", data=payload)
+        return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} with active {shown(active)} instead of 200 with active false.", data=payload)
+    return CheckResult(Status.SUCCESS, reason=f"{request} answered the user, with active false.", data=payload)
 
 
 def created(

@@ -123,7 +123,7 @@ def entra_create_user(context: CheckContext, model: type[Resource[Any]]) -> list
     when the list holds that user alone; ERROR otherwise.
     """
     target = _user(context, model, checked=True)
-    creation = CheckResult(Status.SUCCESS, reason=f"POST {resource_path(context, model)} with Entra's body answered 201 with the User {target.id}.")
+    creation = CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Entra's body answered 201 with the User {target.id}.")
     lookups = [
         (f"find by {name}", partial(finds, context, ENTRA, target, name, str(target.current.get(name) or "")))
         for name in ("userName", "externalId")
@@ -322,13 +322,13 @@ def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> lis
     the group alone; ERROR otherwise.
     """
     target = _group(context, model, checked=True)
-    creation = CheckResult(Status.SUCCESS, reason=f"POST {resource_path(context, model)} with Entra's body answered 201 with the Group {target.id}.")
+    creation = CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Entra's body answered 201 with the Group {target.id}.")
     no_members = {"excludedAttributes": "members"}
 
     def read() -> CheckResult:
         response = get(context, ENTRA, target.url, no_members)
         payload = body_of(response)
-        request = asked(target.url, no_members)
+        request = asked(context, target.url, no_members)
         if response.status_code != 200 or not isinstance(payload, dict) or str(payload.get("id")) != target.id:
             return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} without the Group {target.id}.", data=payload)
         return CheckResult(Status.SUCCESS, reason=f"{request} answered the Group.", data=payload)

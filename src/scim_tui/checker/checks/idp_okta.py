@@ -86,7 +86,7 @@ def okta_test_connection(context: CheckContext, model: type[Resource[Any]]) -> l
 
     def connect() -> CheckResult:
         response = get(context, OKTA, path, params)
-        request = asked(path, params)
+        request = asked(context, path, params)
         problem = list_problem(response)
         if problem:
             return CheckResult(Status.ERROR, reason=f"{request} {problem}.", data=body_of(response))
@@ -123,7 +123,7 @@ def okta_create_user(context: CheckContext, model: type[Resource[Any]]) -> list[
     (SUCCESS when the list holds that user alone).
     """
     target = _user(context, model, checked=True)
-    creation = CheckResult(Status.SUCCESS, reason=f"POST {resource_path(context, model)} with Okta's body answered 201 with the User {target.id}.")
+    creation = CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Okta's body answered 201 with the User {target.id}.")
     user_name = str(target.current.get("userName") or "")
     lookup = partial(finds, context, OKTA, target, "userName", user_name, {"startIndex": 1, "count": PAGE})
     return [creation, *steps(context, [("look the user up", lookup)])]
@@ -175,13 +175,13 @@ def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[s
         problem = list_problem(response)
         answered = member(body_of(response), "startIndex")
         if problem or answered not in (None, start):
-            return CheckResult(Status.ERROR, reason=f"{asked(path, params)} {problem or f'answered startIndex {shown(answered)}'}.", data=body_of(response))
+            return CheckResult(Status.ERROR, reason=f"{asked(context, path, params)} {problem or f'answered startIndex {shown(answered)}'}.", data=body_of(response))
         resources = resources_in(response)
         found = [str(item.get("id")) for item in resources]
         held = {str(item.get("id")) for item in resources if str(item.get("id")) in made or not str(member(item, "userName") or "").startswith(MARK)}
         twice = sorted(held & set(seen))
         if twice:
-            return CheckResult(Status.ERROR, reason=f"{asked(path, params)} answered {', '.join(twice)} again: the order is not stable, or startIndex is ignored.", data=body_of(response))
+            return CheckResult(Status.ERROR, reason=f"{asked(context, path, params)} answered {', '.join(twice)} again: the order is not stable, or startIndex is ignored.", data=body_of(response))
         seen += found
         if not found or start + PAGE > member(body_of(response), "totalResults"):
             return seen, True
@@ -202,16 +202,17 @@ def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> l
     value = unique_string("displayName")
 
     def put() -> CheckResult:
+        path = context.root_path(target.url)
         read = get(context, OKTA, target.url, {})
         current = body_of(read)
         if read.status_code != 200 or not isinstance(current, dict):
-            return CheckResult(Status.ERROR, reason=f"GET {target.url} answered {read.status_code} with {body_kind(read.text)} instead of the User.", data=current)
+            return CheckResult(Status.ERROR, reason=f"GET {path} answered {read.status_code} with {body_kind(read.text)} instead of the User.", data=current)
         response = send_json(context, "PUT", target.url, {**current, "displayName": value}, headers=OKTA.headers)
         payload = body_of(response)
         shown_name = member(payload, "displayName")
         if response.status_code != 200 or not matches(value, shown_name):
-            return CheckResult(Status.ERROR, reason=f"PUT {target.url} answered {response.status_code} with displayName {shown(shown_name)} instead of 200 with {value!r}.", data=payload)
-        return CheckResult(Status.SUCCESS, reason=f"PUT {target.url} of the whole user answered 200 with the new displayName.", data=payload)
+            return CheckResult(Status.ERROR, reason=f"PUT {path} answered {response.status_code} with displayName {shown(shown_name)} instead of 200 with {value!r}.", data=payload)
+        return CheckResult(Status.SUCCESS, reason=f"PUT {path} of the whole user answered 200 with the new displayName.", data=payload)
 
     return [step(context, "PUT the whole user", put)]
 
@@ -251,7 +252,7 @@ def okta_create_group(context: CheckContext, model: type[Resource[Any]]) -> list
     SUCCESS on 201 with an id; ERROR otherwise.
     """
     target = _group(context, model, checked=True)
-    return [CheckResult(Status.SUCCESS, reason=f"POST {resource_path(context, model)} with Okta's body answered 201 with the Group {target.id}.")]
+    return [CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Okta's body answered 201 with the Group {target.id}.")]
 
 
 @checker(*TAGS, section="3.5.2.3", schema=GROUP_SCHEMA)

@@ -32,7 +32,7 @@ def me_endpoint(context: CheckContext) -> list[CheckResult]:
     response = context.client.request("GET", ME)
     status, payload = response.status_code, body_of(response)
     location = response.headers.get("location")
-    answered = f"GET {ME} answered {status_line(status)}"
+    answered = f"GET {context.root_path(ME)} answered {status_line(status)}"
     if 200 <= status < 400:
         verdict, reason = _served(answered, status, payload, location)
         return [CheckResult(verdict, reason=reason, data=payload)]

@@ -85,16 +85,16 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
     if skipped:
         skipped.reason = f"lastModified after a PATCH: {skipped.reason}"
     updates.append(skipped or _attempt(context, "PATCH", path, lambda: _patch(context, model, str(created.id))))
-    previous = creation
+    previous, named = creation, context.root_path(path)
     timeline = []
     for update in updates:
         if isinstance(update, Update):
             seen.append((update.label, update.resource))
-            timeline.append(_moved_forward(previous, update, path))
+            timeline.append(_moved_forward(previous, update, named))
             previous = update
         else:
             timeline.append(update)
-    return [*results, *results_of(context, mark, [_id_stable(created, seen, path)]), *timeline]
+    return [*results, *results_of(context, mark, [_id_stable(created, seen, named)]), *timeline]
 
 
 def _attempt(context: CheckContext, method: str, path: str, update: Callable[[], Update]) -> Update | CheckResult:

@@ -76,12 +76,13 @@ def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckRes
         mark = len(context.exchanges)
         body = None if method == "DELETE" else {"json": {}}
         response = context.client.request(method, endpoint, **(body or {}))
+        request = f"{method} {context.root_path(endpoint)}"
         if response.status_code == 405:
-            result = CheckResult(Status.SUCCESS, reason=f"{method} {endpoint} answered 405 Method Not Allowed.")
+            result = CheckResult(Status.SUCCESS, reason=f"{request} answered 405 Method Not Allowed.")
         else:
             result = CheckResult(
                 Status.ERROR,
-                reason=f"{method} {endpoint} answered {response.status_code} instead of 405 Method Not Allowed.",
+                reason=f"{request} answered {response.status_code} instead of 405 Method Not Allowed.",
                 data=body_of(response),
             )
         results.append(results_of(context, mark, [result])[0])

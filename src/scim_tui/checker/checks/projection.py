@@ -153,7 +153,7 @@ def _write_projection(subject: Subject, projection: Projection) -> Projection:
 
 def _created(context: CheckContext, subject: Subject, asking: Projection) -> CheckResult:
     """POST the resource asking for one attribute (deleted afterwards, as every creation of the run)."""
-    label = f"POST {subject.endpoint}?{asking.text}"
+    label = f"POST {context.root_path(subject.endpoint)}?{asking.text}"
     response = send_json(context, "POST", subject.endpoint, subject.payload, params=asking.query)
     payload = body_of(response)
     if 200 <= response.status_code < 300:
@@ -174,7 +174,7 @@ def _created_id(payload: Any, response: Any) -> str:
 
 
 def _read(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
-    label = f"GET {subject.path}?{projection.text}"
+    label = f"GET {context.root_path(subject.path)}?{projection.text}"
     response = context.client.request("GET", subject.path, params=projection.query)
     resource, failure = answered_resource(label, response, 200)
     return failure or judged(label, projection, resource)
@@ -183,7 +183,7 @@ def _read(context: CheckContext, subject: Subject, projection: Projection) -> Ch
 def _searched(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
     """POST /.search on the endpoint for the resource's id (a filter), the projection in the body."""
     search = f"{subject.endpoint}/.search"
-    label = f"POST {search} with {projection.text}"
+    label = f"POST {context.root_path(search)} with {projection.text}"
     if not claims(context, "filter"):
         return _not_tried(label, "filter")
     body = {"schemas": [SEARCH_SCHEMA], "filter": f'id eq "{subject.id}"', projection.parameter: list(projection.names)}
@@ -198,7 +198,7 @@ def _searched(context: CheckContext, subject: Subject, projection: Projection) -
 
 
 def _replaced(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
-    label = f"PUT {subject.path}?{projection.text}"
+    label = f"PUT {context.root_path(subject.path)}?{projection.text}"
     response = send_json(context, "PUT", subject.path, subject.payload, params=projection.query)
     resource, failure = answered_resource(label, response, 200)
     return failure or judged(label, _write_projection(subject, projection), resource)
@@ -206,7 +206,7 @@ def _replaced(context: CheckContext, subject: Subject, projection: Projection) -
 
 def _patched(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
     """PATCH a new value of the attribute asked for; with "attributes" the answer MUST be 200 (RFC 7644 §3.5.2)."""
-    label = f"PATCH {subject.path}?{projection.text}"
+    label = f"PATCH {context.root_path(subject.path)}?{projection.text}"
     if not claims(context, "patch"):
         return _not_tried(label, "patch")
     value = attribute_value(context, subject.asked, avoid=subject.payload.get(subject.asked.name))

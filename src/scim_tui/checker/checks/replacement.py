@@ -33,7 +33,7 @@ def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> lis
     answer still holding old values.
     """
     created = context.resource_manager.create_and_register(model, fill_all=True)
-    path = resource_path(context, model, created.id)
+    path = context.root_path(resource_path(context, model, created.id))
     replacement = _replacement(context, model, created)
     answer = context.client.replace(replacement, expected_status_codes=context.expected_status_codes)
     if not isinstance(answer, Resource) or answer.id != created.id:
@@ -85,12 +85,13 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
     created = context.resource_manager.create_and_register(model, fill_all=True)
     path = resource_path(context, model, created.id)
     deleted = context.client.request("DELETE", path)
+    request = f"DELETE {context.root_path(path)}"
     if deleted.status_code != 204:
-        return [CheckResult(Status.ERROR, reason=f"DELETE {path} answered {deleted.status_code} instead of 204.", data=body_of(deleted))]
+        return [CheckResult(Status.ERROR, reason=f"{request} answered {deleted.status_code} instead of 204.", data=body_of(deleted))]
     after = context.client.request("GET", path)
     if after.status_code == 404:
         context.resource_manager.forget(str(created.id))
-        return [CheckResult(Status.SUCCESS, reason=f"DELETE {path} answered 204, and a GET then answered 404.", data=body_of(after))]
+        return [CheckResult(Status.SUCCESS, reason=f"{request} answered 204, and a GET then answered 404.", data=body_of(after))]
     if 200 <= after.status_code < 300:
-        return [CheckResult(Status.ERROR, reason=f"DELETE {path} answered 204, but the {model.__name__} can still be read.", data=body_of(after))]
-    return [CheckResult(Status.ERROR, reason=f"DELETE {path} answered 204, but a GET then answered {after.status_code} instead of 404.", data=body_of(after))]
+        return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but the {model.__name__} can still be read.", data=body_of(after))]
+    return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but a GET then answered {after.status_code} instead of 404.", data=body_of(after))]

@@ -37,11 +37,11 @@ def query_all_resource_types(context: CheckContext) -> list[CheckResult]:
     names = ", ".join(str(rt.name) for rt in published.items)
     if published.problems:
         reason = (
-            f"GET /ResourceTypes answered {len(published.items)} resource type(s) ({names or 'none'}), but {'; '.join(published.problems)} (RFC 7644 §3.4.2)."
+            f"GET {context.root_path('/ResourceTypes')} answered {len(published.items)} resource type(s) ({names or 'none'}), but {'; '.join(published.problems)} (RFC 7644 §3.4.2)."
         )
         return [CheckResult(Status.ERROR, reason=reason, data=published.items)]
     if not published.items:
-        return [CheckResult(Status.ERROR, reason="GET /ResourceTypes answered an empty list.")]
+        return [CheckResult(Status.ERROR, reason=f"GET {context.root_path('/ResourceTypes')} answered an empty list.")]
     return [CheckResult(Status.SUCCESS, reason=f"The server publishes {len(published.items)} resource type(s): {names}.", data=published.items)]
 
 
@@ -53,7 +53,7 @@ def query_resource_type_by_id(context: CheckContext, resource_type: ResourceType
     and schema as in the list, and a meta attribute; ERROR on a failed request, an
     invalid answer, another resource type, or a missing meta.
     """
-    path = f"/ResourceTypes/{resource_type.id}"
+    path = context.root_path(f"/ResourceTypes/{resource_type.id}")
     found = context.client.query(ResourceType, resource_type.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, ResourceType):
         return [CheckResult(Status.ERROR, reason=f"GET {path} did not answer a ResourceType.", data=found)]
@@ -112,5 +112,5 @@ def _schema_problem(context: CheckContext, uri: str) -> str | None:
     except Exception as exc:
         return f"schema {uri} cannot be read ({describe_error(exc, 200)})"
     if not isinstance(schema, Schema) or schema.id != uri:
-        return f"GET /Schemas/{uri} answered another object"
+        return f"GET {context.root_path(f'/Schemas/{uri}')} answered another object"
     return None

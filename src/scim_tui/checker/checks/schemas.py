@@ -58,10 +58,10 @@ def query_all_schemas(context: CheckContext) -> list[CheckResult]:
     lacking = [uri for uri in referenced(_resource_types(context)) if uri not in listed]
     problems = published.problems + ([f"it lacks {', '.join(lacking)}, which the resource types reference"] if lacking else [])
     if problems:
-        reason = f"GET /Schemas answered {len(schemas)} schema(s), but {'; '.join(problems)} (RFC 7644 §4, §3.4.2)."
+        reason = f"GET {context.root_path('/Schemas')} answered {len(schemas)} schema(s), but {'; '.join(problems)} (RFC 7644 §4, §3.4.2)."
         return [CheckResult(Status.ERROR, reason=reason, data=schemas)]
     if not schemas:
-        return [CheckResult(Status.ERROR, reason="GET /Schemas answered an empty list.")]
+        return [CheckResult(Status.ERROR, reason=f"GET {context.root_path('/Schemas')} answered an empty list.")]
     names = ", ".join(str(schema.name or schema.id) for schema in schemas)
     return [CheckResult(Status.SUCCESS, reason=f"The server publishes {len(schemas)} schema(s): {names}.", data=schemas)]
 
@@ -77,7 +77,7 @@ def access_schema_by_id(context: CheckContext) -> list[CheckResult]:
     results = []
     for listed in published_schemas(context):
         mark = len(context.exchanges)
-        path = f"/Schemas/{listed.id}"
+        path = context.root_path(f"/Schemas/{listed.id}")
         try:
             found = context.client.query(Schema, listed.id, expected_status_codes=context.expected_status_codes)
         except Exception as exc:

@@ -33,6 +33,8 @@ class Versioned:
 
     model: type[Resource[Any]]
     path: str
+    named: str
+    """Its path as reasons name it: from the server's root."""
     attribute: str
     read: dict[str, Any]
     """The resource as the first GET answered it."""
@@ -84,7 +86,7 @@ def _create_and_read(context: CheckContext, model: type[Resource[Any]]) -> Versi
     read = body_of(response)
     if response.status_code != 200 or not isinstance(read, dict):
         raise ValueError(f"the {model.__name__} just created could not be read back (RFC 7644 §3.4.1)")
-    return Versioned(model, path, attribute, read, {"POST": post, "GET": context.exchanges[-1]})
+    return Versioned(model, path, context.root_path(path), attribute, read, {"POST": post, "GET": context.exchanges[-1]})
 
 
 def _header_rule(target: Versioned) -> CheckResult:
@@ -102,17 +104,17 @@ def _version_attribute(target: Versioned) -> CheckResult:
     etag, version = _etag(get), _meta_version(target.read)
     rule = "RFC 7644 §3.14: ETags SHOULD be specified within meta.version"
     if version is None:
-        return CheckResult(Status.DEVIATION, reason=f"GET {target.path} answered a {target.kind} without meta.version ({rule}).", exchanges=[get])
+        return CheckResult(Status.DEVIATION, reason=f"GET {target.named} answered a {target.kind} without meta.version ({rule}).", exchanges=[get])
     if etag and etag != version:
-        reason = f"GET {target.path} answered meta.version {version} but the ETag header {etag} ({rule})."
+        reason = f"GET {target.named} answered meta.version {version} but the ETag header {etag} ({rule})."
         return CheckResult(Status.DEVIATION, reason=reason, exchanges=[get])
     same = ", the version of its ETag header" if etag else ""
-    return CheckResult(Status.COMPLIANT, reason=f"GET {target.path} answered meta.version {version}{same}.", exchanges=[get])
+    return CheckResult(Status.COMPLIANT, reason=f"GET {target.named} answered meta.version {version}{same}.", exchanges=[get])
 
 
 def _not_modified(context: CheckContext, target: Versioned, version: str) -> CheckResult:
     response = context.client.request("GET", target.path, headers={"If-None-Match": version})
-    request = f"GET {target.path} with If-None-Match: {version} (its current version)"
+    request = f"GET {target.named} with If-None-Match: {version} (its current version)"
     exchanges = context.exchanges[-1:]
     if response.status_code == 304:
         return CheckResult(Status.SUCCESS, reason=f"{request} answered 304 Not Modified.", exchanges=exchanges)
@@ -127,12 +129,12 @@ def _stale_requests(context: CheckContext, target: Versioned, stale: str) -> lis
     changed = unique_string()
     response = send_json(context, "PUT", target.path, _replacement(target, changed))
     if not 200 <= response.status_code < 300:
-        reason = f"PUT {target.path} changing {target.attribute} answered {response.status_code}, so no version could be made stale (RFC 7644 §3.5.1)."
+        reason = f"PUT {target.named} changing {target.attribute} answered {response.status_code}, so no version could be made stale (RFC 7644 §3.5.1)."
         return [CheckResult(Status.ERROR, reason=reason, data=body_of(response)) for _ in range(3)]
     target.tagged["PUT"] = context.exchanges[-1]
     current = _etag(context.exchanges[-1]) or _meta_version(body_of(response))
     if current == stale:
-        reason = f"PUT {target.path} changed {target.attribute}, but the version stayed {stale} (RFC 7644 §3.14)."
+        reason = f"PUT {target.named} changed {target.attribute}, but the version stayed {stale} (RFC 7644 §3.14)."
         return [CheckResult(Status.ERROR, reason=reason, exchanges=context.exchanges[-1:]) for _ in range(3)]
     sent = [_conditional(context, target, "PUT", stale)]
     patch = unclaimed(context, "patch") or _conditional(context, target, "PATCH", stale)
@@ -175,7 +177,7 @@ def _replacement(target: Versioned, value: str) -> dict[str, Any]:
 
 def _precondition(target: Versioned, stale: str, attempt: Attempt, left: Any, after: Exchange) -> CheckResult:
     """Judge a conditional request by its answer and by the resource a last GET found (`left`, None when gone)."""
-    request = f"{attempt.method} {target.path} with If-Match: {stale} (the version before its last change)"
+    request = f"{attempt.method} {target.named} with If-Match: {stale} (the version before its last change)"
     if attempt.method == "DELETE":
         done, performed = "deleted", left is None
     else:
