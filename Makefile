@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/scim-tui --demo
 
-# Two workers for two cores; worksteal hands the slow tests left at the end to the idle worker.
-PYTEST := $(BIN)/python -m pytest -n 2 --dist worksteal
+# Three workers on two cores: an app test waits on its screen for a part of its time, and another
+# worker uses the core meanwhile; worksteal hands the slow tests left at the end to an idle worker.
+PYTEST := $(BIN)/python -m pytest -n 3 --dist worksteal
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench scripts

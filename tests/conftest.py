@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import scim2_models.provider
+import textual._wait
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import iter_checks
@@ -25,6 +26,7 @@ PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_p
 def pytest_configure(config: pytest.Config) -> None:
     _remember_code_without_a_module_file()
     _build_each_discovered_model_once()
+    _pilot_looks_for_idle_in_short_slices()
 
 
 def _remember_code_without_a_module_file() -> None:
@@ -60,6 +62,17 @@ def _build_each_discovered_model_once() -> None:
         return built[key]
 
     scim2_models.provider._discovered_model = once
+
+
+def _pilot_looks_for_idle_in_short_slices() -> None:
+    """After each key it presses, Textual's Pilot waits until the process looks idle: slices of
+    20 ms until one used under 1 ms of CPU, for up to a second. A test's process also runs its
+    servers and the app's run in threads, so a key often waited the whole second, and an app
+    test spent a third of its time there. The slices are 5 ms here. No test relies on that
+    wait: each waits for what it needs (a message processed, which Pilot waits for besides,
+    or tests/tui/conftest.py's `wait_until` and `settle`)."""
+    textual._wait.SLEEP_GRANULARITY = 1 / 200
+    textual._wait.SLEEP_IDLE = 1 / 1000
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
