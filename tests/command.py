@@ -42,11 +42,13 @@ def spawn(*args: str, **options: Any) -> subprocess.Popen[str]:
     as in a terminal, even when the suite runs where SIGINT is ignored: a background job of a
     shell without job control ignores it, and its children inherit that."""
     return subprocess.Popen(
-        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint, **options
+        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal, **options
     )
 
 
-def _default_sigint() -> None:
+def sigint_as_in_a_terminal() -> None:
+    """In a new process (subprocess's preexec_fn): SIGINT handled as by default, as a terminal
+    leaves it, even when this suite runs where it is ignored (and children inherit that)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Python then raises KeyboardInterrupt on it
 
 

@@ -19,6 +19,7 @@ from scim_tui.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from tests.bystanders import Bystanders
 from tests.bystanders import run_leftovers
+from tests.command import sigint_as_in_a_terminal
 from tests.servers import Broken
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import run_screen
@@ -83,7 +84,7 @@ main()
 @pytest.mark.parametrize(("name", "line", "status"), [("SIGINT", "interrupted", 130), ("SIGTERM", "terminated (SIGTERM)", 143)])
 def test_a_signal_while_the_command_loads_is_one_line(name, line, status):
     """The signal comes exactly while the engine's modules are being imported."""
-    process = subprocess.run([sys.executable, "-c", LOADING.format(signal=name)], capture_output=True, text=True, timeout=60)
+    process = subprocess.run([sys.executable, "-c", LOADING.format(signal=name)], capture_output=True, text=True, timeout=60, preexec_fn=sigint_as_in_a_terminal)
     assert process.returncode == status, process.stderr
     assert process.stderr == f"scim-tui: {line}.\n"
 
