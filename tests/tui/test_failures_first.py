@@ -14,6 +14,7 @@ from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.servers import SCIM2_SERVER_BREAKS
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import table_of
+from tests.tui.conftest import wait_until
 from tests.tui.profiles_support import screen_text
 from tests.tui.profiles_support import widget_text
 
@@ -89,8 +90,8 @@ async def test_at_80_by_24_the_footer_keeps_quit_run_and_help_and_b_hides_the_si
         table = table_of(pilot)
         narrow = table.region.width
         await pilot.press("b")
-        await pilot.pause()
-        assert not sidebar.display and table.region.width > narrow and table.has_focus
+        assert not sidebar.display and table.has_focus
+        await wait_until(pilot, lambda: table.region.width > narrow)  # laid out again on the next frame
         await pilot.press("b")
         await pilot.pause()
         assert sidebar.display
