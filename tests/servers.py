@@ -306,16 +306,25 @@ def cursor_app(timeout: int | None = None) -> Any:
 
 
 def read_request(connection: Any) -> bytes:
-    """Read one request's head, and return it with what came after it in the same reads.
+    """Read one whole request: its head, and its body as far as Content-Length says.
     ConnectionAbortedError once the client closed the connection (an OSError: it ends a
-    RawServer handler quietly)."""
+    RawServer handler quietly). A handler that closes the connection after this leaves no
+    unread byte behind, so the client sees the close (FIN), never a reset (RST)."""
     data = b""
     while b"\r\n\r\n" not in data:
-        chunk = connection.recv(65536)
-        if not chunk:
-            raise ConnectionAbortedError
-        data += chunk
-    return data
+        data += _received(connection)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+    while length and len(body) < int(length.group(1)):
+        body += _received(connection)
+    return data[: len(head) + 4] + body
+
+
+def _received(connection: Any) -> bytes:
+    chunk = connection.recv(65536)
+    if not chunk:
+        raise ConnectionAbortedError
+    return chunk
 
 
 def silent(connection: Any) -> None:

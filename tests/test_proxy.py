@@ -42,9 +42,6 @@ def read_message(sock: socket.socket) -> tuple[str, list[tuple[str, str]], bytes
     head, _, body = data.partition(b"\r\n\r\n")
     line, *fields = head.decode("latin-1").split("\r\n")
     headers = [(name.strip(), value.strip()) for name, _, value in (field.partition(":") for field in fields)]
-    length = int(next((value for name, value in headers if name.lower() == "content-length"), "0"))
-    while len(body) < length:
-        body += sock.recv(65536)
     return line, headers, body
 
 
