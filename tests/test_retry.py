@@ -61,3 +61,23 @@ def test_a_retry_shows_in_the_exchange():
     retried = [e for e in exchanges if e.note == RETRIED]
     assert retried and {e.method for e in retried} <= {"GET", "PUT", "DELETE"}, [(e.method, e.note) for e in exchanges]
     assert all(e.to_dict()["note"] == RETRIED for e in retried), "the reports carry it"
+
+
+def test_after_a_server_error_the_next_request_goes_on_a_new_connection():
+    """A server may drop a kept-alive connection after a 5xx: a POST sent on it would fail for
+    another check's sake, so the connection that carried the 5xx is not reused."""
+    error = b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\noops!"
+
+    def error_then_stale(connection: socket.socket) -> None:
+        read_request(connection)
+        connection.sendall(error if len(server.connections) == 1 else OK)
+        read_request(connection)  # the next request on this connection: closed unanswered
+        connection.close()
+
+    with RawServer(error_then_stale) as server:
+        with open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+            http = connection.client.client
+            assert http.get("/Users").status_code == 500
+            answer = http.request("POST", "/Users", content=b"{}")
+    assert answer.status_code == 200 and NOTE_EXTENSION not in answer.extensions
+    assert len(server.connections) == 2

@@ -81,6 +81,7 @@ class _ResponseHandler(ServerHandler):
 
     def cleanup_headers(self) -> None:
         super().cleanup_headers()
+        self.request_handler.status = self.status
         bodiless = self.status is not None and self.status[:3] in ("204", "304")
         if "Content-Length" not in self.headers and not bodiless:
             self.request_handler.close_connection = True
@@ -98,6 +99,8 @@ class _KeepAliveHandler(WSGIRequestHandler):
 
     protocol_version = "HTTP/1.1"
     timeout = IDLE_TIMEOUT
+    status: str | None = None
+    """The status line of the last answer ("200 OK")."""
     disable_nagle_algorithm = True  # the status line and the body go out in separate writes
 
     def setup(self) -> None:
@@ -151,6 +154,9 @@ class DemoServer:
     ``port=0`` picks a free port. Use it as a context manager, or call start() and stop().
     """
 
+    handler_class: type[WSGIRequestHandler] = _KeepAliveHandler
+    """How each connection is served (a test serves some differently)."""
+
     def __init__(self, app: Any | None = None, port: int = 0, host: str = LOOPBACK):
         self.app = app if app is not None else make_app()
         self.host = host
@@ -167,7 +173,7 @@ class DemoServer:
 
     def start(self) -> str:
         if self._server is None:
-            self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=_KeepAliveHandler)
+            self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=self.handler_class)
             self._thread = threading.Thread(
                 target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="scim-tui-demo-server", daemon=True
             )

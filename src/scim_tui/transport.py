@@ -274,7 +274,9 @@ class _GuardedBody(httpx2.SyncByteStream):
         connection, self._connection = self._connection, None
         if connection is None:
             return
-        if self._response.will_close:
+        if self._response.will_close or self._response.status >= 500:
+            # A server in trouble may drop the connection after such an answer, and the next
+            # request on it would fail for another check's sake: the next one gets a new connection.
             connection.close()
         else:
             self._transport.release(connection)

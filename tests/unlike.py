@@ -1,0 +1,373 @@
+"""Servers unlike scim2-server, in ways real SCIM servers are: each a WSGI middleware around
+scim2-server that behaves as one real server does (a filter operator it does not support, a
+policy stricter than its schema, locations by userName, a soft delete ...).
+
+Some of them are within the RFCs (a run must give them no ERROR of its own making); others
+break one rule (the run must name exactly that). `PERSONALITIES` maps each name to a factory
+of a fresh application.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+from urllib.parse import unquote
+
+from scim_tui.demo import DemoServer
+from scim_tui.demo import _KeepAliveHandler
+from scim_tui.demo import make_app
+from tests.servers import SCIM_JSON
+from tests.servers import Broken
+from tests.servers import Response
+from tests.servers import scim_error
+
+USER = "urn:ietf:params:scim:schemas:core:2.0:User"
+GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group"
+SPC_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"
+WSGI = Callable[[dict[str, Any], Callable[..., Any]], Any]
+
+
+def _query(environ: dict[str, Any]) -> dict[str, str]:
+    return dict(parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True))
+
+
+def _body(environ: dict[str, Any]) -> bytes:
+    body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+    environ["wsgi.input"] = io.BytesIO(body)
+    return body
+
+
+def _json_body(environ: dict[str, Any]) -> Any:
+    try:
+        return json.loads(_body(environ) or b"null")
+    except ValueError:
+        return None
+
+
+def _respond(start_response: Callable[..., Any], status: int, body: bytes, headers: list[tuple[str, str]] = SCIM_JSON) -> list[bytes]:
+    from tests.servers import _reason
+
+    start_response(_reason(status), [*headers, ("Content-Length", str(len(body)))])
+    return [body]
+
+
+class Middleware:
+    """A WSGI middleware that may answer a request itself (`intercept` returns a Response)."""
+
+    def __init__(self, app: WSGI):
+        self.app = app
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        return None
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        answer = self.intercept(environ)
+        if answer is None:
+            return self.app(environ, start_response)
+        status, headers, body = answer
+        return _respond(start_response, status, body, headers)
+
+    def call(self, environ: dict[str, Any], **changes: Any) -> Response:
+        """The application's answer to a request (changed as told), captured."""
+        return Broken(self.app)._call_app({**environ, **changes})
+
+
+class SwUnsupported(Middleware):
+    """Answers 400 invalidFilter to a filter with `sw` (RFC 7644 §3.4.2.2 lets a server support
+    only some operators), as servers on a store without prefix search do."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        text = _query(environ).get("filter", "")
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO", "").endswith(".search"):
+            text = str((_json_body(environ) or {}).get("filter", ""))
+        if re.search(r"\bsw\b", text, re.IGNORECASE):
+            return 400, SCIM_JSON, _error(400, "the operator sw is not supported", "invalidFilter")
+        return None
+
+
+def _error(status: int, detail: str, scim_type: str | None = None) -> bytes:
+    error: dict[str, Any] = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": str(status), "detail": detail}
+    if scim_type:
+        error["scimType"] = scim_type
+    return json.dumps(error).encode()
+
+
+class EmailsRequired(Middleware):
+    """Refuses a User without a work email (400), though its /Schemas says emails is optional:
+    a policy of the application, as many servers have."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] not in ("POST", "PUT") or not re.fullmatch(r"/v2/Users(/[^/]+)?", environ.get("PATH_INFO", "")):
+            return None
+        body = _json_body(environ)
+        if isinstance(body, dict) and not body.get("emails"):
+            return 400, SCIM_JSON, _error(400, "emails: a User needs an email address", "invalidValue")
+        return None
+
+
+class LocationsByUserName(Middleware):
+    """Serves users at /Users/{userName}: meta.location and member $refs name the userName, and
+    the server answers there as at /Users/{id}."""
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        path = environ.get("PATH_INFO", "")
+        found = re.fullmatch(r"/v2/Users/([^/]+)", path)
+        if found:
+            resource_id = self._id_of(environ, unquote(found[1]))
+            if resource_id is not None:
+                environ = {**environ, "PATH_INFO": f"/v2/Users/{resource_id}"}
+        status, headers, body = self.call(environ)
+        if body and "json" in dict((k.lower(), v) for k, v in headers).get("content-type", ""):
+            document = self._relocated(environ, json.loads(body))
+            body = json.dumps(document).encode()
+            location = document.get("meta", {}).get("location") if isinstance(document, dict) else None
+            headers = [(k, location if k.lower() == "location" and location else v) for k, v in headers]
+        headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+        return _respond(start_response, status, body, headers)
+
+    def _id_of(self, environ: dict[str, Any], user_name: str) -> str | None:
+        answer = self._get(environ, "/v2/Users", f'userName eq "{user_name}"')
+        resources = answer.get("Resources", []) if isinstance(answer, dict) else []
+        return resources[0]["id"] if len(resources) == 1 else None
+
+    def _get(self, environ: dict[str, Any], path: str, filter_: str | None = None) -> Any:
+        from urllib.parse import urlencode
+
+        query = urlencode({"filter": filter_}) if filter_ else ""
+        status, _headers, body = self.call(
+            environ, REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING=query, CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")}
+        )
+        return json.loads(body) if status == 200 and body else None
+
+    def _relocated(self, environ: dict[str, Any], document: Any) -> Any:
+        names: dict[str, str] = {}
+
+        def user_name(resource_id: str) -> str | None:
+            if resource_id not in names:
+                user = self._get(environ, f"/v2/Users/{resource_id}")
+                names[resource_id] = user.get("userName") if isinstance(user, dict) else None
+            return names[resource_id]
+
+        def walk(value: Any) -> Any:
+            if isinstance(value, list):
+                return [walk(item) for item in value]
+            if not isinstance(value, dict):
+                return value
+            value = {key: walk(item) for key, item in value.items()}
+            for key in ("location", "$ref"):
+                ref = value.get(key)
+                found = re.search(r"/Users/([^/]+)$", ref) if isinstance(ref, str) else None
+                if found and (name := user_name(found[1])):
+                    value[key] = ref[: found.start(1)] + name
+            return value
+
+        return walk(document)
+
+
+def _schema_change(app: WSGI, schema_id: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Broken:
+    """/Schemas and /Schemas/{id} serving `schema_id` changed."""
+
+    def in_list(body: dict[str, Any]) -> dict[str, Any]:
+        return body | {"Resources": [change(item) if item.get("id") == schema_id else item for item in body.get("Resources", [])]}
+
+    return Broken(app).rewrite_json("GET", "/v2/Schemas", in_list).rewrite_json("GET", f"/v2/Schemas/{re.escape(schema_id)}", change)
+
+
+def _attribute_change(name: str, **changes: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def change(schema: dict[str, Any]) -> dict[str, Any]:
+        return schema | {"attributes": [a | changes if a.get("name") == name else a for a in schema.get("attributes", [])]}
+
+    return change
+
+
+class ImmutableDisplayName(Middleware):
+    """Declares a User's displayName immutable in /Schemas, and refuses (400 mutability) a
+    PUT or PATCH that changes it, as RFC 7643 §2.2 lets it."""
+
+    def __init__(self, app: WSGI):
+        super().__init__(_schema_change(app, USER, _attribute_change("displayName", mutability="immutable")))
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        found = re.fullmatch(r"/v2/Users/([^/]+)", environ.get("PATH_INFO", ""))
+        if not found or environ["REQUEST_METHOD"] not in ("PUT", "PATCH"):
+            return None
+        stored = self.call(environ, REQUEST_METHOD="GET", QUERY_STRING="", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")})
+        current = json.loads(stored[2]).get("displayName") if stored[0] == 200 else None
+        body = _json_body(environ)
+        if isinstance(body, dict) and _changes_display_name(environ["REQUEST_METHOD"], body, current):
+            return 400, SCIM_JSON, _error(400, "displayName is immutable", "mutability")
+        return None
+
+
+def _changes_display_name(method: str, body: dict[str, Any], current: Any) -> bool:
+    if method == "PUT":
+        return body.get("displayName") != current and (current is not None or "displayName" in body)
+    for operation in body.get("Operations", []) or []:
+        path = str(operation.get("path") or "")
+        value = operation.get("value")
+        if path.split(":")[-1].lower() == "displayname":
+            return value != current
+        if not path and isinstance(value, dict) and any(k.split(":")[-1].lower() == "displayname" and v != current for k, v in value.items()):
+            return True
+    return False
+
+
+def full_path_endpoints(app: WSGI) -> Broken:
+    """ResourceTypes whose endpoint is the whole path (/v2/Users), alike in the list and by id."""
+
+    def full(document: dict[str, Any]) -> dict[str, Any]:
+        return document | {"endpoint": "/v2" + document["endpoint"]} if "endpoint" in document else document
+
+    return (
+        Broken(app)
+        .rewrite_json("GET", "/v2/ResourceTypes", lambda body: body | {"Resources": [full(item) for item in body.get("Resources", [])]})
+        .rewrite_json("GET", "/v2/ResourceTypes/[^/]+", full)
+    )
+
+
+def rfc_schema_name(app: WSGI) -> Broken:
+    """/Schemas also lists the ServiceProviderConfig schema, named as RFC 7643 §8.7.2 names it."""
+    from scim2_models import ServiceProviderConfig
+
+    schema = ServiceProviderConfig.to_schema().model_dump(mode="json", exclude_none=True) | {"name": "Service Provider Configuration"}
+    listed = lambda body: body | {"Resources": [*body.get("Resources", []), schema], "totalResults": body.get("totalResults", 0) + 1}  # noqa: E731
+    return Broken(app).rewrite_json("GET", "/v2/Schemas", listed).answer("GET", f"/v2/Schemas/{re.escape(SPC_SCHEMA)}", 200, schema)
+
+
+def members_ignored_on_create(app: WSGI) -> Broken:
+    """A Group is created without the members its POST carries (they are added by PATCH only)."""
+    return Broken(app).rewrite_request_json("POST", "/v2/Groups", lambda body: {k: v for k, v in body.items() if k != "members"})
+
+
+def filter_ignored(app: WSGI) -> Broken:
+    """Lists every resource whatever the filter (it claims filter all the same)."""
+    return Broken(app).rewrite_query("GET", "/v2/(Users|Groups)", lambda query: {k: v for k, v in query.items() if k != "filter"})
+
+
+class SoftDelete(Middleware):
+    """DELETE answers 204 but keeps the resource, deactivated, still served by GET and in lists
+    (RFC 7644 §3.6 lets a server keep the record, but it MUST then answer 404 for it and omit it
+    from queries)."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] != "DELETE" or not re.fullmatch(r"/v2/(Users|Groups)/[^/]+", environ.get("PATH_INFO", "")):
+            return None
+        if environ["PATH_INFO"].startswith("/v2/Users/"):
+            patch = json.dumps(
+                {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations": [{"op": "replace", "path": "active", "value": False}]}
+            ).encode()
+            status, headers, body = self.call(environ, REQUEST_METHOD="PATCH", CONTENT_LENGTH=str(len(patch)), **{"wsgi.input": io.BytesIO(patch)})
+        else:
+            status, headers, body = self.call(environ, REQUEST_METHOD="GET", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")})
+        return (204, [], b"") if status < 300 else (status, headers, body)
+
+
+class DuplicatesAccepted(Middleware):
+    """Creates a User whose userName is taken (201), where RFC 7643 §4.1.1 says it MUST be unique."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] != "POST" or environ.get("PATH_INFO") != "/v2/Users":
+            return None
+        body = _json_body(environ)
+        status, headers, answer = self.call(environ)
+        if status != 409 or not isinstance(body, dict) or not isinstance(body.get("userName"), str):
+            return status, headers, answer
+        taken = body["userName"]
+        again = json.dumps(body | {"userName": f"{taken}-{len(taken)}x"}).encode()
+        status, headers, answer = self.call(environ, CONTENT_LENGTH=str(len(again)), **{"wsgi.input": io.BytesIO(again)})
+        if status == 201:
+            answer = json.dumps(json.loads(answer) | {"userName": taken}).encode()
+        return status, headers, answer
+
+
+def patch_not_implemented(app: WSGI) -> Broken:
+    """Answers every PATCH 501 though its ServiceProviderConfig claims PATCH."""
+    return Broken(app).answer("PATCH", ".*", 501, scim_error(501, "PATCH is not implemented"))
+
+
+def _unsupported(feature: str) -> Callable[[WSGI], Broken]:
+    def make(app: WSGI) -> Broken:
+        return Broken(app).rewrite_json("GET", "/v2/ServiceProviderConfig", lambda body: body | {feature: {**body.get(feature, {}), "supported": False}})
+
+    return make
+
+
+def patch_unsupported_and_said(app: WSGI) -> Broken:
+    """Says PATCH is not supported (ServiceProviderConfig), and answers PATCH 501."""
+    return patch_not_implemented(_unsupported("patch")(app))
+
+
+class FilterRefused(Middleware):
+    """Says filter is not supported (ServiceProviderConfig), and answers a filtered list 501."""
+
+    def __init__(self, app: WSGI):
+        super().__init__(_unsupported("filter")(app))
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        searching = environ.get("PATH_INFO", "").endswith(".search")
+        if "filter" in _query(environ) or (searching and "filter" in (_json_body(environ) or {})):
+            return 501, SCIM_JSON, _error(501, "filtering is not supported")
+        return None
+
+
+class _StaleAfterAnError(_KeepAliveHandler):
+    """Serves a connection as the demo server does until it answers a 5xx; then takes the next
+    request on that connection and closes it unanswered, as servers that drop a kept-alive
+    connection shortly after an error do (the client cannot know before it sends)."""
+
+    def _serve_one(self) -> None:
+        super()._serve_one()
+        if not self.close_connection and (self.status or "").startswith("5"):
+            with suppress(OSError):
+                self.rfile.readline(65537)
+            self.close_connection = True
+
+
+class StaleAfterAnError(DemoServer):
+    handler_class = _StaleAfterAnError
+
+
+class GarbleFails(Middleware):
+    """Answers 500 to a body that is not JSON (where 400 is due): a real fault, of one check."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] in ("POST", "PUT", "PATCH") and _json_body(environ) is None and _body(environ):
+            return 500, [("Content-Type", "text/html")], b"<html><body>Internal Server Error</body></html>"
+        return None
+
+
+@dataclass(frozen=True)
+class Personality:
+    """A server unlike scim2-server: its application, and how its connections are served."""
+
+    app: Callable[[], Any]
+    server: type[DemoServer] = DemoServer
+
+    def start(self) -> DemoServer:
+        server = self.server(self.app())
+        server.start()
+        return server
+
+
+PERSONALITIES: dict[str, Personality] = {
+    "sw unsupported": Personality(lambda: SwUnsupported(make_app())),
+    "emails required": Personality(lambda: EmailsRequired(make_app())),
+    "locations by userName": Personality(lambda: LocationsByUserName(make_app())),
+    "immutable displayName": Personality(lambda: ImmutableDisplayName(make_app())),
+    "full-path endpoints": Personality(lambda: full_path_endpoints(make_app())),
+    "RFC schema name": Personality(lambda: rfc_schema_name(make_app())),
+    "members ignored on create": Personality(lambda: members_ignored_on_create(make_app())),
+    "filter ignored": Personality(lambda: filter_ignored(make_app())),
+    "soft delete": Personality(lambda: SoftDelete(make_app())),
+    "duplicates accepted": Personality(lambda: DuplicatesAccepted(make_app())),
+    "PATCH 501 though claimed": Personality(lambda: patch_not_implemented(make_app())),
+    "PATCH unsupported, said": Personality(lambda: patch_unsupported_and_said(make_app())),
+    "filter unsupported, said": Personality(lambda: FilterRefused(make_app())),
+    "connection dropped after a 500": Personality(lambda: GarbleFails(make_app()), StaleAfterAnError),
+}
