@@ -17,9 +17,11 @@ from scim_tui.checker.checks import meta
 from scim_tui.demo import make_app
 from tests.servers import WHOLE_PATCH_ANSWER
 from tests.servers import Broken
+from tests.servers import http_client
 from tests.servers import make_client
 from tests.servers import scim_error
 from tests.servers import stored
+from tests.unlike import LocationsByUserName
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -65,7 +67,7 @@ def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type)
     ("change", "status", "words"),
     [
         (with_meta(location=None), Status.ERROR, "meta.location is missing, though the body of a 201 SHALL hold it"),
-        (with_meta(location="http://127.0.0.1/v2/Users/someone-else"), Status.ERROR, "does not end with /Users/"),
+        (with_meta(location="http://127.0.0.1/v2/Users/someone-else"), Status.ERROR, "points to /v2/Users/someone-else instead of /v2/Users/"),
         (with_meta(resourceType="Person"), Status.ERROR, "meta.resourceType is 'Person' instead of 'User'"),
         (with_meta(lastModified="2001-01-01T00:00:00Z"), Status.ERROR, "differs from meta.created"),
         (with_meta(resourceType=None, created=None), Status.DEVIATION, "meta lacks resourceType, created, returned by default"),
@@ -202,3 +204,31 @@ def test_the_patch_rule_is_skipped_when_patch_is_not_claimed(serve):
     assert not any(e.method == "PATCH" for r in results.values() for e in r.exchanges)
     assert results["after PUT"].status is Status.SUCCESS
     assert "stayed the same in the read and the PUT" in results["stable id"].reason
+
+
+def test_a_location_by_username_that_serves_the_user_is_right(serve):
+    """meta.location is judged by what a GET on it answers, not by its shape (RFC 7643 §3.1)."""
+    server = serve(LocationsByUserName(make_app()))
+    results = run(server.url)
+    assert results["meta"].status is Status.SUCCESS, results["meta"].reason
+    [post, followed] = [e for e in results["meta"].exchanges if e.method in ("POST", "GET")]
+    user_name = json.loads(post.request_body)["userName"]
+    assert (followed.method, urlsplit(followed.url).path, followed.status_code) == ("GET", f"{USERS}/{user_name}", 200)
+    assert all(r.status is Status.SUCCESS for r in results.values()), {k: r.reason for k, r in results.items()}
+    assert stored(server.url) == []
+
+
+def test_a_location_that_serves_another_resource_is_an_error(serve):
+    """A location of the same origin is followed: here it answers another user."""
+    elsewhere: dict[str, str] = {}
+    relocated = lambda body: with_meta(location=elsewhere.get("location", body["meta"]["location"]))(body)  # noqa: E731
+    server = serve(Broken(make_app()).rewrite_json("POST", USERS, relocated))
+    with http_client(server.url) as http:
+        someone = http.post("/Users", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "someone-else"}).json()
+        elsewhere["location"] = someone["meta"]["location"]
+        result = run(server.url)["meta"]
+        http.delete(f"/Users/{someone['id']}")
+    assert result.status is Status.ERROR
+    assert f"meta.location {someone['meta']['location']} points to /v2/Users/{someone['id']} instead of /v2/Users/" in result.reason
+    assert "which serves another resource" in result.reason
+    assert stored(server.url) == []

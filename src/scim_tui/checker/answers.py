@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -44,15 +43,6 @@ def body_of(response: Any) -> Any:
         return json.loads(text) if text else None
     except (ValueError, RecursionError):
         return text
-
-
-def id_in_location(location: str, collection: str | None = None) -> str | None:
-    """The id at the end of a resource's URL (a Location, a meta.location); None when it ends
-    with none, or when it is not a resource of `collection` (an endpoint's path)."""
-    parent, _, resource_id = urlsplit(location).path.rstrip("/").rpartition("/")
-    if not resource_id or (collection is not None and parent != collection.rstrip("/")):
-        return None
-    return resource_id
 
 
 def member(node: Any, key: str) -> Any:

@@ -43,6 +43,7 @@ from scim_tui.checker.guard import MARKER_ATTRIBUTES
 
 if TYPE_CHECKING:
     from scim_tui.checker.context import CheckContext
+    from scim_tui.checker.context import Referenced
 
 PREFIX = MARK
 WRITABLE = (Mutability.read_write, Mutability.write_only, Mutability.immutable)
@@ -206,11 +207,12 @@ def _least_extension(context: CheckContext, extension: type[BaseModel]) -> dict[
 def object_value(context: CheckContext, model: type[BaseModel], fill_all: bool = True) -> dict[str, Any]:
     """JSON for a resource, an extension or a complex attribute."""
     data: dict[str, Any] = {}
+    reference = resource_reference(model)
     for attribute in attributes_of(model):
         if attribute.writable and (fill_all or attribute.required):
-            data[attribute.name] = attribute_value(context, attribute, fill_all)
-    if isclass(model) and issubclass(model, ComplexAttribute):
-        link_reference(context, model, data)
+            data[attribute.name] = None if attribute == reference else attribute_value(context, attribute, fill_all)
+    if reference is not None and (reference.name in data or "value" in data):
+        point(context, reference, data)
     return data
 
 
@@ -280,11 +282,20 @@ def reference_value(context: CheckContext, attribute: Attribute) -> str:
     types = attribute.reference_types or ()
     if not types or URI_REFERENCE_TYPES & set(types):
         return f"https://{PREFIX}{uuid.uuid4().hex[:12]}.example.com/"
-    created = referenced_resource(context, types, attribute.owner)
-    return str(created.meta.location) if created.meta and created.meta.location else ""
+    return referenced_resource(context, types, attribute.owner).location or ""
 
 
-def referenced_resource(context: CheckContext, types: tuple[str, ...], referrer: type[BaseModel]) -> Resource[Any]:
+def resource_reference(model: type[BaseModel]) -> Attribute | None:
+    """The `$ref` of a complex attribute whose value references a resource (a member, a manager):
+    None for any other model, or a `$ref` to an external URI."""
+    if not (isclass(model) and issubclass(model, ComplexAttribute)):
+        return None
+    reference = next((attribute for attribute in attributes_of(model) if attribute.name == "$ref"), None)
+    types = reference.reference_types if reference is not None else None
+    return reference if types and not URI_REFERENCE_TYPES & set(types) else None
+
+
+def referenced_resource(context: CheckContext, types: tuple[str, ...], referrer: type[BaseModel]) -> Referenced:
     """A resource of one of `types` (another type than the referrer's when possible) for a
     reference of this check to point at: shared with the other checks of the run."""
     models = [model for name in types if (model := context.client.get_resource_model(name)) is not None]
@@ -307,17 +318,18 @@ def _deeper(types: tuple[str, ...]) -> Iterator[None]:
         _reference_depth.reset(token)
 
 
-def link_reference(context: CheckContext, model: type[BaseModel], data: dict[str, Any]) -> None:
-    """Make a complex value's `value` the id, and its `type` the resource type, of the resource its `$ref` locates."""
-    location = data.get("$ref")
-    if not isinstance(location, str):
-        return
-    created = context.references.located(location) or context.resource_manager.located(location)
-    if created is None:
-        return
-    fields = {attribute.name: attribute for attribute in attributes_of(model)}
+def point(context: CheckContext, reference: Attribute, data: dict[str, Any]) -> None:
+    """Point a complex value at a resource made for references: its `value` is the id the server
+    gave that resource, its `$ref` the resource's location (left out when the server gave none),
+    its `type` the resource's type, where the schema allows it (each when `data` holds it)."""
+    made = referenced_resource(context, reference.reference_types or (), reference.owner)
+    fields = {attribute.name: attribute for attribute in attributes_of(reference.owner)}
     if "value" in data:
-        data["value"] = created.id
+        data["value"] = made.id
+    if reference.name in data:
+        data[reference.name] = made.location
+        if made.location is None:
+            del data[reference.name]
     kind = fields.get("type")
-    if "type" in data and kind and (not kind.canonical_values or created.kind in kind.canonical_values):
-        data["type"] = created.kind
+    if "type" in data and kind and (not kind.canonical_values or made.kind in kind.canonical_values):
+        data["type"] = made.kind

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from scim2_models import Meta
 from scim2_models import Resource
@@ -24,6 +23,8 @@ from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.locations import located
+from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -51,7 +52,8 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
     One result per rule:
 
     - meta of the created resource: ERROR when meta.location is missing (RFC 7644 §3.3:
-      the body SHALL hold it) or does not end with the resource's endpoint and id, when
+      the body SHALL hold it) or names neither the resource's URL nor another URL of the
+      same origin where a GET answers the resource (its shape is not judged), when
       meta.resourceType is not the resource type's name, or when lastModified differs
       from created (it MUST equal created until the resource is modified); DEVIATION
       when resourceType, created or lastModified is missing (they are returned by
@@ -139,8 +141,8 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
     errors = []
     if not meta.location:
         errors.append("meta.location is missing, though the body of a 201 SHALL hold it (RFC 7644 §3.3)")
-    elif not urlsplit(meta.location).path.rstrip("/").endswith(path):
-        errors.append(f"meta.location {meta.location} does not end with {path}")
+    elif problem := _location_problem(context, created, path):
+        errors.append(problem)
     expected_type = _resource_type_name(context, model)
     if meta.resource_type and expected_type and meta.resource_type != expected_type:
         errors.append(f"meta.resourceType is {meta.resource_type!r} instead of {expected_type!r}")
@@ -156,6 +158,12 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
         reason=f"The created {expected_type or model.__name__} has meta.resourceType {meta.resource_type!r}, created equal to lastModified, and its location {meta.location}.",
         data=created,
     )
+
+
+def _location_problem(context: CheckContext, created: Resource[Any], path: str) -> str | None:
+    """What is wrong with meta.location: judged by what a GET on it answers, never by its shape."""
+    served_at = f"{base_url_of(context.client).rstrip('/')}{path}"
+    return located(context, {"id": created.id, "meta": {"location": str(created.meta.location)}}, served_at).problem
 
 
 def _resource_type_name(context: CheckContext, model: type[Resource[Any]]) -> str | None:
