@@ -21,7 +21,10 @@ from tests.servers import http_client
 from tests.servers import make_client
 from tests.servers import scim_error
 from tests.servers import stored
+from tests.unlike import USER as SCHEMA_USER
+from tests.unlike import Immutable
 from tests.unlike import LocationsByUserName
+from tests.unlike import _schema_change
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -231,4 +234,22 @@ def test_a_location_that_serves_another_resource_is_an_error(serve):
     assert result.status is Status.ERROR
     assert f"meta.location {someone['meta']['location']} points to /v2/Users/{someone['id']} instead of /v2/Users/" in result.reason
     assert "which serves another resource" in result.reason
+    assert stored(server.url) == []
+
+
+def _declaring_external_id(schema: dict) -> dict:
+    """A User schema that lists externalId among its attributes, as some servers publish it."""
+    external_id = {"name": "externalId", "type": "string", "multiValued": False, "required": False, "caseExact": True, "mutability": "readWrite", "returned": "default", "uniqueness": "none"}
+    return schema | {"attributes": [*schema["attributes"], external_id]}
+
+
+def test_an_externalid_the_schema_declares_immutable_is_not_the_one_updated(serve):
+    """RFC 7643 §2.2: an immutable value SHALL NOT be updated, so a server refuses the change with
+    400 mutability; the check updates another attribute the schema lets a client change."""
+    server = serve(Immutable(_schema_change(make_app(), SCHEMA_USER, _declaring_external_id), name="externalId"))
+    results = run(server.url)
+    assert all(r.status is Status.SUCCESS for r in results.values()), {k: r.reason for k, r in results.items()}
+    put = next(e for e in results["after PUT"].exchanges if e.method == "PUT")
+    [operation] = json.loads(next(e for e in results["after PATCH"].exchanges if e.method == "PATCH").request_body)["Operations"]
+    assert json.loads(put.request_body)["userName"].startswith("scim-tui-userName-") and operation["path"] == "userName"
     assert stored(server.url) == []

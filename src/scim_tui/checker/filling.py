@@ -84,10 +84,29 @@ class Attribute:
         return self.owner.get_field_annotation(self.field, Required) == Required.true
 
     @property
+    def returned(self) -> Returned:
+        return self.owner.get_field_annotation(self.field, Returned)
+
+    @property
     def hidden(self) -> bool:
-        """Never read back: write-only, or never returned (a password)."""
-        returned = self.owner.get_field_annotation(self.field, Returned)
-        return self.mutability == Mutability.write_only or returned == Returned.never
+        """Not read back by default: write-only, never returned (a password), or returned only when
+        a request names it (RFC 7643 §2.2 "request")."""
+        return self.mutability == Mutability.write_only or self.returned in (Returned.never, Returned.request)
+
+    @property
+    def changeable(self) -> bool:
+        """Whether a check may give it a new value and read the change back: the schema declares it
+        readWrite (an immutable value "SHALL NOT be updated", a readOnly one is the server's: RFC 7643
+        §2.2) and returns it by default."""
+        return self.mutability == Mutability.read_write and not self.hidden
+
+    @property
+    def declaration(self) -> str:
+        """What the schema declares that keeps a check from changing it or reading it back, as a
+        reason quotes it: 'displayName is declared "mutability": "immutable"'."""
+        declared = [f'"mutability": "{self.mutability.value}"'] if self.mutability != Mutability.read_write else []
+        declared += [f'"returned": "{self.returned.value}"'] if self.returned in (Returned.never, Returned.request) else []
+        return f"{self.name} is declared {' and '.join(declared) or 'readWrite, returned by default'}"
 
     @property
     def writable(self) -> bool:
@@ -150,6 +169,19 @@ def name_attribute(model: type[Resource[Any]]) -> Attribute | None:
         ),
         None,
     )
+
+
+def attribute_named(model: type[BaseModel], name: str) -> Attribute | None:
+    """The attribute of a model with this SCIM name, compared without case (RFC 7643 §2.1)."""
+    return next((attribute for attribute in attributes_of(model) if attribute.name.lower() == name.lower()), None)
+
+
+def changeable_string(model: type[Resource[Any]], *preferred: Attribute | None) -> Attribute | None:
+    """A single-valued string a check may change and read back, to make a new version of a
+    resource: the first of `preferred` the schema lets it change, else the first such attribute of
+    the model; None when the schema declares none (each is immutable, readOnly, or not returned)."""
+    strings = [attribute for attribute in attributes_of(model) if not attribute.multi_valued and attribute.root_type is str]
+    return next((attribute for attribute in [*preferred, *strings] if attribute is not None and attribute.changeable), None)
 
 
 def identifying(attribute: Attribute) -> bool:

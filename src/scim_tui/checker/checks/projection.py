@@ -214,6 +214,8 @@ def _patched(context: CheckContext, subject: Subject, projection: Projection) ->
     label = f"PATCH {context.root_path(subject.path)}?{projection.text}"
     if not claims(context, "patch"):
         return _not_tried(label, "patch")
+    if not subject.asked.changeable:
+        return CheckResult(Status.SKIPPED, reason=f"{label} not tried: {subject.asked.declaration} (RFC 7643 §2.2), so a client may not give it a new value.")
     value = attribute_value(context, subject.asked, avoid=subject.payload.get(subject.asked.name))
     body = {"schemas": [PATCH_SCHEMA], "Operations": [{"op": "replace", "path": subject.asked.name, "value": value}]}
     response = send_json(context, "PATCH", subject.path, body, params=projection.query)
@@ -243,8 +245,9 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
     contain the minimum set"). ERROR on any other content, a status other than
     201 for POST and 200 for the others (RFC 7644 §3.5.2: a PATCH with
     attributes MUST answer 200). SKIPPED when the model has no optional
-    attribute returned by default, and for the search (filter) or PATCH (patch)
-    the server does not claim.
+    attribute returned by default, for the search (filter) or PATCH (patch)
+    the server does not claim, and for the PATCH when the server's schema declares
+    the attribute asked for immutable (RFC 7643 §2.2).
     """
     asked = _asked_attribute(model)
     if asked is None:
