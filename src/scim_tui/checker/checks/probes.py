@@ -154,8 +154,9 @@ class Refusal:
     """The section and keyword the refusal comes from, as a reason quotes it."""
     missed: Status = Status.ERROR
     """The status of a wrong HTTP status or scimType: ERROR for MUST/SHALL, DEVIATION for SHOULD."""
-    lenient: str | None = None
-    """The SHOULD a server breaks by accepting the request, when accepting it is only a DEVIATION."""
+    accepted: tuple[Status, str] | None = None
+    """The status and the rule of the request accepted (a 2xx or 3xx), when not `missed` and `rule`:
+    what the acceptance itself breaks (a SHOULD: DEVIATION, a MUST: ERROR)."""
     other_scim_type: Status | None = None
     """The status of a missing or other scimType, when not `missed`: DEVIATION where a table names
     the scimType but the rule itself asks only for the status (scimType is OPTIONAL, §3.12)."""
@@ -169,10 +170,9 @@ def judge_refusal(request: str, response: Any, refusal: Refusal) -> CheckResult:
     """The result of one request the server should have refused."""
     payload = body_of(response)
     code = response.status_code
-    if code < 400 and refusal.lenient:
-        return CheckResult(Status.DEVIATION, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.lenient}).", data=payload)
     if code < 400:
-        return CheckResult(refusal.missed, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.rule}).", data=payload)
+        status, rule = refusal.accepted or (refusal.missed, refusal.rule)
+        return CheckResult(status, reason=f"{request} answered {code} instead of {refusal.status} ({rule}).", data=payload)
     problems: list[tuple[Status, str]] = []
     if code != refusal.status:
         problems.append((refusal.missed, f"instead of {refusal.status} ({refusal.rule})"))
