@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import uuid
 
 import pytest
@@ -261,9 +262,29 @@ def test_scim2_server_keeps_a_member_that_names_no_resource(serve):
     server = serve(make_app())
     [dangling] = run(server.url, "dangling_member", "Group")
     assert dangling.status is Status.DEVIATION
-    assert "adding a member whose value (" in dangling.reason and ") names no resource answered 204: the group now holds a member that is no resource (RFC 7643 §4.2)." in dangling.reason
+    assert "adding a member whose value (" in dangling.reason
+    assert ") names no resource answered 204, and the group now holds that member, which is no resource (RFC 7643 §4.2: a member's value identifies a member)." in dangling.reason
     [patch] = [e for e in dangling.exchanges if e.method == "PATCH"]
     assert json.loads(patch.request_body)["Operations"][0]["path"] == "members"
+    assert stored(server.url) == []
+
+
+def test_a_member_that_names_no_resource_dropped_without_a_word_is_acceptable(serve):
+    """A server that accepts the PATCH but keeps no member naming nothing: the group holds no
+    such member, and the reason does not say it does."""
+
+    def dropping_unknown_members(patch: dict) -> dict:
+        return patch | {"Operations": [op | {"value": []} if op.get("path") == "members" else op for op in patch["Operations"]]}
+
+    server = serve(Broken(make_app()).rewrite_request_json("PATCH", GROUP, dropping_unknown_members))
+    [dangling] = run(server.url, "dangling_member", "Group")
+    assert dangling.status is Status.ACCEPTABLE
+    assert re.search(
+        r"names no resource answered 204, and GET /v2/Groups/\w+ then holds no such member: the server dropped it without telling the client, "
+        r"where a 4xx SCIM Error would \(RFC 7644 §3\.12\)\.$",
+        dangling.reason,
+    ), dangling.reason
+    assert "now holds" not in dangling.reason
     assert stored(server.url) == []
 
 

@@ -18,6 +18,7 @@ from scim2_models import Resource
 from scim2_models import Uniqueness
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
@@ -209,8 +210,10 @@ def dangling_member(context: CheckContext, model: type[Resource[Any]]) -> list[C
     (RFC 7643 §4.2): one naming nothing is the client's mistake, which a 4xx SCIM Error
     tells. SUCCESS on a 4xx with a SCIM Error body; ERROR on a 5xx (the server failed on a
     client's mistake) or a 4xx whose body is no SCIM Error (§3.12 MUST); DEVIATION when the
-    server keeps the member. SKIPPED when PATCH is not claimed or the resource type has no
-    "members".
+    server keeps the member (the PATCH answer, or a GET after a 204, holds it); ACCEPTABLE when
+    it accepts the PATCH but keeps no such member (it drops what names nothing, as the
+    robustness principle lets it, without telling the client). SKIPPED when PATCH is not
+    claimed or the resource type has no "members".
     """
     skipped = unclaimed(context, "patch")
     if skipped:
@@ -231,13 +234,29 @@ def _dangling_member(context: CheckContext, path: str) -> CheckResult:
     if code >= 500:
         result = CheckResult(Status.ERROR, reason=f"{request} answered {code}: the server failed on a client's mistake, which a 4xx SCIM Error tells (RFC 7644 §3.12).")
     elif code < 400:
-        result = CheckResult(Status.DEVIATION, reason=f"{request} answered {code}: the group now holds a member that is no resource (RFC 7643 §4.2).")
+        result = _kept_or_dropped(context, path, request, code, payload, missing)
     elif problem := scim_error_problem(payload, code):
         result = CheckResult(Status.ERROR, reason=f"{request} answered {code}, and {problem} (RFC 7644 §3.12, MUST).")
     else:
         result = CheckResult(Status.SUCCESS, reason=f"{request} answered {code} with a SCIM Error.")
     result.data = payload
     return results_of(context, mark, [result])[0]
+
+
+def _kept_or_dropped(context: CheckContext, path: str, request: str, code: int, payload: Any, missing: str) -> CheckResult:
+    """A PATCH adding a member that names nothing, accepted: whether the group holds it now, as
+    the answer shows it (a 200 with the resource) or a GET after it does."""
+    where = "its answer"
+    if not (isinstance(payload, dict) and member(payload, "id") is not None):  # a 204, or no resource: read it
+        response = context.client.request("GET", path)
+        payload, where = (body_of(response) if response.status_code == 200 else None), f"GET {context.root_path(path)} then"
+    members = member(payload, "members")
+    if isinstance(members, list) and any(member(item, "value") == missing for item in members):
+        return CheckResult(Status.DEVIATION, reason=f"{request} answered {code}, and the group now holds that member, which is no resource (RFC 7643 §4.2: a member's value identifies a member).")
+    return CheckResult(
+        Status.ACCEPTABLE,
+        reason=f"{request} answered {code}, and {where} holds no such member: the server dropped it without telling the client, where a 4xx SCIM Error would (RFC 7644 §3.12).",
+    )
 
 
 def _patch(context: CheckContext, path: str, refusal: Refusal, what: str, operation: dict[str, Any]) -> CheckResult:

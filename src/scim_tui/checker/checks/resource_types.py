@@ -12,7 +12,9 @@ from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.discovery import read_resource_types
+from scim_tui.checker.discovery import relative_endpoint
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -51,7 +53,7 @@ def query_resource_type_by_id(context: CheckContext, resource_type: ResourceType
     """GET /ResourceTypes/{id} answers that resource type, with its metadata (RFC 7644 §4).
 
     Reads GET /ResourceTypes and GET /ResourceTypes/{id}, and compares the two documents as
-    the server serves them. SUCCESS when the answer is the resource type asked for, with the
+    the server serves them (endpoints by the endpoint they name). SUCCESS when the answer is the resource type asked for, with the
     same id, name, endpoint and schema as in the list (when the list holds it), and a meta
     attribute; ERROR on a failed request, an invalid answer, another resource type, or a
     missing meta.
@@ -67,13 +69,20 @@ def query_resource_type_by_id(context: CheckContext, resource_type: ResourceType
     different = [] if listed is None else [
         f"{name.rstrip('_')} {getattr(found, name)} where the list has {getattr(listed, name)}"
         for name in ("id", "name", "endpoint", "schema_")
-        if getattr(found, name) != getattr(listed, name)
+        if _meaning(context, name, getattr(found, name)) != _meaning(context, name, getattr(listed, name))
     ]
     if different:
         return [CheckResult(Status.ERROR, reason=f"GET {path} answered another resource type than the list holds: {listed_words(different)}.", data=found)]
     if found.meta is None:
         return [CheckResult(Status.ERROR, reason=f"GET {path} answered the resource type without its meta attribute.", data=found)]
     return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered the {resource_type.name} resource type with its metadata.", data=found)]
+
+
+def _meaning(context: CheckContext, name: str, value: object) -> object:
+    """A value as the two documents are compared: an endpoint by the endpoint it names (a full path
+    and a path relative to the base URL name the same one; resource_type_documents judges the
+    form), anything else as served."""
+    return (relative_endpoint(str(value), base_url_of(context.client)) or value) if name == "endpoint" else value
 
 
 def _as_listed(context: CheckContext, resource_type: ResourceType) -> ResourceType | None:
