@@ -42,16 +42,23 @@ def refused(model, data) -> ValidationError:
 @pytest.mark.parametrize(
     ("model", "data", "words"),
     [
-        (ListResponse[User | Group], {"schemas": [LIST_SCHEMA], "totalResults": 1, "Resources": [{"id": "x"}]},
-         'Resources[0] has no "schemas" naming a kind of resource expected there'),
-        (ListResponse[User | Group], {"schemas": [LIST_SCHEMA], "totalResults": 1, "Resources": [{"schemas": [USER_SCHEMA], "id": "x", "userName": 3}]},
-         "Resources[0].userName is 3, not a string"),
-        (User, {"schemas": [USER_SCHEMA], "userName": "x", "emails": [{"value": "a@example.com", "primary": "perhaps"}]},
-         'emails[0].primary is "perhaps", not a boolean'),
-        (User, {"schemas": [USER_SCHEMA], "userName": "x", "active": [True], "emails": "none"},
-         "active is a JSON array, not a boolean (and 1 more problem)"),
-        (User, {"schemas": [USER_SCHEMA], "userName": "x", "meta": {"created": "yesterday"}},
-         'meta.created is "yesterday", not a date and time'),
+        (
+            ListResponse[User | Group],
+            {"schemas": [LIST_SCHEMA], "totalResults": 1, "Resources": [{"id": "x"}]},
+            'Resources[0] has no "schemas" naming a kind of resource expected there',
+        ),
+        (
+            ListResponse[User | Group],
+            {"schemas": [LIST_SCHEMA], "totalResults": 1, "Resources": [{"schemas": [USER_SCHEMA], "id": "x", "userName": 3}]},
+            "Resources[0].userName is 3, not a string",
+        ),
+        (
+            User,
+            {"schemas": [USER_SCHEMA], "userName": "x", "emails": [{"value": "a@example.com", "primary": "perhaps"}]},
+            'emails[0].primary is "perhaps", not a boolean',
+        ),
+        (User, {"schemas": [USER_SCHEMA], "userName": "x", "active": [True], "emails": "none"}, "active is a JSON array, not a boolean (and 1 more problem)"),
+        (User, {"schemas": [USER_SCHEMA], "userName": "x", "meta": {"created": "yesterday"}}, 'meta.created is "yesterday", not a date and time'),
     ],
     ids=["no schemas in a list", "a number for a string", "a string for a boolean", "two problems", "not a date"],
 )
@@ -126,6 +133,6 @@ def test_an_invalid_scim_error_is_named_in_plain_words_and_in_a_sentence(serve):
     assert re.fullmatch(
         r"GET /v2/scim-tui-missing-\w+ answered 404, but its SCIM Error is invalid \(detail is a JSON array, not a string\)\.", unknown.reason
     ), unknown.reason
-    assert invalid_json.reason.endswith(
-        "answered 400, but its SCIM Error is invalid (detail is a JSON array, not a string) (RFC 7644 §3.12, MUST)."
-    ), invalid_json.reason
+    assert invalid_json.reason.endswith("answered 400, but its SCIM Error is invalid (detail is a JSON array, not a string) (RFC 7644 §3.12, MUST)."), (
+        invalid_json.reason
+    )

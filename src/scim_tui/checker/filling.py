@@ -358,10 +358,10 @@ def point(context: CheckContext, reference: Attribute, data: dict[str, Any]) -> 
     fields = {attribute.name: attribute for attribute in attributes_of(reference.owner)}
     if "value" in data:
         data["value"] = made.id
-    if reference.name in data:
+    if reference.name in data and made.location is None:
+        del data[reference.name]
+    elif reference.name in data:
         data[reference.name] = made.location
-        if made.location is None:
-            del data[reference.name]
     kind = fields.get("type")
     if "type" in data and kind and (not kind.canonical_values or made.kind in kind.canonical_values):
         data["type"] = made.kind

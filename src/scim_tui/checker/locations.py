@@ -20,6 +20,9 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.recorder import base_url_of
 
+OTHER_ORIGIN = object()
+"""What `served_at_url` answers for a URL it does not follow."""
+
 
 @dataclass
 class Located:
@@ -54,10 +57,6 @@ def located(context: Any, data: dict[str, Any], served_at: str, *aliases: str) -
     return Located(note=f"meta.location names {path}, another URL that serves the same resource")
 
 
-OTHER_ORIGIN = object()
-"""What `served_at_url` answers for a URL it does not follow."""
-
-
 def served_at_url(context: Any, url: str) -> Any:
     """The JSON object a GET on `url` answers with 200; None when it answers something else;
     OTHER_ORIGIN, without a request, when `url` is not on the base URL's origin."""
@@ -87,4 +86,3 @@ def origin(url: str) -> tuple[str, str]:
 
 def _path(url: str) -> str:
     return unquote(urlsplit(url).path).rstrip("/")
-
