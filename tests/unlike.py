@@ -186,34 +186,39 @@ def _attribute_change(name: str, **changes: Any) -> Callable[[dict[str, Any]], d
     return change
 
 
-class ImmutableDisplayName(Middleware):
-    """Declares a User's displayName immutable in /Schemas, and refuses (400 mutability) a
-    PUT or PATCH that changes it, as RFC 7643 §2.2 lets it."""
+class Immutable(Middleware):
+    """Declares an attribute of the resources at `path` (displayName of a User by default)
+    immutable in /Schemas, and refuses (400 mutability) a PUT or PATCH that changes it, as RFC 7643
+    §2.2 lets it ("SHALL NOT be updated"; RFC 7644 §3.5.1: the input value MUST match)."""
 
-    def __init__(self, app: WSGI):
-        super().__init__(_schema_change(app, USER, _attribute_change("displayName", mutability="immutable")))
+    def __init__(self, app: WSGI, schema: str = USER, path: str = "/v2/Users", name: str = "displayName"):
+        super().__init__(_schema_change(app, schema, _attribute_change(name, mutability="immutable")))
+        self.path, self.name = path, name
 
     def intercept(self, environ: dict[str, Any]) -> Response | None:
-        found = re.fullmatch(r"/v2/Users/([^/]+)", environ.get("PATH_INFO", ""))
+        found = re.fullmatch(rf"{self.path}/([^/]+)", environ.get("PATH_INFO", ""))
         if not found or environ["REQUEST_METHOD"] not in ("PUT", "PATCH"):
             return None
-        stored = self.call(environ, REQUEST_METHOD="GET", QUERY_STRING="", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")})
-        current = json.loads(stored[2]).get("displayName") if stored[0] == 200 else None
+        # The value stored, read without the request's conditions (an If-Match is the write's own).
+        unconditional = {key: value for key, value in environ.items() if key not in ("HTTP_IF_MATCH", "HTTP_IF_NONE_MATCH")}
+        stored = self.call(unconditional, REQUEST_METHOD="GET", QUERY_STRING="", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")})
+        current = json.loads(stored[2]).get(self.name) if stored[0] == 200 else None
         body = _json_body(environ)
-        if isinstance(body, dict) and _changes_display_name(environ["REQUEST_METHOD"], body, current):
-            return 400, SCIM_JSON, _error(400, "displayName is immutable", "mutability")
+        if isinstance(body, dict) and _changes(self.name, environ["REQUEST_METHOD"], body, current):
+            return 400, SCIM_JSON, _error(400, f"{self.name} is immutable", "mutability")
         return None
 
 
-def _changes_display_name(method: str, body: dict[str, Any], current: Any) -> bool:
+def _changes(name: str, method: str, body: dict[str, Any], current: Any) -> bool:
+    """Whether a PUT or PATCH body gives the attribute `name` another value than `current`."""
     if method == "PUT":
-        return body.get("displayName") != current and (current is not None or "displayName" in body)
+        return body.get(name) != current and (current is not None or name in body)
     for operation in body.get("Operations", []) or []:
         path = str(operation.get("path") or "")
         value = operation.get("value")
-        if path.split(":")[-1].lower() == "displayname":
+        if path.split(":")[-1].lower() == name.lower():
             return value != current
-        if not path and isinstance(value, dict) and any(k.split(":")[-1].lower() == "displayname" and v != current for k, v in value.items()):
+        if not path and isinstance(value, dict) and any(k.split(":")[-1].lower() == name.lower() and v != current for k, v in value.items()):
             return True
     return False
 
@@ -359,7 +364,7 @@ PERSONALITIES: dict[str, Personality] = {
     "sw unsupported": Personality(lambda: SwUnsupported(make_app())),
     "emails required": Personality(lambda: EmailsRequired(make_app())),
     "locations by userName": Personality(lambda: LocationsByUserName(make_app())),
-    "immutable displayName": Personality(lambda: ImmutableDisplayName(make_app())),
+    "immutable displayName": Personality(lambda: Immutable(make_app())),
     "full-path endpoints": Personality(lambda: full_path_endpoints(make_app())),
     "RFC schema name": Personality(lambda: rfc_schema_name(make_app())),
     "members ignored on create": Personality(lambda: members_ignored_on_create(make_app())),

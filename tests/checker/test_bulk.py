@@ -118,7 +118,7 @@ def test_an_unresolved_bulk_id_reference_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_json("POST", BULK, outcome("PUT", unresolved)))
     results = run(server.url, "bulk_operations")
     assert results[1].status is Status.ERROR
-    assert re.search(r"with the location \S+/Users/bulkId:x, which does not name /Users/\w+\.$", results[1].reason)
+    assert re.search(r"with the location \S+/Users/bulkId:x, not \S+/Users/\w+, the location of the resource the POST created", results[1].reason)
 
 
 def test_a_delete_reported_done_but_not_done_is_an_error(serve):

@@ -77,11 +77,12 @@ def resource_ids(exchanges: list[Exchange]) -> set[str]:
 
 def on_its_own(resource_type: str, exchange: Exchange) -> bool:
     """Whether an exchange is one a check of this resource type makes: on its endpoint, a search,
-    a bulk request (its operations name their own paths), or on a resource of its own (another
-    resource type's, which one of its attributes references)."""
+    a bulk request (its operations name their own paths), its ResourceType (and the list it is
+    compared with), or on a resource of its own (another resource type's, which one of its
+    attributes references)."""
     path = urlsplit(exchange.url).path
     own = ("/v2/.search", "/v2/Bulk", f"/v2/ResourceTypes/{resource_type}", f"/v2/{resource_type}s")
-    return path.startswith(own) or bool(resource_ids([exchange]))
+    return path.startswith(own) or path == "/v2/ResourceTypes" or bool(resource_ids([exchange]))
 
 
 def test_no_check_sees_another_checks_exchanges(pet_runs):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 
 from scim_tui.checker import CheckConfig
@@ -13,6 +15,8 @@ from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
+from tests.unlike import full_path_endpoints
+from tests.unlike import rfc_schema_name
 
 DISCOVERY_CHECKERS = {
     "service_provider_config_endpoint",
@@ -104,7 +108,7 @@ def test_another_resource_type_answered_by_id_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_json("GET", "/v2/ResourceTypes/Group", swap))
     [result] = run(server.url, "query_resource_type_by_id", "Group")
     assert result.status is Status.ERROR
-    assert "endpoint differ" in result.reason
+    assert "answered another resource type than the list holds: endpoint /Elsewhere where the list has /Groups." in result.reason
 
 
 @pytest.mark.parametrize(("checker", "path"), [("access_invalid_resource_type", "/v2/ResourceTypes/.+"), ("access_invalid_schema", "/v2/Schemas/scim-tui-.+"), ("random_url", "/v2/scim-tui-.+")])
@@ -167,7 +171,15 @@ def test_a_malformed_core_schema_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_json("GET", "/v2/Schemas", add_bad_core_schema))
     [result] = run(server.url, "core_schemas_validation")
     assert result.status is Status.ERROR
-    assert "core:2.0:ResourceType" in result.reason
+    assert "urn:ietf:params:scim:schemas:core:2.0:ResourceType (Wrong) is published without any attribute definition" in result.reason
+
+
+def test_a_core_schema_named_as_the_rfc_names_it_is_right(serve):
+    """RFC 7643 §8.7.2 names the ServiceProviderConfig schema "Service Provider Configuration"."""
+    server = serve(rfc_schema_name(make_app()))
+    [result] = run(server.url, "core_schemas_validation")
+    assert result.status is Status.SUCCESS, result.reason
+    assert result.reason == "Not published, which RFC 7644 allows: ResourceType, Schema; the published core schemas are well formed."
 
 
 def test_a_server_that_is_down_gives_error_results_not_exceptions(serve):
@@ -185,3 +197,13 @@ def test_a_server_that_is_down_gives_error_results_not_exceptions(serve):
     resource_checks = [r for r in results if r.title not in server_checks]
     assert resource_checks and all(r.status is Status.SKIPPED for r in resource_checks)
     assert "could not be described" in resource_checks[0].reason
+
+
+def test_a_resource_type_is_compared_with_the_list_as_served(serve):
+    """Both documents give the endpoint as the whole path (/v2/Users), alike: that is one finding
+    of resource_type_documents (RFC 7643 §6), not a difference between the list and the by-id answer."""
+    server = serve(full_path_endpoints(make_app()))
+    for name in ("User", "Group"):
+        [result] = run(server.url, "query_resource_type_by_id", name)
+        assert result.status is Status.SUCCESS, result.reason
+        assert [urlsplit(e.url).path for e in result.exchanges] == ["/v2/ResourceTypes", f"/v2/ResourceTypes/{name}"]

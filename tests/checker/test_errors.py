@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import uuid
 
 import pytest
@@ -19,6 +20,9 @@ from scim_tui.demo import make_app
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import stored
+from tests.unlike import GROUP as SCHEMA_GROUP
+from tests.unlike import _attribute_change
+from tests.unlike import _schema_change
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -141,27 +145,43 @@ def _suffixed(user: dict) -> dict:
     return {**user, "userName": f"{user['userName']}-{uuid.uuid4().hex[:6]}"} if "userName" in user else user
 
 
-def test_a_duplicate_accepted_is_a_deviation_and_is_deleted(serve):
-    """A server ignoring the uniqueness of userName: the duplicate is created (201)."""
+TAKEN_USER_NAME_RULE = "(RFC 7643 §4.1.1: userName MUST be unique across the service provider's entire set of Users)."
+
+
+def test_a_duplicate_user_name_accepted_is_an_error_and_is_deleted(serve):
+    """A server ignoring the uniqueness of userName: the duplicate is created (201), which breaks
+    the MUST of RFC 7643 §4.1.1."""
     server = serve(PostedUserChanged(make_app(), _suffixed))
     invalid, missing, duplicate, upper = run(server.url, "creation_errors")
-    assert (duplicate.status, upper.status) == (Status.DEVIATION, Status.DEVIATION)
-    assert "answered 201 instead of 409 (RFC 7643 §2.2: a server-unique value SHOULD be unique)" in duplicate.reason
+    assert (duplicate.status, upper.status) == (Status.ERROR, Status.ERROR)
+    assert duplicate.reason.endswith(f"with the userName of an existing User[EnterpriseUser] answered 201 instead of 409 {TAKEN_USER_NAME_RULE}")
     assert [(e.method, e.status_code) for e in duplicate.exchanges] == [("POST", 201), ("POST", 201)]
+    assert (invalid.status, missing.status) == (Status.COMPLIANT, Status.COMPLIANT)
     assert duplicate.leftovers == [] and stored(server.url) == []
 
 
-def test_a_user_name_taken_in_another_case_accepted_is_a_deviation(serve):
-    """userName has caseExact false (RFC 7643 §4.1.1): BJENSEN conflicts with bjensen."""
+def test_a_user_name_taken_in_another_case_accepted_is_an_error(serve):
+    """userName has caseExact false (RFC 7643 §4.1.1): BJENSEN is bjensen, taken."""
     def case_sensitive(user: dict) -> dict:
         return {**user, "userName": f"{user['userName']}-other"} if user.get("userName", "").startswith("scim-tui-CASE-") else user
 
     server = serve(PostedUserChanged(make_app(), case_sensitive))
     _invalid, _missing, duplicate, upper = run(server.url, "creation_errors")
     assert duplicate.status is Status.SUCCESS
-    assert upper.status is Status.DEVIATION
-    assert "in upper case (userName has caseExact false, RFC 7643 §2.2) answered 201 instead of 409" in upper.reason
+    assert upper.status is Status.ERROR
+    assert f"in upper case (userName has caseExact false, RFC 7643 §2.2) answered 201 instead of 409 {TAKEN_USER_NAME_RULE}" in upper.reason
     assert upper.leftovers == [] and stored(server.url) == []
+
+
+def test_a_duplicate_of_another_unique_attribute_accepted_is_a_deviation(serve):
+    """A Group displayName the schema declares "uniqueness": "server", which a server SHOULD keep
+    unique (RFC 7643 §2.2): only a SHOULD, unlike a User's userName."""
+    declared = _schema_change(make_app(), SCHEMA_GROUP, _attribute_change("displayName", uniqueness="server"))
+    server = serve(declared)
+    _invalid, _missing, duplicate, upper = run(server.url, "creation_errors", "Group")
+    assert (duplicate.status, upper.status) == (Status.DEVIATION, Status.DEVIATION)
+    assert duplicate.reason.endswith("with the displayName of an existing Group answered 201 instead of 409 (RFC 7643 §2.2: a server-unique value SHOULD be unique).")
+    assert stored(server.url) == []
 
 
 def test_a_taken_user_name_answered_with_the_existing_user_is_an_error(serve):
@@ -197,12 +217,25 @@ def test_every_problem_of_an_error_body_is_named(serve):
     assert 'with no scimType instead of "uniqueness"' in duplicate.reason
 
 
-def test_a_creation_missing_its_required_attribute_accepted_is_a_deviation_and_is_deleted(serve):
-    """A server that names a User itself when userName is missing: the creation succeeds."""
+def test_a_user_created_without_user_name_is_an_error_and_is_deleted(serve):
+    """A server that names a User itself when userName is missing: the creation succeeds, though
+    "each User MUST include a non-empty userName value" (RFC 7643 §4.1.1)."""
     server = serve(PostedUserChanged(make_app(), lambda user: {"userName": f"filled-{uuid.uuid4().hex[:6]}", **user}))
     missing = run(server.url, "creation_errors")[1]
+    assert missing.status is Status.ERROR
+    assert missing.reason.endswith("without the required userName answered 201 instead of 400 (RFC 7643 §4.1.1: each User MUST include a non-empty userName value).")
+    assert stored(server.url) == []
+
+
+def test_a_creation_missing_another_required_attribute_accepted_is_a_deviation_and_is_deleted(serve):
+    """A Group created without its required displayName: Table 8's SHOULD (400) is broken, no MUST."""
+    def named(group: dict) -> dict:
+        return {"displayName": f"scim-tui-filled-{uuid.uuid4().hex[:6]}", **group}
+
+    server = serve(Broken(make_app()).rewrite_request_json("POST", "/v2/Groups", named))
+    missing = run(server.url, "creation_errors", "Group")[1]
     assert missing.status is Status.DEVIATION
-    assert "without the required userName answered 201 instead of 400" in missing.reason
+    assert missing.reason.endswith("without the required displayName answered 201 instead of 400 (RFC 7644 §3.12, Tables 8 and 9, SHOULD).")
     assert stored(server.url) == []
 
 
@@ -229,9 +262,29 @@ def test_scim2_server_keeps_a_member_that_names_no_resource(serve):
     server = serve(make_app())
     [dangling] = run(server.url, "dangling_member", "Group")
     assert dangling.status is Status.DEVIATION
-    assert "adding a member whose value (" in dangling.reason and ") names no resource answered 204: the group now holds a member that is no resource (RFC 7643 §4.2)." in dangling.reason
+    assert "adding a member whose value (" in dangling.reason
+    assert ") names no resource answered 204, and the group now holds that member, which is no resource (RFC 7643 §4.2: a member's value identifies a member)." in dangling.reason
     [patch] = [e for e in dangling.exchanges if e.method == "PATCH"]
     assert json.loads(patch.request_body)["Operations"][0]["path"] == "members"
+    assert stored(server.url) == []
+
+
+def test_a_member_that_names_no_resource_dropped_without_a_word_is_acceptable(serve):
+    """A server that accepts the PATCH but keeps no member naming nothing: the group holds no
+    such member, and the reason does not say it does."""
+
+    def dropping_unknown_members(patch: dict) -> dict:
+        return patch | {"Operations": [op | {"value": []} if op.get("path") == "members" else op for op in patch["Operations"]]}
+
+    server = serve(Broken(make_app()).rewrite_request_json("PATCH", GROUP, dropping_unknown_members))
+    [dangling] = run(server.url, "dangling_member", "Group")
+    assert dangling.status is Status.ACCEPTABLE
+    assert re.search(
+        r"names no resource answered 204, and GET /v2/Groups/\w+ then holds no such member: the server dropped it without telling the client, "
+        r"where a 4xx SCIM Error would \(RFC 7644 §3\.12\)\.$",
+        dangling.reason,
+    ), dangling.reason
+    assert "now holds" not in dangling.reason
     assert stored(server.url) == []
 
 

@@ -173,14 +173,14 @@ def test_a_location_under_another_prefix_that_serves_the_document_is_right(serve
     assert "meta.location" not in failed(results)["service_provider_config_document"]
     user = next(r for r in results if r.title == "resource_type_documents" and "ResourceType User " in r.reason)
     assert user.status is Status.SUCCESS
-    assert user.reason.endswith("Meta.location names /v2/ResourceTypes/User, another URL that serves the same document.")
+    assert user.reason.endswith("Meta.location names /v2/ResourceTypes/User, another URL that serves the same resource.")
 
 
 @pytest.mark.parametrize(
     ("location", "problem"),
     [
-        ("/v2/ResourceTypes/Group", "points to /v2/ResourceTypes/Group instead of /v2/ResourceTypes/User, which serves another document"),
-        ("/v2/Nowhere/User", "points to /v2/Nowhere/User instead of /v2/ResourceTypes/User, which does not serve this document"),
+        ("/v2/ResourceTypes/Group", "points to /v2/ResourceTypes/Group instead of /v2/ResourceTypes/User, which serves another resource"),
+        ("/v2/Nowhere/User", "points to /v2/Nowhere/User instead of /v2/ResourceTypes/User, which does not serve it"),
         ("https://elsewhere.example/ResourceTypes/User", "on another origin (not followed, so that no credentials go there)"),
     ],
     ids=["another document", "nothing there", "another origin"],

@@ -17,9 +17,14 @@ from scim_tui.checker.checks import meta
 from scim_tui.demo import make_app
 from tests.servers import WHOLE_PATCH_ANSWER
 from tests.servers import Broken
+from tests.servers import http_client
 from tests.servers import make_client
 from tests.servers import scim_error
 from tests.servers import stored
+from tests.unlike import USER as SCHEMA_USER
+from tests.unlike import Immutable
+from tests.unlike import LocationsByUserName
+from tests.unlike import _schema_change
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -65,7 +70,7 @@ def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type)
     ("change", "status", "words"),
     [
         (with_meta(location=None), Status.ERROR, "meta.location is missing, though the body of a 201 SHALL hold it"),
-        (with_meta(location="http://127.0.0.1/v2/Users/someone-else"), Status.ERROR, "does not end with /Users/"),
+        (with_meta(location="http://127.0.0.1/v2/Users/someone-else"), Status.ERROR, "points to /v2/Users/someone-else instead of /v2/Users/"),
         (with_meta(resourceType="Person"), Status.ERROR, "meta.resourceType is 'Person' instead of 'User'"),
         (with_meta(lastModified="2001-01-01T00:00:00Z"), Status.ERROR, "differs from meta.created"),
         (with_meta(resourceType=None, created=None), Status.DEVIATION, "meta lacks resourceType, created, returned by default"),
@@ -202,3 +207,49 @@ def test_the_patch_rule_is_skipped_when_patch_is_not_claimed(serve):
     assert not any(e.method == "PATCH" for r in results.values() for e in r.exchanges)
     assert results["after PUT"].status is Status.SUCCESS
     assert "stayed the same in the read and the PUT" in results["stable id"].reason
+
+
+def test_a_location_by_username_that_serves_the_user_is_right(serve):
+    """meta.location is judged by what a GET on it answers, not by its shape (RFC 7643 §3.1)."""
+    server = serve(LocationsByUserName(make_app()))
+    results = run(server.url)
+    assert results["meta"].status is Status.SUCCESS, results["meta"].reason
+    [post, followed] = [e for e in results["meta"].exchanges if e.method in ("POST", "GET")]
+    user_name = json.loads(post.request_body)["userName"]
+    assert (followed.method, urlsplit(followed.url).path, followed.status_code) == ("GET", f"{USERS}/{user_name}", 200)
+    assert all(r.status is Status.SUCCESS for r in results.values()), {k: r.reason for k, r in results.items()}
+    assert stored(server.url) == []
+
+
+def test_a_location_that_serves_another_resource_is_an_error(serve):
+    """A location of the same origin is followed: here it answers another user."""
+    elsewhere: dict[str, str] = {}
+    relocated = lambda body: with_meta(location=elsewhere.get("location", body["meta"]["location"]))(body)  # noqa: E731
+    server = serve(Broken(make_app()).rewrite_json("POST", USERS, relocated))
+    with http_client(server.url) as http:
+        someone = http.post("/Users", json={"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "someone-else"}).json()
+        elsewhere["location"] = someone["meta"]["location"]
+        result = run(server.url)["meta"]
+        http.delete(f"/Users/{someone['id']}")
+    assert result.status is Status.ERROR
+    assert f"meta.location {someone['meta']['location']} points to /v2/Users/{someone['id']} instead of /v2/Users/" in result.reason
+    assert "which serves another resource" in result.reason
+    assert stored(server.url) == []
+
+
+def _declaring_external_id(schema: dict) -> dict:
+    """A User schema that lists externalId among its attributes, as some servers publish it."""
+    external_id = {"name": "externalId", "type": "string", "multiValued": False, "required": False, "caseExact": True, "mutability": "readWrite", "returned": "default", "uniqueness": "none"}
+    return schema | {"attributes": [*schema["attributes"], external_id]}
+
+
+def test_an_externalid_the_schema_declares_immutable_is_not_the_one_updated(serve):
+    """RFC 7643 §2.2: an immutable value SHALL NOT be updated, so a server refuses the change with
+    400 mutability; the check updates another attribute the schema lets a client change."""
+    server = serve(Immutable(_schema_change(make_app(), SCHEMA_USER, _declaring_external_id), name="externalId"))
+    results = run(server.url)
+    assert all(r.status is Status.SUCCESS for r in results.values()), {k: r.reason for k, r in results.items()}
+    put = next(e for e in results["after PUT"].exchanges if e.method == "PUT")
+    [operation] = json.loads(next(e for e in results["after PATCH"].exchanges if e.method == "PATCH").request_body)["Operations"]
+    assert json.loads(put.request_body)["userName"].startswith("scim-tui-userName-") and operation["path"] == "userName"
+    assert stored(server.url) == []

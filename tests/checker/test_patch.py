@@ -27,6 +27,9 @@ from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
 from tests.servers import stored
+from tests.unlike import USER as SCHEMA_USER
+from tests.unlike import _attribute_change
+from tests.unlike import _schema_change
 
 USER = r"/v2/Users/[^/]+"
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
@@ -210,3 +213,19 @@ def test_nothing_to_add_is_skipped(client):
     [result] = check_add_attribute(CheckContext(client), Sealed)
     assert result.status is Status.SKIPPED
     assert result.reason == "No attribute of Sealed can be added."
+
+
+def _without_nick_name(body: dict) -> dict:
+    return {key: value for key, value in body.items() if key != "nickName"}
+
+
+@pytest.mark.parametrize("checker", PATCH_CHECKERS)
+def test_an_attribute_returned_only_on_request_is_not_expected_in_the_answers(serve, checker):
+    """nickName declared "returned": "request" (RFC 7643 §2.2: returned only when a request names
+    it), and left out of the answers as declared: its PATCH is accepted and not read back."""
+    app = _schema_change(make_app(), SCHEMA_USER, _attribute_change("nickName", returned="request"))
+    server = serve(Broken(app).rewrite_json("GET", USER, _without_nick_name).rewrite_json("PATCH", USER, _without_nick_name))
+    result = by_path(run(server.url, checker))["nickName"]
+    assert result.status is Status.SUCCESS
+    assert re.fullmatch(r'nickName: \w+ accepted; nickName is declared "returned": "request", so (the value|its absence) cannot be read back\.', result.reason)
+    assert stored(server.url) == []

@@ -21,9 +21,13 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.projection import attribute_projection
 from scim_tui.demo import make_app
+from tests.checker.test_meta import _declaring_external_id
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import stored
+from tests.unlike import USER as SCHEMA_USER
+from tests.unlike import Immutable
+from tests.unlike import _schema_change
 
 USER = r"/v2/Users/[^/]+"
 STEPS = ["POST attributes", "GET attributes", "GET excludedAttributes", "SEARCH attributes", "SEARCH excludedAttributes", "PUT excludedAttributes", "PATCH attributes"]
@@ -154,3 +158,18 @@ def test_a_model_without_an_optional_attribute_is_skipped_before_any_request(cli
     assert result.status is Status.SKIPPED
     assert result.reason == "Badge has no optional attribute returned by default to ask for."
     assert context.exchanges == []
+
+
+def test_an_attribute_the_schema_declares_immutable_is_not_patched(serve):
+    """externalId, the attribute asked for, declared immutable: a new value would be refused
+    (RFC 7643 §2.2), so the PATCH is not tried, and says why."""
+    server = serve(Immutable(_schema_change(make_app(), SCHEMA_USER, _declaring_external_id), name="externalId"))
+    results = run(server.url)
+    patch = results["PATCH attributes"]
+    assert patch.status is Status.SKIPPED
+    assert re.fullmatch(
+        r'PATCH /v2/Users/\w+\?attributes=externalId not tried: externalId is declared "mutability": "immutable" \(RFC 7643 §2\.2\), so a client may not give it a new value\.',
+        patch.reason,
+    )
+    assert not any(e.method == "PATCH" for r in results.values() for e in r.exchanges)
+    assert stored(server.url) == []

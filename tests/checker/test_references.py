@@ -12,10 +12,14 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.filling import build_resource
 from scim_tui.checker.recorder import recording
 from scim_tui.checker.registry import verdict_names
+from scim_tui.demo import make_app
 from tests.checker.test_full_run import holdings
 from tests.checker.test_full_run import pet_app
 from tests.servers import Broken
+from tests.servers import http_client
 from tests.servers import make_client
+from tests.servers import stored
+from tests.unlike import LocationsByUserName
 
 
 def body(text: str | None) -> dict:
@@ -85,3 +89,21 @@ def test_what_a_run_could_not_delete_is_named_on_its_last_result(serve):
     made = {body(e.response_body)["id"] for e in pet.exchanges if e.method == "POST" and urlsplit(e.url).path == "/v2/Users"}
     assert made and all(f"User/{user_id}" in last.leftovers for user_id in made)
     assert "Clean-up failed: left on the server:" in last.reason
+
+
+def test_a_member_value_is_the_id_the_server_gave_not_read_out_of_its_location(serve):
+    """On a server whose locations end with the userName, a Group's member holds the user's id as
+    its value and the user's location as its $ref (RFC 7643 §4.2: value is the member's id)."""
+    server = serve(LocationsByUserName(make_app()))
+    with make_client(server.url) as scim:
+        list(iter_checks(scim, CheckConfig(include_tags={"discovery"})))
+        context = CheckContext(scim)
+        with recording() as made:
+            [member] = build_resource(context, scim.get_resource_model("Group")).model_dump()["members"]
+        user = body(next(e.response_body for e in made if e.method == "POST"))
+        with http_client(server.url) as http:
+            served = http.get(member["$ref"]).json()
+        assert context.references.manager.cleanup() == []
+    assert member["value"] == user["id"] == served["id"]
+    assert member["$ref"] == user["meta"]["location"] and urlsplit(member["$ref"]).path == f"/v2/Users/{user['userName']}"
+    assert stored(server.url) == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from scim2_models import ETag
@@ -18,16 +19,18 @@ from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
 from tests.servers import stored
+from tests.unlike import Immutable
 
 USER = r"/v2/Users/[^/]+"
 RULES = ("header", "version", "not_modified", "put", "patch", "delete")
 
 
-def run(url: str, resource_type: str = "User") -> dict:
+def run(url: str, resource_type: str = "User", rules: tuple[str, ...] = RULES) -> dict:
+    """The check's results by rule; `rules` when the rules that could not be tried make one result."""
     with make_client(url) as scim:
         results = list(iter_checks(scim, CheckConfig(), only={CheckId("resource_versions", resource_type)}))
-    assert len(results) == len(RULES), [r.reason for r in results]
-    return dict(zip(RULES, results, strict=True))
+    assert len(results) == len(rules), [r.reason for r in results]
+    return dict(zip(rules, results, strict=True))
 
 
 def configured(**features) -> object:
@@ -121,10 +124,10 @@ def _without_any_version(answer):
 
 def test_a_resource_without_any_version_skips_the_conditional_requests(serve):
     server = serve(Broken(make_app()).rewrite("GET", USER, _without_any_version))
-    results = run(server.url)
+    results = run(server.url, rules=("header", "version", "conditions"))
     assert results["header"].status is Status.ERROR and results["version"].status is Status.DEVIATION
-    for rule in ("not_modified", "put", "patch", "delete"):
-        assert results[rule].status is Status.SKIPPED and "no version to send" in results[rule].reason
+    assert results["conditions"].status is Status.SKIPPED
+    assert results["conditions"].reason == "If-None-Match and If-Match: Skipped: the User[EnterpriseUser] has no version to send (no ETag header, no meta.version)."
     assert stored(server.url) == []
 
 
@@ -173,11 +176,28 @@ def test_a_412_for_a_change_carried_out_all_the_same_is_an_error(serve):
     assert results["delete"].status is Status.SUCCESS
 
 
-def test_a_resource_that_cannot_be_replaced_has_no_stale_version(serve):
-    server = serve(Broken(make_app()).answer("PUT", USER, 500, scim_error(500)))
-    results = run(server.url)
-    for rule in ("put", "patch", "delete"):
-        assert results[rule].status is Status.ERROR
-        assert "answered 500, so no version could be made stale" in results[rule].reason
+def test_a_resource_that_cannot_be_replaced_has_no_stale_version_and_says_it_once(serve):
+    """The PUT only makes a version stale (object_replacement judges PUT): the three rules it
+    prepares are one SKIPPED result naming its answer."""
+    server = serve(Broken(make_app()).answer("PUT", USER, 500, scim_error(500, "database unavailable")))
+    results = run(server.url, rules=("header", "version", "not_modified", "stale"))
+    assert results["stale"].status is Status.SKIPPED
+    assert re.fullmatch(
+        r"If-Match on PUT, PATCH and DELETE: Skipped: PUT /v2/Users/\w+ changing userName answered 500 \(database unavailable\), so no version could be made stale\.",
+        results["stale"].reason,
+    )
+    assert [(e.method, e.status_code) for e in results["stale"].exchanges] == [("PUT", 500)]
     assert "answers to POST and GET" in results["header"].reason
     assert stored(server.url) == []
+
+
+def test_an_attribute_the_schema_declares_immutable_is_not_the_one_changed(serve):
+    """userName declared immutable (RFC 7643 §2.2: it SHALL NOT be updated): the check changes
+    externalId instead, and the stale conditions get their 412."""
+    server = serve(Immutable(make_app(), name="userName"))
+    results = run(server.url)
+    assert all(r.status in (Status.SUCCESS, Status.COMPLIANT) for r in results.values()), {k: r.reason for k, r in results.items()}
+    put = next(e for e in results["header"].exchanges if e.method == "PUT")
+    assert json.loads(put.request_body)["externalId"].startswith("scim-tui-")
+    assert stored(server.url) == []
+

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -46,15 +45,6 @@ def body_of(response: Any) -> Any:
         return text
 
 
-def id_in_location(location: str, collection: str | None = None) -> str | None:
-    """The id at the end of a resource's URL (a Location, a meta.location); None when it ends
-    with none, or when it is not a resource of `collection` (an endpoint's path)."""
-    parent, _, resource_id = urlsplit(location).path.rstrip("/").rpartition("/")
-    if not resource_id or (collection is not None and parent != collection.rstrip("/")):
-        return None
-    return resource_id
-
-
 def member(node: Any, key: str) -> Any:
     """The value of `key` in a JSON object, its name compared without case (RFC 7643 §2.1);
     None when there is none, or `node` is not an object."""
@@ -74,6 +64,8 @@ def client_refusal(exc: BaseException) -> str | None:
     from scim2_models import SCIMException
 
     if isinstance(exc, SCIMException) and not hasattr(exc, "error"):
+        if isinstance(exc.__cause__, ValidationError):
+            return plain_validation(exc.__cause__)
         return " ".join(str(exc.detail if getattr(exc, "detail", None) else exc).split()) or type(exc).__name__
     if isinstance(exc, InvalidServiceDescriptionException) and getattr(exc, "source", None) is None:
         return " ".join(str(exc).split())
@@ -113,7 +105,7 @@ def response_problem(exc: BaseException) -> str | None:
     if isinstance(exc, UnexpectedStatusCodeException) and not (200 <= status < 300 or status == 304):
         return f"the {status} answer carries {body_kind(_text(response))}, not a SCIM Error (RFC 7644 §3.12)"
     if isinstance(exc, ResponsePayloadValidationException) and isinstance(exc.__cause__, ValidationError):
-        return f"the body is not a valid {exc.__cause__.title}: {_first_problem(exc.__cause__)}"
+        return f"the body is not a valid {plain_title(exc.__cause__)}: {plain_validation(exc.__cause__)}"
     if isinstance(exc, UnexpectedContentFormatException):
         return _format_problem(exc, _text(response))
     return _schemaless(_text(response)) if type(exc) is SCIMResponseException else None
@@ -154,12 +146,88 @@ def _schemaless(text: str) -> str | None:
     return None
 
 
-def _first_problem(error: ValidationError) -> str:
-    problems = error.errors()
-    first = problems[0]
-    where = ".".join(str(part) for part in first["loc"]) or "the object"
+EXPECTED_KINDS = {
+    "string": "a string",
+    "int": "an integer",
+    "bool": "a boolean",
+    "float": "a number",
+    "decimal": "a number",
+    "list": "a list",
+    "tuple": "a list",
+    "set": "a list",
+    "dict": "an object",
+    "model": "an object",
+    "model_attributes": "an object",
+    "datetime": "a date and time",
+    "date": "a date",
+    "url": "a URL",
+    "bytes": "base64 data",
+    "uuid": "a UUID",
+}
+"""What a pydantic error type (``string_type``, ``int_parsing`` ...) expected, in words."""
+
+
+def plain_validation(error: ValidationError) -> str:
+    """A validation error of the library that reads JSON into SCIM objects, told in plain words:
+    where its first problem is and what is wrong there (and how many more there are), never the
+    library's own wording or the address of its documentation."""
+    problems = error.errors(include_url=False)
+    if not problems:
+        return "the object is not valid"
     more = len(problems) - 1
-    return f"{where}: {first['msg']}" + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+    return _problem(problems[0]) + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+
+
+def plain_title(error: ValidationError) -> str:
+    """The name of what failed to validate: "ListResponse", not "ListResponse[Union[User, Group]]"."""
+    return error.title.split("[Union[", 1)[0]
+
+
+def _problem(problem: Any) -> str:
+    where = _where(problem["loc"])
+    kind, value, context = problem["type"], problem.get("input"), problem.get("ctx") or {}
+    expected = EXPECTED_KINDS.get(kind.removesuffix("_type").removesuffix("_parsing").split("_from_")[0])
+    if kind == "missing":
+        return f"{where} is missing"
+    if kind == "extra_forbidden":
+        return f"{where} is not an attribute its schema defines"
+    if kind == "union_tag_not_found":
+        return f'{where} has no "schemas" naming a kind of resource expected there'
+    if kind == "union_tag_invalid":
+        return f'{where} has "schemas" {context.get("tag")}, not one of {context.get("expected_tags")}'
+    if kind in ("enum", "literal_error"):
+        return f"{where} is {_shown(value)}, not one of {context.get('expected')}"
+    if kind in ("value_error", "assertion_error") and context.get("error"):
+        return f"{where}: {context['error']}"
+    if expected is not None and (kind.endswith("_type") or "_parsing" in kind):
+        return f"{where} is {_shown(value)}, not {expected}"
+    message = str(problem["msg"])
+    return f"{where} {message[0].lower()}{message[1:]}" if message.startswith("Input should") else f"{where}: {message}"
+
+
+def _where(loc: Any) -> str:
+    """A location in a JSON document as a path: Resources[0].emails[1].value. The tag a union adds
+    after a list index (the schema of a listed resource) is not a key of the document."""
+    path, after_index = "", False
+    for part in loc:
+        if isinstance(part, int):
+            path, after_index = f"{path}[{part}]", True
+            continue
+        if not (after_index and str(part).startswith("urn:")):
+            path = f"{path}.{part}" if path else str(part)
+        after_index = False
+    return path or "the object"
+
+
+def _shown(value: Any) -> str:
+    """A value as a reason quotes it: short JSON for a scalar, its kind for an array or an object."""
+    if isinstance(value, (list, dict)):
+        return JSON_KINDS.get(type(value), "a JSON object")
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else f"{text[:39]}…"
 
 
 def _header(response: Any, name: str) -> str:

@@ -201,12 +201,6 @@ class ResourceManager:
             exc.source = SimpleNamespace(status_code=exchange.status_code, headers=headers, text=exchange.response_body or "")  # type: ignore[attr-defined]
             raise
 
-    def located(self, location: str) -> Owned | None:
-        """The resource of this manager at this location (a `$ref`), if there is one."""
-        location = location.rstrip("/")
-        with self._lock:
-            return next((item for item in self.owned if location.endswith(f"/{item.id}")), None)
-
     def release(self, resource_id: str) -> list[Owned]:
         """Stop keeping a resource (another manager keeps it from now on); return what was kept."""
         with self._lock:
@@ -303,6 +297,18 @@ def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
     return isinstance(total, int) and total <= len(resources) and listed.get("startIndex") in (None, 1)
 
 
+@dataclass(frozen=True)
+class Referenced:
+    """A resource made for references to point at, as the server answered its creation: a
+    reference's value is its `id` (never read out of a URL), its `$ref` its meta.location."""
+
+    id: str
+    kind: str
+    """The name of its resource type (User, Group ...)."""
+    location: str | None
+    """Its meta.location; None when the server gave none."""
+
+
 class References:
     """Resources made for references to point at (a manager, a group's members), shared by the
     checks of a run instead of made again for each reference.
@@ -316,22 +322,21 @@ class References:
 
     def __init__(self, manager: ResourceManager):
         self.manager = manager
-        self._made: dict[type[Resource[Any]], list[Resource[Any]]] = {}
+        self._made: dict[type[Resource[Any]], list[Referenced]] = {}
         self._lock = threading.RLock()  # held while making one, which may need references itself
 
-    def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
+    def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
         """A resource of `model` this check's references do not point at yet, made if there is none."""
         with self._lock:
             made = self._made.setdefault(model, [])
-            resource = next((item for item in made if str(item.id) not in context.pointed_at), None)
-            if resource is None:
+            referenced = next((item for item in made if item.id not in context.pointed_at), None)
+            if referenced is None:
                 resource = context.resource_manager.create_and_register(model, fill_all=False)
-                for item in context.resource_manager.release(str(resource.id)):
+                released = context.resource_manager.release(str(resource.id))
+                for item in released:
                     self.manager.record(item)
-                made.append(resource)
-        context.pointed_at.add(str(resource.id))
-        return resource
-
-    def located(self, location: str) -> Owned | None:
-        """The shared resource at this location (its `$ref`), if it is one."""
-        return self.manager.located(location)
+                location = resource.meta.location if resource.meta else None
+                referenced = Referenced(str(resource.id), released[0].kind if released else model.__name__, str(location) if location else None)
+                made.append(referenced)
+        context.pointed_at.add(referenced.id)
+        return referenced

@@ -30,6 +30,7 @@ from scim2_models import ScimProvider
 from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import failure_reason
@@ -58,7 +59,7 @@ def documents(found: Listing, model: type[Document]) -> Published[Document]:
         try:
             published.items.append(model.model_validate(item))
         except ValidationError as exc:
-            published.problems.append(f"Resources[{index}] is not a valid {model.__name__} ({_first(exc)})")
+            published.problems.append(f"Resources[{index}] is not a valid {model.__name__} ({plain_validation(exc)})")
     return published
 
 
@@ -193,8 +194,3 @@ def _nothing_to_check(resource_types: list[ResourceType], unusable: dict[str, st
         return "the server publishes no resource type"
     return "no resource type can be checked: " + "; ".join(f"{name}: {why}" for name, why in unusable.items())
 
-
-def _first(exc: ValidationError) -> str:
-    problem = exc.errors()[0]
-    where = ".".join(str(part) for part in problem["loc"])
-    return f"{where}: {problem['msg']}" if where else problem["msg"]

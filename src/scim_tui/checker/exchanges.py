@@ -20,6 +20,9 @@ from urllib.parse import urlencode
 from urllib.parse import urlsplit
 from urllib.parse import urlunsplit
 
+from pydantic import ValidationError
+
+from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.answers import response_problem
 from scim_tui.checker.secrets import Secrets
 
@@ -162,7 +165,7 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
     while seen is not None and id(seen) not in visited and len(parts) < 4:
         visited.add(id(seen))
         notes = getattr(seen, "__notes__", None) or []
-        for piece in [str(seen), *notes]:
+        for piece in [_own_words(seen), *notes]:
             piece = " ".join(piece.split())
             if piece and piece != "UNKNOWN" and not any(piece in known for known in parts):
                 parts.append(piece)
@@ -170,6 +173,17 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
     if len(parts) > 1 and parts[0] in GENERIC_MESSAGES:
         parts = parts[1:]
     return _shortened("; ".join(parts) or type(exc).__name__, limit)
+
+
+def _own_words(exc: BaseException) -> str:
+    """What an exception says of itself, in plain words: a validation error of the models told as
+    answers.plain_validation tells it; "" for an exception that only repeats, in the library's
+    wording, the validation error it was raised from (its cause says it)."""
+    if isinstance(exc, ValidationError):
+        return plain_validation(exc)
+    if isinstance(exc.__cause__, ValidationError):
+        return ""
+    return str(exc)
 
 
 def request_line(exchange: Exchange) -> str:

@@ -43,6 +43,7 @@ from scim_tui.checker.guard import MARKER_ATTRIBUTES
 
 if TYPE_CHECKING:
     from scim_tui.checker.context import CheckContext
+    from scim_tui.checker.context import Referenced
 
 PREFIX = MARK
 WRITABLE = (Mutability.read_write, Mutability.write_only, Mutability.immutable)
@@ -83,10 +84,29 @@ class Attribute:
         return self.owner.get_field_annotation(self.field, Required) == Required.true
 
     @property
+    def returned(self) -> Returned:
+        return self.owner.get_field_annotation(self.field, Returned)
+
+    @property
     def hidden(self) -> bool:
-        """Never read back: write-only, or never returned (a password)."""
-        returned = self.owner.get_field_annotation(self.field, Returned)
-        return self.mutability == Mutability.write_only or returned == Returned.never
+        """Not read back by default: write-only, never returned (a password), or returned only when
+        a request names it (RFC 7643 §2.2 "request")."""
+        return self.mutability == Mutability.write_only or self.returned in (Returned.never, Returned.request)
+
+    @property
+    def changeable(self) -> bool:
+        """Whether a check may give it a new value and read the change back: the schema declares it
+        readWrite (an immutable value "SHALL NOT be updated", a readOnly one is the server's: RFC 7643
+        §2.2) and returns it by default."""
+        return self.mutability == Mutability.read_write and not self.hidden
+
+    @property
+    def declaration(self) -> str:
+        """What the schema declares that keeps a check from changing it or reading it back, as a
+        reason quotes it: 'displayName is declared "mutability": "immutable"'."""
+        declared = [f'"mutability": "{self.mutability.value}"'] if self.mutability != Mutability.read_write else []
+        declared += [f'"returned": "{self.returned.value}"'] if self.returned in (Returned.never, Returned.request) else []
+        return f"{self.name} is declared {' and '.join(declared) or 'readWrite, returned by default'}"
 
     @property
     def writable(self) -> bool:
@@ -151,6 +171,19 @@ def name_attribute(model: type[Resource[Any]]) -> Attribute | None:
     )
 
 
+def attribute_named(model: type[BaseModel], name: str) -> Attribute | None:
+    """The attribute of a model with this SCIM name, compared without case (RFC 7643 §2.1)."""
+    return next((attribute for attribute in attributes_of(model) if attribute.name.lower() == name.lower()), None)
+
+
+def changeable_string(model: type[Resource[Any]], *preferred: Attribute | None) -> Attribute | None:
+    """A single-valued string a check may change and read back, to make a new version of a
+    resource: the first of `preferred` the schema lets it change, else the first such attribute of
+    the model; None when the schema declares none (each is immutable, readOnly, or not returned)."""
+    strings = [attribute for attribute in attributes_of(model) if not attribute.multi_valued and attribute.root_type is str]
+    return next((attribute for attribute in [*preferred, *strings] if attribute is not None and attribute.changeable), None)
+
+
 def identifying(attribute: Attribute) -> bool:
     """Whether an attribute tells a resource apart, so that it is always filled with a fresh value:
     a value the run marks its resources with (userName, displayName, externalId), or one the
@@ -206,11 +239,12 @@ def _least_extension(context: CheckContext, extension: type[BaseModel]) -> dict[
 def object_value(context: CheckContext, model: type[BaseModel], fill_all: bool = True) -> dict[str, Any]:
     """JSON for a resource, an extension or a complex attribute."""
     data: dict[str, Any] = {}
+    reference = resource_reference(model)
     for attribute in attributes_of(model):
         if attribute.writable and (fill_all or attribute.required):
-            data[attribute.name] = attribute_value(context, attribute, fill_all)
-    if isclass(model) and issubclass(model, ComplexAttribute):
-        link_reference(context, model, data)
+            data[attribute.name] = None if attribute == reference else attribute_value(context, attribute, fill_all)
+    if reference is not None and (reference.name in data or "value" in data):
+        point(context, reference, data)
     return data
 
 
@@ -280,11 +314,20 @@ def reference_value(context: CheckContext, attribute: Attribute) -> str:
     types = attribute.reference_types or ()
     if not types or URI_REFERENCE_TYPES & set(types):
         return f"https://{PREFIX}{uuid.uuid4().hex[:12]}.example.com/"
-    created = referenced_resource(context, types, attribute.owner)
-    return str(created.meta.location) if created.meta and created.meta.location else ""
+    return referenced_resource(context, types, attribute.owner).location or ""
 
 
-def referenced_resource(context: CheckContext, types: tuple[str, ...], referrer: type[BaseModel]) -> Resource[Any]:
+def resource_reference(model: type[BaseModel]) -> Attribute | None:
+    """The `$ref` of a complex attribute whose value references a resource (a member, a manager):
+    None for any other model, or a `$ref` to an external URI."""
+    if not (isclass(model) and issubclass(model, ComplexAttribute)):
+        return None
+    reference = next((attribute for attribute in attributes_of(model) if attribute.name == "$ref"), None)
+    types = reference.reference_types if reference is not None else None
+    return reference if types and not URI_REFERENCE_TYPES & set(types) else None
+
+
+def referenced_resource(context: CheckContext, types: tuple[str, ...], referrer: type[BaseModel]) -> Referenced:
     """A resource of one of `types` (another type than the referrer's when possible) for a
     reference of this check to point at: shared with the other checks of the run."""
     models = [model for name in types if (model := context.client.get_resource_model(name)) is not None]
@@ -307,17 +350,18 @@ def _deeper(types: tuple[str, ...]) -> Iterator[None]:
         _reference_depth.reset(token)
 
 
-def link_reference(context: CheckContext, model: type[BaseModel], data: dict[str, Any]) -> None:
-    """Make a complex value's `value` the id, and its `type` the resource type, of the resource its `$ref` locates."""
-    location = data.get("$ref")
-    if not isinstance(location, str):
-        return
-    created = context.references.located(location) or context.resource_manager.located(location)
-    if created is None:
-        return
-    fields = {attribute.name: attribute for attribute in attributes_of(model)}
+def point(context: CheckContext, reference: Attribute, data: dict[str, Any]) -> None:
+    """Point a complex value at a resource made for references: its `value` is the id the server
+    gave that resource, its `$ref` the resource's location (left out when the server gave none),
+    its `type` the resource's type, where the schema allows it (each when `data` holds it)."""
+    made = referenced_resource(context, reference.reference_types or (), reference.owner)
+    fields = {attribute.name: attribute for attribute in attributes_of(reference.owner)}
     if "value" in data:
-        data["value"] = created.id
+        data["value"] = made.id
+    if reference.name in data and made.location is None:
+        del data[reference.name]
+    elif reference.name in data:
+        data[reference.name] = made.location
     kind = fields.get("type")
-    if "type" in data and kind and (not kind.canonical_values or created.kind in kind.canonical_values):
-        data["type"] = created.kind
+    if "type" in data and kind and (not kind.canonical_values or made.kind in kind.canonical_values):
+        data["type"] = made.kind

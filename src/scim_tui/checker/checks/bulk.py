@@ -5,23 +5,26 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin
 
 from scim2_models import Context
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
-from scim_tui.checker.answers import id_in_location
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import build_resource
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.locations import origin
+from scim_tui.checker.locations import same_url
+from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -55,10 +58,6 @@ class Outcome:
     @property
     def failed(self) -> bool:
         return self.status is None or self.status >= 400
-
-    @property
-    def resource_id(self) -> str | None:
-        return id_in_location(self.location)
 
 
 @dataclass
@@ -113,9 +112,10 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
     a PUT of that resource addressed as "<endpoint>/bulkId:<bulkId>" (§3.7.2), and a
     DELETE addressed the same way; then GETs the resource, which must be gone. One
     result per operation: SUCCESS when it reports the status a single request would
-    have answered (201, 200, 204; §3.7.3) and a location naming the created resource
-    (REQUIRED but for a failed POST, §3.7); ERROR otherwise, and when the answer is
-    not a BulkResponse or the resource outlives its DELETE. SKIPPED when the
+    have answered (201, 200, 204; §3.7.3) and a location (REQUIRED but for a failed POST,
+    §3.7), the PUT's and the DELETE's the one the POST reported; ERROR otherwise, and when
+    the answer is not a BulkResponse or a GET on that location still answers after the
+    DELETE. SKIPPED when the
     ServiceProviderConfig does not claim bulk. A resource the bulk created is
     deleted afterwards whatever the server answered.
     """
@@ -134,17 +134,18 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
         {"method": "DELETE", "path": reference},
     ]
     answer = _post(context, _body(operations))
-    created = _created_id(answer)
     if answer.outcomes is None:
         return results_of(context, mark, [_not_a_bulk_response(answer, f"POST {context.root_path(BULK_PATH)}")])
     post, put, delete = (_reported(answer.outcomes, method) for method in ("POST", "PUT", "DELETE"))
+    created = post.location if post is not None and not post.failed and post.location else None
+    base = base_url_of(context.client)
     results = [
-        _judged(f"POST {endpoint} (bulkId {bulk_id})", post, 201, endpoint, None, answer.data),
-        _judged(f"PUT {reference}", put, 200, endpoint, created, answer.data),
-        _judged(f"DELETE {reference}", delete, 204, endpoint, created, answer.data),
+        _judged(f"POST {endpoint} (bulkId {bulk_id})", post, 201, base, None, answer.data),
+        _judged(f"PUT {reference}", put, 200, base, created, answer.data),
+        _judged(f"DELETE {reference}", delete, 204, base, created, answer.data),
     ]
     if created and results[2].status is Status.SUCCESS:
-        results[2] = _confirm_deletion(context, resource_path(context, model, created), created, results[2])
+        results[2] = _confirm_deletion(context, urljoin(base, created), results[2])
     return results_of(context, mark, results)
 
 
@@ -160,9 +161,10 @@ def _reported(outcomes: list[Outcome], method: str) -> Outcome | None:
     return next((outcome for outcome in outcomes if outcome.method == method), None)
 
 
-def _judged(operation: str, outcome: Outcome | None, expected: int, endpoint: str, resource_id: str | None, data: Any) -> CheckResult:
-    """SUCCESS when an operation reports the expected status and a location naming a resource
-    of `endpoint` (the one of `resource_id`, when known)."""
+def _judged(operation: str, outcome: Outcome | None, expected: int, base: str, created: str | None, data: Any) -> CheckResult:
+    """SUCCESS when an operation reports the expected status and a location: the location the
+    POST reported for the resource, when `created` gives it (a location is compared as a URL,
+    never read for an id)."""
     if outcome is None:
         return CheckResult(Status.ERROR, reason=f"The BulkResponse holds no result for the operation {operation} (RFC 7644 §3.7.3).", data=data)
     said = f"Bulk operation {operation} answered {outcome.status}"
@@ -171,35 +173,23 @@ def _judged(operation: str, outcome: Outcome | None, expected: int, endpoint: st
         return CheckResult(Status.ERROR, reason=f"{said}{detail} instead of {expected}, the status of the same single request (RFC 7644 §3.7.3).", data=data)
     if not outcome.location:
         return CheckResult(Status.ERROR, reason=f"{said} without a location, which every operation but a failed POST MUST have (RFC 7644 §3.7).", data=data)
-    if not _names(outcome.location, endpoint, resource_id):
-        wanted = f"{endpoint}/{resource_id}" if resource_id else f"a resource of {endpoint}"
-        return CheckResult(Status.ERROR, reason=f"{said} with the location {outcome.location}, which does not name {wanted}.", data=data)
+    if created is not None and not same_url(base, outcome.location, created):
+        reason = f"{said} with the location {outcome.location}, not {created}, the location of the resource the POST created (RFC 7644 §3.7)."
+        return CheckResult(Status.ERROR, reason=reason, data=data)
     return CheckResult(Status.SUCCESS, reason=f"{said} with the location {outcome.location}.", data=data)
 
 
-def _names(location: str, endpoint: str, resource_id: str | None) -> bool:
-    """Whether a location is the URL of a resource of `endpoint` (of `resource_id`, when given)."""
-    parent, _, last = urlsplit(location).path.rstrip("/").rpartition("/")
-    if not parent.endswith(endpoint) or not last or last.startswith("bulkId:"):
-        return False
-    return resource_id is None or last == resource_id
-
-
-def _confirm_deletion(context: CheckContext, path: str, resource_id: str, result: CheckResult) -> CheckResult:
-    """The DELETE's result, once a GET showed the resource is gone (ERROR when it is not)."""
-    response = context.client.request("GET", path)
-    request = f"GET {context.root_path(path)}"
+def _confirm_deletion(context: CheckContext, location: str, result: CheckResult) -> CheckResult:
+    """The DELETE's result, once a GET on the resource's location showed it is gone (ERROR when
+    it is not). A location on another origin is not followed: the clean-up looks for the resource."""
+    if origin(location) != origin(base_url_of(context.client)):
+        return result
+    response = context.client.request("GET", location)
+    request = request_line(context.exchanges[-1])
     if response.status_code != 404:
         reason = f"{result.reason} Yet {request} then answered {response.status_code} instead of 404: the resource was not deleted."
         return CheckResult(Status.ERROR, reason=reason, data=body_of(response))
-    context.resource_manager.forget(resource_id)
     return CheckResult(Status.SUCCESS, reason=f"{result.reason} {request} then answered 404.", data=result.data)
-
-
-def _created_id(answer: Answer) -> str | None:
-    """The id of the resource the bulk's POST created, from its location."""
-    post = _reported(answer.outcomes or [], "POST")
-    return post.resource_id if post is not None and not post.failed else None
 
 
 @checker("bulk", "bulk:fail-on-errors", section="3.7.3")

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote
-from urllib.parse import urljoin
 from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import body_kind
@@ -23,6 +21,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.discovery import relative_endpoint
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.listings import fetch_listing
+from scim_tui.checker.locations import located
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -171,56 +170,6 @@ def _article(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
-@dataclass
-class Located:
-    """What meta.location says of a document: a problem (it names something else), or a note
-    (it names another URL that serves the same document, which is right)."""
-
-    problem: str | None = None
-    note: str | None = None
-
-
-def located(context: CheckContext, data: dict[str, Any], served_at: str, *aliases: str) -> Located:
-    """meta.location, when given, must name the URL of the document (RFC 7643 §3.1). Paths are
-    compared, percent-decoded, so that a server behind a proxy may name another host; `aliases`
-    are other paths that serve it too. A location naming another path is followed: when it serves
-    the same document (a server answering under two prefixes), it is right."""
-    location = member(member(data, "meta"), "location")
-    if location is None:
-        return Located()
-    if not isinstance(location, str):
-        return Located(f"meta.location is {_kind_of(location)}, not a string")
-    url = urljoin(served_at, location)
-    path = unquote(urlsplit(url).path).rstrip("/")
-    expected = [unquote(urlsplit(address).path).rstrip("/") for address in (served_at, *aliases)]
-    if path in expected:
-        return Located()
-    wrong = f"meta.location {location} points to {path or '/'} instead of {expected[0]}"
-    if _origin(url) != _origin(base_url_of(context.client)):
-        return Located(f"{wrong}, on another origin (not followed, so that no credentials go there) (§3.1)")
-    served = _served_at(context, url)
-    if served is None or not _same_document(served, data):
-        return Located(f"{wrong}, which {served and 'serves another document' or 'does not serve this document'} (§3.1)")
-    return Located(note=f"meta.location names {path}, another URL that serves the same document")
-
-
-def _origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme.lower(), parts.netloc.lower()
-
-
-def _served_at(context: CheckContext, url: str) -> dict[str, Any] | None:
-    response = context.client.request("GET", url)
-    body = body_of(response)
-    return body if response.status_code == 200 and isinstance(body, dict) else None
-
-
-def _same_document(served: dict[str, Any], data: dict[str, Any]) -> bool:
-    """The same discovery document: the same id, or (the ServiceProviderConfig has none) the same schemas."""
-    key = "id" if member(data, "id") is not None else "schemas"
-    return member(served, key) == member(data, key)
-
-
 def _fetch(context: CheckContext, endpoint: str) -> tuple[Any, str, CheckResult | None]:
     """GET an endpoint: its JSON body and URL, or an ERROR result when it is not a JSON object.
 
@@ -269,9 +218,14 @@ def _listed(
         ids = [str(item[key]) for key in id_keys if isinstance(item.get(key), str) and item[key]]
         served_at = [f"{url.split('?')[0].rstrip('/')}/{value}" for value in ids] or [url]
         location = located(context, item, *served_at)
-        problems = [problem for problem in (location.problem, more(context, item) if more else None) if problem]
+        problems = [problem for problem in (_rule_of_3_1(location.problem), more(context, item) if more else None) if problem]
         results.append(_judged(f"{kind} {ids[0] if ids else f'#{index + 1}'}", section, item, fields, problems, [location.note] if location.note else []))
     return results
+
+
+def _rule_of_3_1(problem: str | None) -> str | None:
+    """A meta.location problem, in a reason that names another section: its own is RFC 7643 §3.1."""
+    return f"{problem} (§3.1)" if problem else None
 
 
 def _endpoint_problem(context: CheckContext, resource_type: dict[str, Any]) -> str | None:
@@ -304,7 +258,7 @@ def service_provider_config_document(context: CheckContext) -> list[CheckResult]
     if failure:
         return results_of(context, mark, [failure])
     location = located(context, payload, url)
-    result = _judged("The ServiceProviderConfig", "5", payload, SERVICE_PROVIDER_CONFIG, [location.problem] if location.problem else [], [location.note] if location.note else [])
+    result = _judged("The ServiceProviderConfig", "5", payload, SERVICE_PROVIDER_CONFIG, [_rule_of_3_1(location.problem)] if location.problem else [], [location.note] if location.note else [])
     return results_of(context, mark, [result])
 
 

@@ -18,6 +18,7 @@ from scim2_models import Resource
 from scim2_models import Uniqueness
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
@@ -39,9 +40,16 @@ from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
 
+CORE_USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 INVALID_SYNTAX = Refusal(400, "invalidSyntax", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
 MISSING_REQUIRED = Refusal(400, "invalidValue", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
-DUPLICATE = Refusal(409, "uniqueness", "RFC 7644 §3.3, MUST", lenient="RFC 7643 §2.2: a server-unique value SHOULD be unique")
+MISSING_USER_NAME = Refusal(
+    400, "invalidValue", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION, (Status.ERROR, "RFC 7643 §4.1.1: each User MUST include a non-empty userName value")
+)
+DUPLICATE = Refusal(409, "uniqueness", "RFC 7644 §3.3, MUST", accepted=(Status.DEVIATION, "RFC 7643 §2.2: a server-unique value SHOULD be unique"))
+TAKEN_USER_NAME = Refusal(
+    409, "uniqueness", "RFC 7644 §3.3, MUST", accepted=(Status.ERROR, "RFC 7643 §4.1.1: userName MUST be unique across the service provider's entire set of Users")
+)
 INVALID_PATH = Refusal(400, "invalidPath", "RFC 7644 §3.5.2, SHALL")
 REMOVE_WITHOUT_PATH = Refusal(400, "noTarget", "RFC 7644 §3.5.2.2")
 UNMATCHED_FILTER = Refusal(400, "noTarget", "RFC 7644 §3.5.2.3, SHALL")
@@ -59,6 +67,12 @@ def _post(context: CheckContext, model: type[Resource[Any]], request: str, body:
 def _creation_json(context: CheckContext, model: type[Resource[Any]], values: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON of a resource to POST, with its required attributes only."""
     return build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+
+
+def is_user_name(model: type[Resource[Any]], attribute: Attribute) -> bool:
+    """Whether an attribute is the userName of the core User schema, whose RFC 7643 §4.1.1 makes
+    it REQUIRED ("each User MUST include a non-empty userName value") and unique (MUST)."""
+    return str(model.__schema__) == CORE_USER and attribute.owner is model and attribute.name == "userName"
 
 
 def unique_attribute(model: type[Resource[Any]]) -> Attribute | None:
@@ -83,11 +97,15 @@ def creation_errors(context: CheckContext, model: type[Resource[Any]]) -> list[C
     Sends three creations, one result each: a body that is not valid JSON (a
     resource cut short) must get 400 with scimType invalidSyntax, and one lacking a
     required attribute 400 with invalidValue (Tables 8 and 9: COMPLIANT, else
-    DEVIATION); a resource whose unique attribute (userName) repeats the one of a
-    resource just created, then repeats it in upper case when the attribute has
-    caseExact false, must get 409 with scimType uniqueness (§3.3 MUST: SUCCESS;
-    a second resource created breaks the SHOULD of RFC 7643 §2.2: DEVIATION; the
-    existing resource answered as if created: ERROR). Every refusal's body must be
+    DEVIATION; a User created without userName breaks RFC 7643 §4.1.1, "each User MUST
+    include a non-empty userName value": ERROR); a resource whose unique attribute
+    (userName) repeats the one of a resource just created, then repeats it in upper
+    case when the attribute has caseExact false, must get 409 with scimType uniqueness
+    (§3.3 MUST: SUCCESS; a second resource created breaks the SHOULD of RFC 7643 §2.2,
+    "the value SHOULD be unique": DEVIATION, but a second User with a userName taken,
+    in any case when caseExact is false, breaks RFC 7643 §4.1.1, "this identifier MUST
+    be unique across the service provider's entire set of Users": ERROR; the existing
+    resource answered as if created: ERROR). Every refusal's body must be
     a SCIM Error with "status" a JSON string equal to the HTTP status (§3.12 MUST:
     ERROR otherwise), and each problem of an answer is named. SKIPPED, for a
     rule, when the schema has no required or no unique attribute (or it has
@@ -107,7 +125,7 @@ def _missing_required(context: CheckContext, model: type[Resource[Any]]) -> Chec
         return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} has no required attribute a client writes, so none can be left out.")
     payload = _creation_json(context, model)
     payload.pop(required.name, None)
-    return _post(context, model, f"without the required {required.name}", payload, MISSING_REQUIRED)
+    return _post(context, model, f"without the required {required.name}", payload, MISSING_USER_NAME if is_user_name(model, required) else MISSING_REQUIRED)
 
 
 def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
@@ -122,23 +140,26 @@ def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
         existing = context.resource_manager.create_and_register(model, fill_all=False, values={unique.name: value})
     except PrerequisiteFailed as exc:
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}, so none could be duplicated.", exchanges=context.exchanges[mark:])]
-    same = _posted_again(context, model, existing, unique.name, value, f"with the {unique.name} of an existing {model.__name__}")
+    refusal = TAKEN_USER_NAME if is_user_name(model, unique) else DUPLICATE
+    same = _posted_again(context, model, existing, unique.name, value, f"with the {unique.name} of an existing {model.__name__}", refusal)
     same.exchanges = context.exchanges[mark:]
     other_case = PREFIX + value.removeprefix(PREFIX).upper()  # the run's mark stays as it is
     if case_exact(unique):
         reason = f"Skipped: {unique.name} has caseExact true, so {other_case} and {value} are two values."
         return [same, CheckResult(Status.SKIPPED, reason=reason)]
     what = f"with the {unique.name} of an existing {model.__name__} in upper case ({unique.name} has caseExact false, RFC 7643 §2.2)"
-    return [same, _posted_again(context, model, existing, unique.name, other_case, what)]
+    return [same, _posted_again(context, model, existing, unique.name, other_case, what, refusal)]
 
 
-def _posted_again(context: CheckContext, model: type[Resource[Any]], existing: Resource[Any], name: str, value: str, what: str) -> CheckResult:
+def _posted_again(
+    context: CheckContext, model: type[Resource[Any]], existing: Resource[Any], name: str, value: str, what: str, refusal: Refusal
+) -> CheckResult:
     """POST a resource whose unique attribute holds `value`, taken by `existing`. Creating a second
-    resource breaks a SHOULD (DEVIATION); answering 2xx with the existing one as if it were created
-    hides the conflict a client must be told of (RFC 7644 §3.3 MUST: ERROR)."""
-    result = _post(context, model, what, _creation_json(context, model, {name: value}), DUPLICATE)
+    resource breaks what `refusal` says of it; answering 2xx with the existing one as if it were
+    created hides the conflict a client must be told of (RFC 7644 §3.3 MUST: ERROR)."""
+    result = _post(context, model, what, _creation_json(context, model, {name: value}), refusal)
     answered = result.data if isinstance(result.data, dict) else {}
-    if result.status is Status.DEVIATION and answered.get("id") == existing.id:
+    if result.status.failed and answered.get("id") == existing.id:
         result.status = Status.ERROR
         result.reason = f"{result.reason.split(' answered ')[0]} answered with the existing {model.__name__} ({existing.id}) as if it had created it, instead of 409 (RFC 7644 §3.3, MUST)."
     return result
@@ -189,8 +210,10 @@ def dangling_member(context: CheckContext, model: type[Resource[Any]]) -> list[C
     (RFC 7643 §4.2): one naming nothing is the client's mistake, which a 4xx SCIM Error
     tells. SUCCESS on a 4xx with a SCIM Error body; ERROR on a 5xx (the server failed on a
     client's mistake) or a 4xx whose body is no SCIM Error (§3.12 MUST); DEVIATION when the
-    server keeps the member. SKIPPED when PATCH is not claimed or the resource type has no
-    "members".
+    server keeps the member (the PATCH answer, or a GET after a 204, holds it); ACCEPTABLE when
+    it accepts the PATCH but keeps no such member (it drops what names nothing, as the
+    robustness principle lets it, without telling the client). SKIPPED when PATCH is not
+    claimed or the resource type has no "members".
     """
     skipped = unclaimed(context, "patch")
     if skipped:
@@ -211,13 +234,29 @@ def _dangling_member(context: CheckContext, path: str) -> CheckResult:
     if code >= 500:
         result = CheckResult(Status.ERROR, reason=f"{request} answered {code}: the server failed on a client's mistake, which a 4xx SCIM Error tells (RFC 7644 §3.12).")
     elif code < 400:
-        result = CheckResult(Status.DEVIATION, reason=f"{request} answered {code}: the group now holds a member that is no resource (RFC 7643 §4.2).")
+        result = _kept_or_dropped(context, path, request, code, payload, missing)
     elif problem := scim_error_problem(payload, code):
         result = CheckResult(Status.ERROR, reason=f"{request} answered {code}, and {problem} (RFC 7644 §3.12, MUST).")
     else:
         result = CheckResult(Status.SUCCESS, reason=f"{request} answered {code} with a SCIM Error.")
     result.data = payload
     return results_of(context, mark, [result])[0]
+
+
+def _kept_or_dropped(context: CheckContext, path: str, request: str, code: int, payload: Any, missing: str) -> CheckResult:
+    """A PATCH adding a member that names nothing, accepted: whether the group holds it now, as
+    the answer shows it (a 200 with the resource) or a GET after it does."""
+    where = "its answer"
+    if not (isinstance(payload, dict) and member(payload, "id") is not None):  # a 204, or no resource: read it
+        response = context.client.request("GET", path)
+        payload, where = (body_of(response) if response.status_code == 200 else None), f"GET {context.root_path(path)} then"
+    members = member(payload, "members")
+    if isinstance(members, list) and any(member(item, "value") == missing for item in members):
+        return CheckResult(Status.DEVIATION, reason=f"{request} answered {code}, and the group now holds that member, which is no resource (RFC 7643 §4.2: a member's value identifies a member).")
+    return CheckResult(
+        Status.ACCEPTABLE,
+        reason=f"{request} answered {code}, and {where} holds no such member: the server dropped it without telling the client, where a 4xx SCIM Error would (RFC 7644 §3.12).",
+    )
 
 
 def _patch(context: CheckContext, path: str, refusal: Refusal, what: str, operation: dict[str, Any]) -> CheckResult:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from scim2_models import Meta
 from scim2_models import Resource
@@ -23,7 +22,13 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import Attribute
+from scim_tui.checker.filling import attribute_named
+from scim_tui.checker.filling import changeable_string
+from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.locations import located
+from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -47,11 +52,14 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
     """A server gives each resource a stable id of its own and a meta it keeps up to date (RFC 7643 §3.1).
 
     Creates a resource with an externalId of ours, reads it, replaces it by PUT and
-    patches it (PATCH ?attributes=meta), each time with a new externalId, then deletes it.
+    patches it, each time with a new externalId (or, when the server's schema declares
+    externalId immutable or readOnly, a new value of another single-valued string it
+    declares readWrite and returned by default, RFC 7643 §2.2), then deletes it.
     One result per rule:
 
     - meta of the created resource: ERROR when meta.location is missing (RFC 7644 §3.3:
-      the body SHALL hold it) or does not end with the resource's endpoint and id, when
+      the body SHALL hold it) or names neither the resource's URL nor another URL of the
+      same origin where a GET answers the resource (its shape is not judged), when
       meta.resourceType is not the resource type's name, or when lastModified differs
       from created (it MUST equal created until the resource is modified); DEVIATION
       when resourceType, created or lastModified is missing (they are returned by
@@ -67,8 +75,8 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
       unchanged in whole seconds with less than a second between the previous answer
       and the update's request; ERROR when it is earlier, or unchanged otherwise;
       DEVIATION when the answer has none; SKIPPED when the previous answer had none
-      to compare with, and for the PATCH when the ServiceProviderConfig does not
-      claim PATCH support.
+      to compare with, for the PATCH when the ServiceProviderConfig does not claim
+      PATCH support, and for both when the schema lets a client change no attribute.
     """
     mark = len(context.exchanges)
     external_id = unique_string("external")
@@ -80,14 +88,9 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
 
     mark = len(context.exchanges)
     seen = [("the read", context.client.query(model, created.id, expected_status_codes=context.expected_status_codes))]
-    updates: list[Update | CheckResult] = [_attempt(context, "PUT", path, lambda: _replace(context, model, created))]
-    skipped = unclaimed(context, "patch")
-    if skipped:
-        skipped.reason = f"lastModified after a PATCH: {skipped.reason}"
-    updates.append(skipped or _attempt(context, "PATCH", path, lambda: _patch(context, model, str(created.id))))
     previous, named = creation, context.root_path(path)
     timeline = []
-    for update in updates:
+    for update in _updates(context, model, created, path):
         if isinstance(update, Update):
             seen.append((update.label, update.resource))
             timeline.append(_moved_forward(previous, update, named))
@@ -95,6 +98,23 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
         else:
             timeline.append(update)
     return [*results, *results_of(context, mark, [_id_stable(created, seen, named)]), *timeline]
+
+
+def _updates(context: CheckContext, model: type[Resource[Any]], created: Resource[Any], path: str) -> list[Update | CheckResult]:
+    """A PUT, then a PATCH, each giving a new value to an attribute the schema lets a client change;
+    a SKIPPED result for the one that cannot be sent."""
+    preferred = (attribute_named(model, "externalId"), name_attribute(model))
+    changed = changeable_string(model, *preferred)
+    if changed is None:
+        declared = "; ".join(item.declaration for item in preferred if item is not None)
+        why = f"Skipped: the {model.__name__} schema declares no single-valued string a client may change and read back ({declared})."
+        return [CheckResult(Status.SKIPPED, reason=f"lastModified after a {method}: {why}") for method in ("PUT", "PATCH")]
+    updates: list[Update | CheckResult] = [_attempt(context, "PUT", path, lambda: _replace(context, model, created, changed))]
+    skipped = unclaimed(context, "patch")
+    if skipped:
+        skipped.reason = f"lastModified after a PATCH: {skipped.reason}"
+    updates.append(skipped or _attempt(context, "PATCH", path, lambda: _patch(context, model, str(created.id), changed)))
+    return updates
 
 
 def _attempt(context: CheckContext, method: str, path: str, update: Callable[[], Update]) -> Update | CheckResult:
@@ -109,17 +129,17 @@ def _attempt(context: CheckContext, method: str, path: str, update: Callable[[],
     return done
 
 
-def _replace(context: CheckContext, model: type[Resource[Any]], created: Resource[Any]) -> Update:
+def _replace(context: CheckContext, model: type[Resource[Any]], created: Resource[Any], changed: Attribute) -> Update:
     # No meta: the resource type comes from the model, whatever meta.resourceType says.
-    replacement = created.model_copy(update={"external_id": unique_string("external"), "meta": None})
+    replacement = created.model_copy(update={changed.field: unique_string(changed.name), "meta": None})
     sent = time.monotonic()
     answer = context.client.replace(model, replacement, expected_status_codes=context.expected_status_codes)
     return Update("the PUT", _resource(answer, model, "PUT"), sent, time.monotonic())
 
 
-def _patch(context: CheckContext, model: type[Resource[Any]], resource_id: str) -> Update:
-    """PATCH a new externalId; a server that answers 204 is read back."""
-    operation = {"op": "replace", "path": "externalId", "value": unique_string("external")}
+def _patch(context: CheckContext, model: type[Resource[Any]], resource_id: str, changed: Attribute) -> Update:
+    """PATCH a new value of the attribute changed; a server that answers 204 is read back."""
+    operation = {"op": "replace", "path": changed.name, "value": unique_string(changed.name)}
     target = Target(model, resource_id, resource_path(context, model, resource_id), {})
     sent = time.monotonic()
     seen, _ = send_patch(context, target, [operation])
@@ -139,8 +159,8 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
     errors = []
     if not meta.location:
         errors.append("meta.location is missing, though the body of a 201 SHALL hold it (RFC 7644 §3.3)")
-    elif not urlsplit(meta.location).path.rstrip("/").endswith(path):
-        errors.append(f"meta.location {meta.location} does not end with {path}")
+    elif problem := _location_problem(context, created, path):
+        errors.append(problem)
     expected_type = _resource_type_name(context, model)
     if meta.resource_type and expected_type and meta.resource_type != expected_type:
         errors.append(f"meta.resourceType is {meta.resource_type!r} instead of {expected_type!r}")
@@ -156,6 +176,12 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
         reason=f"The created {expected_type or model.__name__} has meta.resourceType {meta.resource_type!r}, created equal to lastModified, and its location {meta.location}.",
         data=created,
     )
+
+
+def _location_problem(context: CheckContext, created: Resource[Any], path: str) -> str | None:
+    """What is wrong with meta.location: judged by what a GET on it answers, never by its shape."""
+    served_at = f"{base_url_of(context.client).rstrip('/')}{path}"
+    return located(context, {"id": created.id, "meta": {"location": str(created.meta.location)}}, served_at).problem
 
 
 def _resource_type_name(context: CheckContext, model: type[Resource[Any]]) -> str | None:

@@ -116,7 +116,7 @@ def _written(context: CheckContext, target: Target, op: PatchOperation.Op, path:
     seen, source = _patch(context, target, op, path, value)
     data = examined(seen, path)
     if attribute.hidden:
-        return CheckResult(Status.SUCCESS, reason=f"{path}: {op.value} accepted; the attribute is never returned, so the value cannot be read back.", data=data)
+        return CheckResult(Status.SUCCESS, reason=f"{path}: {op.value} accepted; {attribute.declaration}, so the value cannot be read back.", data=data)
     expected, actual = normalized(target.model, path, value), value_at(seen, path)
     if not matches(expected, actual):
         return CheckResult(Status.ERROR, reason=f"{path}: after {op.value}, {source} holds {shown(actual)} instead of {shown(expected)}.", data=data)
@@ -144,7 +144,7 @@ def _remove_one(context: CheckContext, target: Target, path: Path[Any], attribut
     seen, source = _patch(context, target, PatchOperation.Op.remove, path)
     data = examined(seen, path)
     if attribute.hidden:
-        return CheckResult(Status.SUCCESS, reason=f"{path}: remove accepted; the attribute is never returned, so its absence cannot be read back.", data=data)
+        return CheckResult(Status.SUCCESS, reason=f"{path}: remove accepted; {attribute.declaration}, so its absence cannot be read back.", data=data)
     left = value_at(seen, path)
     if not unassigned(left):
         return CheckResult(Status.ERROR, reason=f"{path}: after remove, {source} still holds {shown(left)}.", data=data)

@@ -9,10 +9,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
 from scim2_models import Error
 
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_result
 from scim_tui.checker.exchanges import request_line
@@ -117,8 +119,8 @@ def scim_error_problem(payload: Any, status: int | None = None) -> str | None:
         return problem
     try:
         Error.model_validate(payload)
-    except ValueError as exc:
-        return f"its SCIM Error is invalid ({' '.join(str(exc).split())[:200]})"
+    except ValidationError as exc:
+        return f"its SCIM Error is invalid ({plain_validation(exc)})"
     return None
 
 
@@ -154,8 +156,9 @@ class Refusal:
     """The section and keyword the refusal comes from, as a reason quotes it."""
     missed: Status = Status.ERROR
     """The status of a wrong HTTP status or scimType: ERROR for MUST/SHALL, DEVIATION for SHOULD."""
-    lenient: str | None = None
-    """The SHOULD a server breaks by accepting the request, when accepting it is only a DEVIATION."""
+    accepted: tuple[Status, str] | None = None
+    """The status and the rule of the request accepted (a 2xx or 3xx), when not `missed` and `rule`:
+    what the acceptance itself breaks (a SHOULD: DEVIATION, a MUST: ERROR)."""
     other_scim_type: Status | None = None
     """The status of a missing or other scimType, when not `missed`: DEVIATION where a table names
     the scimType but the rule itself asks only for the status (scimType is OPTIONAL, §3.12)."""
@@ -169,22 +172,21 @@ def judge_refusal(request: str, response: Any, refusal: Refusal) -> CheckResult:
     """The result of one request the server should have refused."""
     payload = body_of(response)
     code = response.status_code
-    if code < 400 and refusal.lenient:
-        return CheckResult(Status.DEVIATION, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.lenient}).", data=payload)
     if code < 400:
-        return CheckResult(refusal.missed, reason=f"{request} answered {code} instead of {refusal.status} ({refusal.rule}).", data=payload)
-    problems: list[tuple[Status, str]] = []
+        status, rule = refusal.accepted or (refusal.missed, refusal.rule)
+        return CheckResult(status, reason=f"{request} answered {code} instead of {refusal.status} ({rule}).", data=payload)
+    answered: list[tuple[Status, str]] = []
+    """What the answer gave instead of what was due: "instead of 409 (...)", "with no scimType instead of ..."."""
     if code != refusal.status:
-        problems.append((refusal.missed, f"instead of {refusal.status} ({refusal.rule})"))
-    body_problem = scim_error_problem(payload, code)
-    if body_problem:
-        problems.append((Status.ERROR, f"{body_problem} (RFC 7644 §3.12, MUST)"))
+        answered.append((refusal.missed, f"instead of {refusal.status} ({refusal.rule})"))
     if isinstance(payload, dict) and payload.get("scimType") != refusal.scim_type:  # told even beside a body problem
         scim_type = f'scimType "{payload["scimType"]}"' if payload.get("scimType") else "no scimType"
-        problems.append((refusal.other_scim_type or refusal.missed, f'with {scim_type} instead of "{refusal.scim_type}" ({refusal.rule})'))
-    if not problems:
+        answered.append((refusal.other_scim_type or refusal.missed, f'with {scim_type} instead of "{refusal.scim_type}" ({refusal.rule})'))
+    body_problem = scim_error_problem(payload, code)
+    if not answered and not body_problem:
         reason = f'{request} answered {code} with a SCIM Error of scimType "{refusal.scim_type}".'
         return CheckResult(refusal.met, reason=reason, data=payload)
-    status = max(worst for worst, _ in problems)
-    reason = f"{request} answered {code} {', and '.join(text for _, text in problems)}."
-    return CheckResult(status, reason=reason, data=payload)
+    status = max([Status.ERROR] * bool(body_problem) + [worst for worst, _ in answered])
+    said = "".join(f" {text}" for text in [", and ".join(text for _, text in answered)] if text)
+    body = f"{', and' if answered else ', but'} {body_problem} (RFC 7644 §3.12, MUST)" if body_problem else ""
+    return CheckResult(status, reason=f"{request} answered {code}{said}{body}.", data=payload)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
+from urllib.parse import urljoin
 
 from scim2_models import Context
 from scim2_models import PatchOp
@@ -33,7 +34,6 @@ from scim2_models import SearchRequest
 
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
-from scim_tui.checker.answers import id_in_location
 from scim_tui.checker.answers import member
 from scim_tui.checker.checks.attributes import filtering_candidates
 from scim_tui.checker.checks.crud import resource_path
@@ -47,6 +47,8 @@ from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
 from scim_tui.checker.guard import resource_url
+from scim_tui.checker.locations import served_at_url
+from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -157,7 +159,7 @@ def _created(context: CheckContext, subject: Subject, asking: Projection) -> Che
     response = send_json(context, "POST", subject.endpoint, subject.payload, params=asking.query)
     payload = body_of(response)
     if 200 <= response.status_code < 300:
-        subject.id = _created_id(payload, response)
+        subject.id = _created_id(context, payload, response)
     resource, failure = answered_resource(label, response, 201)
     if failure:
         return failure
@@ -166,11 +168,14 @@ def _created(context: CheckContext, subject: Subject, asking: Projection) -> Che
     return judged(label, _write_projection(subject, asking), resource)
 
 
-def _created_id(payload: Any, response: Any) -> str:
-    """The id of a created resource: in its body, else at the end of its Location (RFC 7644 §3.3)."""
+def _created_id(context: CheckContext, payload: Any, response: Any) -> str:
+    """The id of a created resource: in its body, else the id of what a GET on its Location
+    answers (RFC 7644 §3.3); never read out of the URL."""
     if isinstance(payload, dict) and isinstance(payload.get("id"), str):
         return payload["id"]
-    return id_in_location(response.headers.get("location") or "") or ""
+    location = response.headers.get("location")
+    served = served_at_url(context, urljoin(base_url_of(context.client), location)) if location else None
+    return served["id"] if isinstance(served, dict) and isinstance(served.get("id"), str) else ""
 
 
 def _read(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
@@ -209,6 +214,8 @@ def _patched(context: CheckContext, subject: Subject, projection: Projection) ->
     label = f"PATCH {context.root_path(subject.path)}?{projection.text}"
     if not claims(context, "patch"):
         return _not_tried(label, "patch")
+    if not subject.asked.changeable:
+        return CheckResult(Status.SKIPPED, reason=f"{label} not tried: {subject.asked.declaration} (RFC 7643 §2.2), so a client may not give it a new value.")
     value = attribute_value(context, subject.asked, avoid=subject.payload.get(subject.asked.name))
     body = {"schemas": [PATCH_SCHEMA], "Operations": [{"op": "replace", "path": subject.asked.name, "value": value}]}
     response = send_json(context, "PATCH", subject.path, body, params=projection.query)
@@ -238,8 +245,9 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
     contain the minimum set"). ERROR on any other content, a status other than
     201 for POST and 200 for the others (RFC 7644 §3.5.2: a PATCH with
     attributes MUST answer 200). SKIPPED when the model has no optional
-    attribute returned by default, and for the search (filter) or PATCH (patch)
-    the server does not claim.
+    attribute returned by default, for the search (filter) or PATCH (patch)
+    the server does not claim, and for the PATCH when the server's schema declares
+    the attribute asked for immutable (RFC 7643 §2.2).
     """
     asked = _asked_attribute(model)
     if asked is None:

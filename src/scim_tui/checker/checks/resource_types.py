@@ -5,13 +5,16 @@ from __future__ import annotations
 from scim2_models import ResourceType
 from scim2_models import Schema
 
+from scim_tui.checker.answers import listed as listed_words
 from scim_tui.checker.checks.probes import answers_not_found
 from scim_tui.checker.checks.probes import refuses_write_methods
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.discovery import read_resource_types
+from scim_tui.checker.discovery import relative_endpoint
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -49,23 +52,45 @@ def query_all_resource_types(context: CheckContext) -> list[CheckResult]:
 def query_resource_type_by_id(context: CheckContext, resource_type: ResourceType) -> list[CheckResult]:
     """GET /ResourceTypes/{id} answers that resource type, with its metadata (RFC 7644 §4).
 
-    SUCCESS when the answer is the resource type asked for, with the same name, endpoint
-    and schema as in the list, and a meta attribute; ERROR on a failed request, an
-    invalid answer, another resource type, or a missing meta.
+    Reads GET /ResourceTypes and GET /ResourceTypes/{id}, and compares the two documents as
+    the server serves them (endpoints by the endpoint they name). SUCCESS when the answer is the resource type asked for, with the
+    same id, name, endpoint and schema as in the list (when the list holds it), and a meta
+    attribute; ERROR on a failed request, an invalid answer, another resource type, or a
+    missing meta.
     """
     path = context.root_path(f"/ResourceTypes/{resource_type.id}")
+    try:
+        listed: ResourceType | None = _as_listed(context, resource_type)
+    except ValueError:
+        listed = None  # the list cannot be read: query_all_resource_types says why
     found = context.client.query(ResourceType, resource_type.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, ResourceType):
         return [CheckResult(Status.ERROR, reason=f"GET {path} did not answer a ResourceType.", data=found)]
-    different = [
-        name for name in ("id", "name", "endpoint", "schema_") if getattr(found, name) != getattr(resource_type, name)
+    different = [] if listed is None else [
+        f"{name.rstrip('_')} {getattr(found, name)} where the list has {getattr(listed, name)}"
+        for name in ("id", "name", "endpoint", "schema_")
+        if _meaning(context, name, getattr(found, name)) != _meaning(context, name, getattr(listed, name))
     ]
     if different:
-        fields = ", ".join(name.rstrip("_") for name in different)
-        return [CheckResult(Status.ERROR, reason=f"GET {path} answered a resource type whose {fields} differ from the list.", data=found)]
+        return [CheckResult(Status.ERROR, reason=f"GET {path} answered another resource type than the list holds: {listed_words(different)}.", data=found)]
     if found.meta is None:
         return [CheckResult(Status.ERROR, reason=f"GET {path} answered the resource type without its meta attribute.", data=found)]
     return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered the {resource_type.name} resource type with its metadata.", data=found)]
+
+
+def _meaning(context: CheckContext, name: str, value: object) -> object:
+    """A value as the two documents are compared: an endpoint by the endpoint it names (a full path
+    and a path relative to the base URL name the same one; resource_type_documents judges the
+    form), anything else as served."""
+    return (relative_endpoint(str(value), base_url_of(context.client)) or value) if name == "endpoint" else value
+
+
+def _as_listed(context: CheckContext, resource_type: ResourceType) -> ResourceType | None:
+    """The resource type as GET /ResourceTypes serves it (the run's own copy has its endpoint made
+    relative to the base URL); None when the list does not hold it (the run's resource types came
+    from files). ValueError when the list cannot be read."""
+    served = published_resource_types(context)
+    return next((item for item in served if item.id == resource_type.id and item.name == resource_type.name), None)
 
 
 @checker("discovery", "resource-types", section="3.12")

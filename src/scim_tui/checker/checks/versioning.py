@@ -11,12 +11,15 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import listed
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import header
 from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import attribute_named
+from scim_tui.checker.filling import changeable_string
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
@@ -51,8 +54,9 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
     """Resources carry versions (ETags) that conditional requests honour (RFC 7644 §3.14).
 
     Creates a resource and reads it, reads it again with If-None-Match and its
-    version, changes its name attribute with a PUT (the version read becomes
-    stale), then sends a PUT, a PATCH and a DELETE with If-Match and the stale
+    version, changes an attribute with a PUT (the version read becomes stale: its name
+    attribute, else externalId, else another single-valued string the server's schema
+    declares readWrite and returned by default, RFC 7643 §2.2), then sends a PUT, a PATCH and a DELETE with If-Match and the stale
     version, and reads it a last time. One result per rule:
     the answers to POST, GET and PUT carry an ETag header (§3.14 MUST: SUCCESS,
     else ERROR); meta.version holds the ETag (§3.14 SHOULD: COMPLIANT, else
@@ -60,25 +64,30 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
     each stale If-Match gets 412 Precondition Failed and leaves the resource as it
     was (§3.14 with RFC 7232 §3.1 and §3.2, MUST: SUCCESS, else ERROR). SKIPPED
     when the ServiceProviderConfig does not claim etag support, and for PATCH when
-    it does not claim patch support.
+    it does not claim patch support, or when the schema declares no attribute the check may
+    change.
     """
     skipped = unclaimed(context, "etag")
     if skipped:
         return [skipped]
-    target = _create_and_read(context, model)
+    preferred = (name_attribute(model), attribute_named(model, "externalId"))
+    attribute = changeable_string(model, *preferred)
+    if attribute is None:
+        declared = "; ".join(item.declaration for item in preferred if item is not None)
+        reason = f"Skipped: the {model.__name__} schema declares no single-valued string a client may change and read back to make a new version ({declared})."
+        return [CheckResult(Status.SKIPPED, reason=reason)]
+    target = _create_and_read(context, model, attribute.name)
     results = [_version_attribute(target)]
     version = _etag(target.tagged["GET"]) or _meta_version(target.read)
     if version is None:
-        reason = f"Skipped: the {target.kind} has no version to send (no ETag header, no meta.version)."
-        return [_header_rule(target), *results, *[CheckResult(Status.SKIPPED, reason=reason) for _ in range(4)]]
+        reason = f"If-None-Match and If-Match: Skipped: the {target.kind} has no version to send (no ETag header, no meta.version)."
+        return [_header_rule(target), *results, CheckResult(Status.SKIPPED, reason=reason)]
     results.append(_not_modified(context, target, version))
     stale = _stale_requests(context, target, version)
     return [_header_rule(target), *results, *stale]
 
 
-def _create_and_read(context: CheckContext, model: type[Resource[Any]]) -> Versioned:
-    name = name_attribute(model)
-    attribute = name.name if name else "externalId"
+def _create_and_read(context: CheckContext, model: type[Resource[Any]], attribute: str) -> Versioned:
     created = context.resource_manager.create_and_register(model, fill_all=False, values={attribute: unique_string()})
     post = context.exchanges[-1]
     path = resource_path(context, model, created.id)
@@ -129,13 +138,16 @@ def _stale_requests(context: CheckContext, target: Versioned, stale: str) -> lis
     changed = unique_string()
     response = send_json(context, "PUT", target.path, _replacement(target, changed))
     if not 200 <= response.status_code < 300:
-        reason = f"PUT {target.named} changing {target.attribute} answered {response.status_code}, so no version could be made stale (RFC 7644 §3.5.1)."
-        return [CheckResult(Status.ERROR, reason=reason, data=body_of(response)) for _ in range(3)]
+        # The PUT only makes a version stale; object_replacement judges PUT.
+        detail = member(body_of(response), "detail")
+        said = f" ({detail})" if isinstance(detail, str) and detail.strip() else ""
+        reason = f"If-Match on PUT, PATCH and DELETE: Skipped: PUT {target.named} changing {target.attribute} answered {response.status_code}{said}, so no version could be made stale."
+        return [CheckResult(Status.SKIPPED, reason=reason, data=body_of(response), exchanges=context.exchanges[-1:])]
     target.tagged["PUT"] = context.exchanges[-1]
     current = _etag(context.exchanges[-1]) or _meta_version(body_of(response))
     if current == stale:
-        reason = f"PUT {target.named} changed {target.attribute}, but the version stayed {stale} (RFC 7644 §3.14)."
-        return [CheckResult(Status.ERROR, reason=reason, exchanges=context.exchanges[-1:]) for _ in range(3)]
+        reason = f"PUT {target.named} changed {target.attribute}, but the version stayed {stale}, so If-Match cannot tell the change (RFC 7644 §3.14)."
+        return [CheckResult(Status.ERROR, reason=reason, exchanges=context.exchanges[-1:])]
     sent = [_conditional(context, target, "PUT", stale)]
     patch = unclaimed(context, "patch") or _conditional(context, target, "PATCH", stale)
     sent.append(_conditional(context, target, "DELETE", stale))
