@@ -14,10 +14,16 @@ from scim2_models import Resource
 from scim2_models import SearchRequest
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.creations import refusal
+from scim_tui.checker.creations import refusal_text
+from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.guard import resource_url
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
 
 MAX_PAGES = 20
@@ -55,13 +61,44 @@ def find_in_pages(
 def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """POST on a resource endpoint creates a resource (RFC 7644 §3.3).
 
-    Sends a resource with every writable attribute filled, then deletes it.
-    SUCCESS when the server answers 201 with the created resource and its id;
-    ERROR on any other status, an error, or an answer that is not the resource.
+    Sends a resource with every writable attribute filled, then one with only the attributes
+    its /Schemas requires (and those telling it apart), then deletes them. The first: SUCCESS
+    when the server answers 201 with the created resource and its id; ERROR on any other
+    status, an error, or an answer that is not the resource. The second: SUCCESS when created;
+    DEVIATION when refused with a 4xx (a policy asking for attributes the schema declares
+    optional, RFC 7643 §2.2 "required"), whether or not the same resource with what an identity
+    provider sends (a work email, a name, displayName, active, externalId) is then created; the
+    run creates its resources of that type so from then on. ERROR when it fails otherwise.
     """
     created = context.resource_manager.create_and_register(model, fill_all=True, checked=True)
     path = context.root_path(resource_path(context, model))
-    return [CheckResult(Status.SUCCESS, reason=f"POST {path} answered 201 with the created {model.__name__} {created.id}.", data=created)]
+    full = CheckResult(Status.SUCCESS, reason=f"POST {path} answered 201 with the created {model.__name__} {created.id}.", data=created)
+    return [results_of(context, 0, [full])[0], _least_creation(context, model)]
+
+
+def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+    """The creation of a resource with only the attributes its /Schemas requires, judged."""
+    mark = len(context.exchanges)
+    required = ", ".join(a.name for a in attributes_of(model) if a.required and a.writable) or "none"
+    least = f"a {model.__name__} with only the attributes its /Schemas requires ({required})"
+    try:
+        created = context.resource_manager.create_and_register(model, fill_all=False, adapt=False)
+    except PrerequisiteFailed as exc:
+        refused = refusal(context.exchanges[mark:], resource_path(context, model))
+        if refused is None:
+            return results_of(context, mark, [CheckResult(Status.ERROR, reason=f"{failure_reason(exc.__cause__ or exc, context.exchanges[mark:])} ({least}).")])[0]
+        reason = f"{refusal_text(refused)} to {least}, and the run cannot create one, not even with what an identity provider sends (RFC 7643 §2.2 \"required\")."
+        return results_of(context, mark, [CheckResult(Status.DEVIATION, reason=reason)])[0]
+    adaptation = context.creations.adaptation(model)
+    refused = refusal(context.exchanges[mark:], resource_path(context, model))
+    if refused is None or adaptation is None:
+        return results_of(context, mark, [CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} answered 201 with the {model.__name__} {created.id}, created as {least}.")])[0]
+    added = " and ".join(", ".join(adaptation.added).rsplit(", ", 1))
+    reason = (
+        f"{refusal_text(refused)} to {least}, which declares {added} optional (RFC 7643 §2.2 \"required\"); "
+        f"with {added} as an identity provider sends them it was created, and the run creates its {model.__name__} resources so."
+    )
+    return results_of(context, mark, [CheckResult(Status.DEVIATION, reason=reason)])[0]
 
 
 @checker("crud", "crud:read", section="3.4.1")

@@ -135,8 +135,9 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     if typed is not None:
         found, other = _typed_values(context, typed)
         extra["alpha-one"][typed.name] = [found]
-        if other is not None:
+        if other is not None:  # neither holds the type found, even with what the run's creations may add (creations.py)
             extra["beta-two"][typed.name] = [other]
+            extra["gamma-two"][typed.name] = [_typed_values(context, typed)[1]]
     alpha = create_named(context, model, named, ("alpha-one", "beta-two", "gamma-two"), extra)[0]
     made = list(context.exchanges)  # the creations show why a rule could not run
     eq_rule = _eq_rule(named)
