@@ -1,16 +1,20 @@
 """The run's own creations adapt to a server's policy (creations.py): a User refused without an
 email, though /Schemas says emails is optional, is created as an identity provider sends it, the
-refusal is one finding of object_creation, and no other check is SKIPPED for it."""
+refusal is one finding of object_creation, and no other check is SKIPPED for it. Members a
+Group's creation dropped are one finding too, added by PATCH where a check needs them (kept.py)."""
 
 from __future__ import annotations
 
 import json
+import re
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
+from tests.checker.test_filtering import by_rule
+from tests.checker.test_filtering import run
 from tests.servers import SCIM_JSON
 from tests.servers import make_client
 from tests.servers import scim_error
@@ -18,6 +22,8 @@ from tests.servers import stored
 from tests.unlike import EmailsRequired
 from tests.unlike import Middleware
 from tests.unlike import _json_body
+from tests.unlike import _unsupported
+from tests.unlike import members_ignored_on_create
 
 
 def checks(url: str, jobs: int = 1, **conf) -> list:
@@ -108,4 +114,35 @@ def test_a_least_creation_refused_whatever_is_sent_is_one_deviation_and_the_chec
     assert [r.status for r in needing] == [Status.SUCCESS, Status.SKIPPED]  # object_query fills every attribute
     assert "the Group it needs could not be created: POST /v2/Groups answered 400" in needing[1].reason
     assert not [r for r in results if r.status.failed]
+    assert stored(server.url) == []
+
+
+def test_members_a_creation_dropped_are_one_deviation_and_added_by_patch_where_needed(serve):
+    server = serve(members_ignored_on_create(make_app()))
+    results = checks(server.url, resource_types=["Group"], include_tags={"crud:create", "patch:filter", "filter:operators"})
+    full, least = [r for r in results if r.title == "object_creation"]
+    assert full.status is Status.DEVIATION
+    assert re.fullmatch(
+        r"POST /v2/Groups answered 201 with the created Group \w+, without the members it carried: only readOnly attributes of a creation "
+        r"SHALL be ignored \(RFC 7644 §3\.3\), and members is readWrite \(RFC 7643 §2\.2\)\.",
+        full.reason,
+    )
+    assert least.status is Status.SUCCESS
+    [removal] = [r for r in results if r.title == "patch_filtered_remove"]
+    assert removal.status is Status.SUCCESS, removal.reason
+    assert [e.method for e in removal.exchanges if e.method == "PATCH"] == ["PATCH"]  # the removal; the members were added before
+    value_filter = by_rule([r for r in results if r.title == "filter_operators"])["value filter"]
+    assert value_filter.status is Status.SUCCESS, value_filter.reason
+    assert not [r for r in results if r.status.failed]
+    assert stored(server.url) == []
+
+
+def test_members_a_creation_dropped_skip_the_steps_needing_them_without_patch(serve):
+    server = serve(members_ignored_on_create(_unsupported("patch")(make_app())))
+    [value_filter] = [r for r in run(server.url, "filter_operators", "Group") if r.reason.startswith("value filter")]
+    assert value_filter.status is Status.SKIPPED
+    assert value_filter.reason == (
+        "value filter: Skipped: POST /v2/Groups created the Group without the members it carried (object_creation reports it), "
+        "and the ServiceProviderConfig does not claim PATCH to add them."
+    )
     assert stored(server.url) == []

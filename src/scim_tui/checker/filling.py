@@ -141,6 +141,22 @@ def complex_lists(model: type[Resource[Any]]) -> list[tuple[Attribute, dict[str,
     return [(attribute, sub_attributes(attribute)) for attribute in attributes_of(model) if attribute.multi_valued and attribute.is_complex]
 
 
+def linking_attribute(model: type[Resource[Any]]) -> Attribute | None:
+    """A modifiable multi-valued attribute whose values reference other resources by id and `$ref` (members ...)."""
+    return next(
+        (
+            attribute
+            for attribute, subs in complex_lists(model)
+            if attribute.mutability is Mutability.read_write
+            and "value" in subs
+            and subs["value"].writable
+            and "$ref" in subs
+            and set(subs["$ref"].reference_types or ()) - URI_REFERENCE_TYPES
+        ),
+        None,
+    )
+
+
 def name_attribute(model: type[Resource[Any]]) -> Attribute | None:
     """The attribute that names a resource: the first required, writable, single-valued string
     of its schema (userName for a User, displayName for a Group), or None when it has none."""

@@ -13,6 +13,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.kept import held
 from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
@@ -21,6 +22,7 @@ from scim_tui.checker.checks.narrowing import list_page
 from scim_tui.checker.checks.narrowing import narrow
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.narrowing import unique_prefix
+from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import results_of
@@ -139,6 +141,7 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
             extra["beta-two"][typed.name] = [other]
             extra["gamma-two"][typed.name] = [_typed_values(context, typed)[1]]
     alpha = create_named(context, model, named, ("alpha-one", "beta-two", "gamma-two"), extra)[0]
+    dropped = _typed_held(context, model, alpha, typed, extra["alpha-one"])
     made = list(context.exchanges)  # the creations show why a rule could not run
     eq_rule = _eq_rule(named)
     eq, page = judge(context, model, named, eq_rule)
@@ -147,9 +150,20 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
         return [eq, *(CheckResult(Status.SKIPPED, reason=f"{label}: {ignored}.", exchanges=eq.exchanges) for label in LABELS[1:])]
     scope = narrow(context, named, model)
     rules = _rules(named, scope.filter, scope.why_not, alpha, typed, extra["alpha-one"])
+    if dropped:  # the value filter rule, last: its resource does not hold the value it would find
+        rules[-1] = CheckResult(Status.SKIPPED, reason=f"value filter: Skipped: {dropped}.")
     for skipped_rule in (rule for rule in rules if isinstance(rule, CheckResult)):
         skipped_rule.exchanges = made
     return [eq, *(judge(context, model, named, rule)[0] if isinstance(rule, Rule) else rule for rule in rules)]
+
+
+def _typed_held(context: CheckContext, model: type[Resource[Any]], alpha: Resource[Any], typed: Attribute | None, values: dict[str, Any]) -> str | None:
+    """Why the resource the value filter must find does not hold its typed value (its creation
+    dropped it, kept.py), or None when it does."""
+    if typed is None:
+        return None
+    target = Target(model, str(alpha.id), resource_path(context, model, alpha.id), alpha.model_dump())
+    return held(context, target, typed, values[typed.name])
 
 
 def without_name_attribute(model: type[Resource[Any]], purpose: str) -> CheckResult:
