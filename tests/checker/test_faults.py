@@ -241,4 +241,4 @@ def test_a_summary_names_six_failed_checks_and_counts_the_rest(serve):
     assert line.startswith(f"Shared cause: {cause}: {len(failing)} results of object_query (User), ")
     assert all(f"{name} (User)" in line for name in failed)
     markdown = write_report(report, "markdown")
-    assert f"## Causes shared by several failures (1)\n\n- `GET /v2/Users/{{id}} answered 500`: {len(failing)} results of " in markdown
+    assert f"## Causes shared by several results (1)\n\n- `GET /v2/Users/{{id}} answered 500`: {len(failing)} results of " in markdown
