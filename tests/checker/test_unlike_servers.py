@@ -46,20 +46,14 @@ The identity providers' steps are judged by their readiness (tests/checker/test_
 
 NOT_YET = {
     "faults": {
-        "sw unsupported",
-        "emails required",
         "locations by userName",
         "immutable displayName",
         "full-path endpoints",
         "RFC schema name",
-        "members ignored on create",
-        "filter ignored",
         "soft delete",
         "duplicates accepted",
-        "PATCH 501 though claimed",
-        "PATCH unsupported, said",
     },
-    "jobs": {"filter ignored"},
+    "jobs": set(),
     "leftovers": {"soft delete"},
 }
 """Where the run is still wrong today (issue 24 is under way): each name leaves as it is mended."""
