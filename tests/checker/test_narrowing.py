@@ -50,11 +50,9 @@ def test_sw_refused_with_invalid_filter_is_an_unsupported_operator_not_an_error(
     assert list(rules) == RULES
     assert rules["sw"].status is Status.ACCEPTABLE
     assert rules["sw"].reason.startswith('sw: GET /v2/Users?filter=userName sw "scim-tui-filter-')
-    assert (
-        'answered 400 invalidFilter, as a service provider answers when "the specified attribute and filter comparison combination is not supported"'
-        in rules["sw"].reason
+    assert rules["sw"].reason.endswith(
+        'answered 400 invalidFilter, which a service provider answers when "the specified attribute and filter comparison combination is not supported" (RFC 7644 §3.12, Table 9).'
     )
-    assert "RFC 7644 §3.12, Table 9" in rules["sw"].reason
     for rule in set(RULES) - {"sw"}:
         assert rules[rule].status is Status.SUCCESS, rules[rule].reason
     assert "externalId pr and (userName eq" in rules["pr"].reason  # the rules combined with the scope use eq on each name
@@ -81,7 +79,10 @@ def test_an_ignored_filter_is_one_finding_and_the_rules_needing_it_say_so(serve)
         assert "instead of 1 resource" in operators["eq"].reason
         for rule in RULES[1:]:
             assert operators[rule].status is Status.SKIPPED
-            assert "the eq rule's answer holds resources its filter does not match: the server does not narrow a list by its filter" in operators[rule].reason
+            assert (
+                "Skipped: the eq rule shows that the server does not narrow a list by its filter (its answer holds resources the filter does not match)"
+                in operators[rule].reason
+            )
         pages = by_rule([r for r in mine if r.title == "pagination_parameters"])
         for rule in ("startIndex", "totalResults"):
             assert pages[rule].status is Status.SKIPPED

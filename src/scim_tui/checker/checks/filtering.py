@@ -40,7 +40,7 @@ from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-UNSUPPORTED = 'the specified attribute and filter comparison combination is not supported" (invalidFilter, RFC 7644 §3.12, Table 9)'
+UNSUPPORTED = '"the specified attribute and filter comparison combination is not supported" (RFC 7644 §3.12, Table 9)'
 """How a service provider refuses an operator it does not support: the RFC does not require every one."""
 
 
@@ -69,7 +69,7 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
         page = list_page(context, model, filter=rule.expression)
     except ListQueryError as exc:
         if rule.optional and _unsupported(context.exchanges[-1]):
-            result = CheckResult(Status.ACCEPTABLE, reason=f'{rule.label}: {exc.query} answered 400 invalidFilter, as a service provider answers when "{UNSUPPORTED}.')
+            result = CheckResult(Status.ACCEPTABLE, reason=f"{rule.label}: {exc.query} answered 400 invalidFilter, which a service provider answers when {UNSUPPORTED}.")
         else:
             result = CheckResult(Status.ERROR, reason=f"{rule.label}: {exc}.")
         return results_of(context, mark, [result])[0], None
@@ -146,7 +146,7 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     eq_rule = _eq_rule(named)
     eq, page = judge(context, model, named, eq_rule)
     if page is not None and set(page.ids) - eq_rule.expected:
-        ignored = "Skipped: the eq rule's answer holds resources its filter does not match: the server does not narrow a list by its filter, so this rule cannot tell anything"
+        ignored = "Skipped: the eq rule shows that the server does not narrow a list by its filter (its answer holds resources the filter does not match), so this rule cannot tell anything"
         return [eq, *(CheckResult(Status.SKIPPED, reason=f"{label}: {ignored}.", exchanges=eq.exchanges) for label in LABELS[1:])]
     scope = narrow(context, named, model)
     rules = _rules(named, scope.filter, scope.why_not, alpha, typed, extra["alpha-one"])
