@@ -24,6 +24,7 @@ from tests.servers import make_client
 from tests.servers import scim_error
 from tests.servers import stored
 from tests.unlike import FilterRefused
+from tests.unlike import Middleware
 from tests.unlike import patch_not_implemented
 from tests.unlike import patch_unsupported_and_said
 
@@ -134,3 +135,28 @@ def test_a_feature_said_unsupported_gives_no_error(serve, app):
     results = checks(server.url, jobs=4)
     assert failed(results) == Counter()
     assert stored(server.url) == []
+
+
+class FilterNotImplemented(FilterRefused):
+    """Answers a filtered list 501, though its ServiceProviderConfig claims filter."""
+
+    def __init__(self, app):
+        Middleware.__init__(self, app)
+
+
+@pytest.mark.slow
+def test_filter_501_though_claimed_is_one_error_per_resource_type_at_one_and_four_jobs():
+    from scim_tui.demo import DemoServer
+
+    verdicts = []
+    for jobs in (1, 4):
+        with DemoServer(FilterNotImplemented(make_app())) as server:
+            results = checks(server.url, jobs)
+            assert stored(server.url) == []
+        assert failed(results) == Counter({("User", "filter_operators"): 1, ("Group", "filter_operators"): 1})
+        [eq] = [r for r in results if r.status.failed and r.resource_type == "User" and r.title == "filter_operators"]
+        assert eq.reason.endswith("instead of 200 with a ListResponse, though the ServiceProviderConfig claims filter.")
+        after = [r for r in results if r.title == "filter_operators" and r.resource_type == "User" and r is not eq]
+        assert all(r.status is Status.SKIPPED and "Skipped: the eq rule was answered 501 Not Implemented" in r.reason for r in after)
+        verdicts.append(Counter((r.resource_type, r.title, r.status) for r in results))
+    assert verdicts[0] == verdicts[1]

@@ -23,11 +23,13 @@ from scim_tui.checker.checks.narrowing import narrow
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.narrowing import unique_prefix
 from scim_tui.checker.checks.patch import Target
+from scim_tui.checker.checks.probes import NOT_IMPLEMENTED
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import Attribute
@@ -116,8 +118,9 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     returned"; string case sensitivity "SHALL be determined by the attribute's caseExact").
     ACCEPTABLE when co, sw or pr is refused with 400 invalidFilter: "the specified attribute and
     filter comparison combination is not supported" (Table 9), which the RFC lets a server do.
-    When the eq rule's answer holds resources its filter does not match, the server does not
-    narrow a list by its filter: that one ERROR, and every other rule SKIPPED naming it. pr, and and the value
+    When the eq rule's answer holds resources its filter does not match (the server does not
+    narrow a list by its filter), or is 501 Not Implemented: that one ERROR, and every other
+    rule SKIPPED naming it. pr, and and the value
     filter combine their test with a filter that lists the check's resources (sw on their
     prefix, else eq on each name, narrowing.py); SKIPPED when none does.
     SKIPPED when the ServiceProviderConfig does not claim filter, or the schema has no name
@@ -145,9 +148,9 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     made = list(context.exchanges)  # the creations show why a rule could not run
     eq_rule = _eq_rule(named)
     eq, page = judge(context, model, named, eq_rule)
-    if page is not None and set(page.ids) - eq_rule.expected:
-        ignored = "Skipped: the eq rule shows that the server does not narrow a list by its filter (its answer holds resources the filter does not match), so this rule cannot tell anything"
-        return [eq, *(CheckResult(Status.SKIPPED, reason=f"{label}: {ignored}.", exchanges=eq.exchanges) for label in LABELS[1:])]
+    unfit = _unfit(eq_rule, page, eq.exchanges[-1])
+    if unfit:
+        return [eq, *(CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: {unfit}, so this rule cannot tell anything.", exchanges=eq.exchanges) for label in LABELS[1:])]
     scope = narrow(context, named, model)
     rules = _rules(named, scope.filter, scope.why_not, alpha, typed, extra["alpha-one"])
     if dropped:  # the value filter rule, last: its resource does not hold the value it would find
@@ -155,6 +158,16 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     for skipped_rule in (rule for rule in rules if isinstance(rule, CheckResult)):
         skipped_rule.exchanges = made
     return [eq, *(judge(context, model, named, rule)[0] if isinstance(rule, Rule) else rule for rule in rules)]
+
+
+def _unfit(eq_rule: Rule, page: ListPage | None, exchange: Exchange) -> str | None:
+    """Why the eq rule's answer leaves every other rule nothing to tell (the server ignores the
+    filter, or does not implement filtering), or None."""
+    if page is not None and set(page.ids) - eq_rule.expected:
+        return "the eq rule shows that the server does not narrow a list by its filter (its answer holds resources the filter does not match)"
+    if exchange.status_code == NOT_IMPLEMENTED:
+        return f"the eq rule was answered 501 Not Implemented ({request_line(exchange)})"
+    return None
 
 
 def _typed_held(context: CheckContext, model: type[Resource[Any]], alpha: Resource[Any], typed: Attribute | None, values: dict[str, Any]) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from scim2_models import Resource
@@ -15,6 +16,7 @@ from scim_tui.checker.checks.narrowing import list_page
 from scim_tui.checker.checks.narrowing import narrow
 from scim_tui.checker.checks.narrowing import unique_prefix
 from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.features import unclaimed
@@ -62,7 +64,7 @@ def sort_order(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
     ascending = sorted(named.names, key=lambda i: named.names[i] if exact else named.names[i].casefold())
     how = f"{attribute.name} has caseExact {str(exact).lower()}, so it sorts {'with' if exact else 'without'} case"
     orders = (("ascending", "ascending", ascending), ("descending", "descending", ascending[::-1]), ("default order", None, ascending))
-    return [_ordered(context, model, named, scope.filter, (label, order, expected), how) for label, order, expected in orders]
+    return steps(context, [(label, partial(_ordered, context, model, named, scope.filter, (label, order, expected), how)) for label, order, expected in orders])
 
 
 def _ordered(
