@@ -103,7 +103,7 @@ class EmailsRequired(Middleware):
     a policy of the application, as many servers have."""
 
     def intercept(self, environ: dict[str, Any]) -> Response | None:
-        if environ["REQUEST_METHOD"] not in ("POST", "PUT") or not re.fullmatch(r"/v2/Users(/[^/]+)?", environ.get("PATH_INFO", "")):
+        if environ["REQUEST_METHOD"] not in ("POST", "PUT") or not re.fullmatch(r"/v2/Users(/(?!\.search$)[^/]+)?", environ.get("PATH_INFO", "")):
             return None
         body = _json_body(environ)
         if isinstance(body, dict) and not body.get("emails"):

@@ -56,7 +56,7 @@ def test_bulk_operations_succeed_one_by_one_on_scim2_server(serve, resource_type
     assert re.match(rf"^Bulk operation POST {endpoint} \(bulkId scim-tui-\w+\) answered 201 with the location http://\S+{endpoint}/\w+\.$", results[0].reason)
     assert re.match(rf"^Bulk operation PUT {endpoint}/bulkId:scim-tui-\w+ answered 200 with the location ", results[1].reason)
     assert results[2].reason.endswith("then answered 404.")
-    assert [e.method for e in results[0].exchanges] == ["POST", "GET"]
+    assert [e.method for e in results[0].exchanges][-2:] == ["POST", "GET"]  # after the run's first least creation (creations.py)
     assert all(r.leftovers == [] for r in results) and left_nothing(server.url)
 
 

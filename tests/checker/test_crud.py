@@ -40,10 +40,18 @@ def run(url: str, checker: str, resource_type: str = "User"):
 )
 def test_each_crud_checker_succeeds_on_scim2_server_and_cleans_up(serve, checker, expected, resource_type):
     server = serve(make_app())
-    [result] = run(server.url, checker, resource_type)
+    [result, *least] = run(server.url, checker, resource_type)
     assert result.status is Status.SUCCESS, result.reason
     assert expected in result.reason
     assert result.exchanges and result.leftovers == []
+    if checker == "object_creation":  # then a resource with only the attributes its /Schemas requires
+        [least_creation] = least
+        assert least_creation.status is Status.SUCCESS, least_creation.reason
+        required = "userName" if resource_type == "User" else "displayName"
+        assert f"with only the attributes its /Schemas requires ({required})." in least_creation.reason
+        assert [(e.method, e.status_code) for e in least_creation.exchanges] == [("POST", 201)]
+    else:
+        assert least == []
     assert stored(server.url) == []
 
 

@@ -62,7 +62,8 @@ def test_a_schema_without_a_unique_attribute_skips_the_duplicate(serve):
     groups = run(server.url, "creation_errors", "Group")
     assert statuses(groups) == [Status.COMPLIANT, Status.COMPLIANT, Status.SKIPPED]
     assert "Group declares no unique attribute" in groups[2].reason
-    assert not any(e.method == "POST" and e.status_code == 201 for r in groups for e in r.exchanges)
+    created = {id(e) for r in groups for e in r.exchanges if e.method == "POST" and e.status_code == 201}
+    assert len(created) <= 1  # the run's first least creation of a Group (creations.py), never a duplicate
 
 
 def _numbered(status: dict) -> dict:

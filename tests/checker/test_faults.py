@@ -177,7 +177,7 @@ def test_a_deletion_that_fails_during_clean_up_names_the_leftovers(serve):
     broken = Broken(make_app()).answer("DELETE", USER, 500, scim_error(500, "deletion refused"))
     server = serve(broken)
     results, _ = run(server.url, only={CheckId("object_creation", "User")})
-    [result] = results
+    _full, result = results  # the resource with every attribute, then the least one: the last result names the leftovers
     left = stored(server.url)["User"]
     assert left, "the server kept what the check created"
     assert sorted(result.leftovers) == sorted(f"User/{user}" for user in left)
@@ -241,4 +241,4 @@ def test_a_summary_names_six_failed_checks_and_counts_the_rest(serve):
     assert line.startswith(f"Shared cause: {cause}: {len(failing)} results of object_query (User), ")
     assert all(f"{name} (User)" in line for name in failed)
     markdown = write_report(report, "markdown")
-    assert f"## Causes shared by several failures (1)\n\n- `GET /v2/Users/{{id}} answered 500`: {len(failing)} results of " in markdown
+    assert f"## Causes shared by several results (1)\n\n- `GET /v2/Users/{{id}} answered 500`: {len(failing)} results of " in markdown

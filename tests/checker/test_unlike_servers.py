@@ -46,15 +46,9 @@ The identity providers' steps are judged by their readiness (tests/checker/test_
 
 NOT_YET = {
     "faults": {
-        "sw unsupported",
-        "emails required",
-        "members ignored on create",
-        "filter ignored",
         "soft delete",
-        "PATCH 501 though claimed",
-        "PATCH unsupported, said",
     },
-    "jobs": {"filter ignored"},
+    "jobs": set(),
     "leftovers": {"soft delete"},
 }
 """Where the run is still wrong today (issue 24 is under way): each name leaves as it is mended."""

@@ -17,6 +17,10 @@ from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import json_object
+from scim_tui.checker.creations import Adaptation
+from scim_tui.checker.creations import Creations
+from scim_tui.checker.creations import refusal
+from scim_tui.checker.creations import refusal_text
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import failure_reason
@@ -78,6 +82,7 @@ class CheckContext:
         secrets: Secrets | None = None,
         cancelled: Callable[[], bool] | None = None,
         pacer: Pacer | None = None,
+        creations: Creations | None = None,
     ):
         self.client = client
         self.conf = conf or CheckConfig()
@@ -91,6 +96,8 @@ class CheckContext:
         own resource manager, so deleted when the run ends)."""
         self.pointed_at: set[str] = set()
         """The ids of the shared resources this check's references point at."""
+        self.creations = creations or Creations()
+        """How the run creates resources a server refused without more than their required attributes."""
         if recorder is None:
             previous = recorder_of(client)
             guard = Guard(client, self.resource_manager, base_url_of(client))
@@ -110,7 +117,7 @@ class CheckContext:
 
     def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
         """A context for another check of the same run."""
-        return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references, self.recorder)
+        return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references, self.recorder, creations=self.creations)
 
     @property
     def expected_status_codes(self) -> list[int]:
@@ -151,6 +158,7 @@ class ResourceManager:
         values: dict[str, Any] | None = None,
         checked: bool = False,
         extra: dict[str, Any] | None = None,
+        adapt: bool = True,
         **request: Any,
     ) -> Resource[Any]:
         """Create a resource with every writable attribute filled (or the required and identifying
@@ -162,22 +170,27 @@ class ResourceManager:
         it is returned as the server answered, with its id. A creation that fails raises
         PrerequisiteFailed (the check needing it is SKIPPED), unless the creation is what the
         check judges (`checked`: its error is the check's result).
-        """
-        from scim_tui.checker.filling import build_resource
 
+        A least creation (not `fill_all`, not `checked`) refused with a 4xx about its body is sent
+        once more with what an identity provider sends (creations.py); once that passed, the run's
+        later least creations of the model carry it from the start (unless not `adapt`).
+        """
+        least = not fill_all and not checked
+        adaptation = self.context.creations.adaptation(model) if least and adapt else None
         mark = len(self.context.exchanges)
         try:
-            payload = build_resource(self.context, model, fill_all=fill_all, values=values)
-            if extra:
-                body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
-                created = self._read_back(model, self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request))
-            else:
-                created = self.context.client.create(payload, **request)
-            if not isinstance(created, Resource) or not created.id:
-                raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
-            return created
+            created = self._create(model, fill_all, self._provided(model, values) if adaptation else values, extra, request)
         except Exception as exc:
             failure = exc
+        else:
+            if least:
+                self.context.creations.settle(model)
+            return created
+        refused = refusal(self.context.exchanges[mark:], self.context.client.resource_endpoint(model))
+        if least and adaptation is None and refused is not None and not isinstance(failure, PrerequisiteFailed):
+            adapted = self._adapted(model, values, extra, request, refused)
+            if adapted is not None:
+                return adapted
         # raised out of the except block, so that no exception becomes the context of its own cause
         if isinstance(failure, PrerequisiteFailed):
             if checked and isinstance(failure.__cause__, Exception):
@@ -186,6 +199,42 @@ class ResourceManager:
         if checked:
             raise failure
         raise PrerequisiteFailed(f"the {model.__name__} it needs could not be created: {failure_reason(failure, self.context.exchanges[mark:])}") from failure
+
+    def _create(self, model: type[Resource[Any]], fill_all: bool, values: dict[str, Any] | None, extra: dict[str, Any] | None, request: dict[str, Any]) -> Resource[Any]:
+        from scim_tui.checker.filling import build_resource
+
+        payload = build_resource(self.context, model, fill_all=fill_all, values=values)
+        if extra:
+            body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
+            created = self._read_back(model, self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request))
+        else:
+            created = self.context.client.create(payload, **request)
+        if not isinstance(created, Resource) or not created.id:
+            raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
+        return created
+
+    def _provided(self, model: type[Resource[Any]], values: dict[str, Any] | None) -> dict[str, Any]:
+        """`values` over what an identity provider sends in a creation."""
+        from scim_tui.checker.filling import provider_values
+
+        return {**provider_values(self.context, model), **(values or {})}
+
+    def _adapted(
+        self, model: type[Resource[Any]], values: dict[str, Any] | None, extra: dict[str, Any] | None, request: dict[str, Any], refused: Exchange
+    ) -> Resource[Any] | None:
+        """The creation sent once more with what an identity provider sends, remembered for the run
+        when it passes; None when it adds nothing to what was refused, or is refused too."""
+        provided = self._provided(model, values)
+        sent = json_object(refused.request_body or "")
+        added = tuple(name for name in provided if name not in sent and name not in (values or {}))
+        if not added:
+            return None
+        try:
+            created = self._create(model, False, provided, extra, request)
+        except Exception:
+            return None
+        self.context.creations.settle(model, Adaptation(added, refusal_text(refused)))
+        return created
 
     def _read_back(self, model: type[Resource[Any]], answer: Any) -> Any:
         """The answer to a creation sent unchecked (a JSON body, which scim2-client gives back as

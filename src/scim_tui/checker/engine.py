@@ -16,6 +16,8 @@ from scim2_models import ScimProvider
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import client_refusal
+from scim_tui.checker.causes import Cause
+from scim_tui.checker.causes import FeatureFailures
 from scim_tui.checker.causes import shared_causes
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.context import Discovery
@@ -231,7 +233,9 @@ def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[Check
 
 def _run_suites(context: CheckContext, suites: list[_Suite], on_leftovers: Callable[[list[str]], None] | None) -> Iterator[CheckResult]:
     """Run the steps of several resource types together (no type waits for another), and
-    yield their results type by type, each followed by its summary.
+    yield their results type by type, each followed by its summary. A feature failing as a
+    whole on its judge's first use is that judge's finding; the checks after it that met it
+    are SKIPPED naming it (causes.FeatureFailures).
 
     Once every check ended, the run's own resources (those references pointed at, creations
     that may have happened late) are deleted: the last result of the last suite that ran
@@ -245,8 +249,10 @@ def _run_suites(context: CheckContext, suites: list[_Suite], on_leftovers: Calla
             for index, suite in enumerate(suites):
                 yield from suite.skipped
                 results: list[CheckResult] = []
-                for number in range(1, len(suite.steps) + 1):
+                features = FeatureFailures()
+                for number, step in enumerate(suite.steps, start=1):
                     step_results = next(outcomes)
+                    features.take(step.checker.name, step_results)
                     results.extend(step_results)
                     if index == last_ran and number == len(suite.steps) and suite.summary is None and step_results:
                         _delete_shared(context, step_results[-1])
@@ -296,15 +302,22 @@ def suite_summary(model_name: str, results: list[CheckResult]) -> CheckResult:
     ran = [r for r in results if r.status is not Status.SKIPPED]
     if failed:
         named = ", ".join(failed[:SUMMARY_NAMES]) + (f" and {len(failed) - SUMMARY_NAMES} more" if len(failed) > SUMMARY_NAMES else "")
-        causes = "".join(
-            f" {'All' if len(cause.checks) == len(failed) else len(cause.checks)} of them share one cause: {cause.request}."
-            for cause in shared_causes(results)
-            if len(cause.checks) > 1
-        )
+        causes = "".join(_shared(cause, len(failed)) for cause in shared_causes(results))
         return CheckResult(Status.ERROR, reason=f"{len(failed)} check(s) failed for {model_name}: {named}.{causes}")
     if not ran:
         return CheckResult(Status.SKIPPED, reason=f"No check of the {model_name} suite ran.")
     return CheckResult(Status.SUCCESS, reason=f"All {len(ran)} results of the {model_name} suite passed.")
+
+
+def _shared(cause: Cause, failed: int) -> str:
+    """The sentence of a suite summary on a cause several of its failed checks share (and how
+    many SKIPPED results name it too), or "" when fewer do."""
+    checks = len({r.check_id for r in cause.results if r.status.failed})
+    if checks < 2:
+        return ""
+    skipped = sum(r.status is Status.SKIPPED for r in cause.results)
+    named = f" ({skipped} SKIPPED results name it too)" if skipped else ""
+    return f" {'All' if checks == failed else checks} of them share one cause: {cause.request}{named}."
 
 
 def _undescribed(failure: str, wanted: set[CheckId] | None, conf: CheckConfig) -> Iterator[CheckResult]:

@@ -14,6 +14,7 @@ import random
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextlib import suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC
@@ -38,8 +39,10 @@ from scim2_models import Resource
 from scim2_models import Returned
 from scim2_models import Uniqueness
 
+from scim_tui.checker.creations import PROVIDER_ATTRIBUTES
 from scim_tui.checker.guard import MARK
 from scim_tui.checker.guard import MARKER_ATTRIBUTES
+from scim_tui.checker.results import PrerequisiteFailed
 
 if TYPE_CHECKING:
     from scim_tui.checker.context import CheckContext
@@ -158,6 +161,22 @@ def complex_lists(model: type[Resource[Any]]) -> list[tuple[Attribute, dict[str,
     return [(attribute, sub_attributes(attribute)) for attribute in attributes_of(model) if attribute.multi_valued and attribute.is_complex]
 
 
+def linking_attribute(model: type[Resource[Any]]) -> Attribute | None:
+    """A modifiable multi-valued attribute whose values reference other resources by id and `$ref` (members ...)."""
+    return next(
+        (
+            attribute
+            for attribute, subs in complex_lists(model)
+            if attribute.mutability is Mutability.read_write
+            and "value" in subs
+            and subs["value"].writable
+            and "$ref" in subs
+            and set(subs["$ref"].reference_types or ()) - URI_REFERENCE_TYPES
+        ),
+        None,
+    )
+
+
 def name_attribute(model: type[Resource[Any]]) -> Attribute | None:
     """The attribute that names a resource: the first required, writable, single-valued string
     of its schema (userName for a User, displayName for a Group), or None when it has none."""
@@ -213,6 +232,33 @@ def build_resource(
             payload[attribute.name] = string_value(attribute)
     payload.update(values or {})
     return model.model_validate(payload, scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+
+
+def creation_json(context: CheckContext, model: type[Resource[Any]], values: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON of a least creation of `model` (required and identifying attributes, and `values`),
+    as the run creates it: with what an identity provider sends once the server refused it
+    without (creations.py). Made first, once in a run, to learn that (deleted when the check ends);
+    when it cannot be made, the JSON is the least one, and the request the check sends tells."""
+    if not context.creations.settled(model):
+        with suppress(PrerequisiteFailed):
+            context.resource_manager.create_and_register(model, fill_all=False)
+    if context.creations.adaptation(model):
+        values = {**provider_values(context, model), **(values or {})}
+    return build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+
+
+def provider_values(context: CheckContext, model: type[Resource[Any]]) -> dict[str, Any]:
+    """What an identity provider sends in a creation beside the required attributes, for those of
+    its attributes the schema has and a client writes: a work email (primary), a name,
+    displayName, active (true) and externalId."""
+    values: dict[str, Any] = {}
+    for attribute in attributes_of(model):
+        if attribute.name in PROVIDER_ATTRIBUTES and attribute.writable:
+            values[attribute.name] = True if attribute.root_type is bool else attribute_value(context, attribute)
+    for value in values.get("emails", []):
+        if "type" in value:
+            value["type"] = "work"
+    return values
 
 
 def required_extensions(context: CheckContext, model: type[Resource[Any]]) -> set[str]:

@@ -101,6 +101,9 @@ class CheckResult:
     """The RFC that section is in: 7644 (the protocol) or 7643 (the schema)."""
     leftovers: list[str] = field(default_factory=list)
     """Ids of resources this check created and could not delete."""
+    cause: str | None = None
+    """The request failing as a whole that this result follows from, when it is one another
+    result reports too (``PATCH /v2/Users/{id} answered 501``): the same text on each (causes.py)."""
 
     @property
     def check_id(self) -> CheckId:

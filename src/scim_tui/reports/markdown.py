@@ -28,7 +28,7 @@ def render(report: RunReport) -> str:
         lines += ["", f"**Left on the server** (delete them by hand): {', '.join(f'`{item}`' for item in report.leftovers)}"]
     causes = shared_causes(report.results)
     if causes:
-        lines += ["", f"## Causes shared by several failures ({len(causes)})", ""]
+        lines += ["", f"## Causes shared by several results ({len(causes)})", ""]
         lines += [f"- `{_inline(cause.request)}`: {len(cause.results)} results of {_inline(', '.join(cause.checks))}" for cause in causes]
     if attention:
         lines += ["", f"## Results to look at ({len(attention)})"]

@@ -174,6 +174,7 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
         "rfc": result.rfc,
         "tags": sorted(result.tags),
         "leftovers": list(result.leftovers),
+        "cause": result.cause,
         "data": jsonable(result.data),
         "exchanges": [exchange.to_dict() for exchange in result.exchanges],
     }
@@ -197,6 +198,7 @@ def _result_from_saved(saved: SavedResult) -> CheckResult:
         section=saved.section,
         rfc=saved.rfc,
         leftovers=list(saved.leftovers),
+        cause=saved.cause,
     )
 
 

@@ -67,6 +67,7 @@ class SavedResult(_Saved):
     section: str | None = None
     rfc: int = Field(default=7644, ge=1, le=99999)
     leftovers: list[str] = Field(default_factory=list)
+    cause: str | None = None
 
 
 class SavedTool(_Saved):

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
-from scim2_models import Context
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
@@ -19,7 +18,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.features import unclaimed
-from scim_tui.checker.filling import build_resource
+from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.locations import origin
@@ -124,7 +123,7 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
         return [skipped]
     mark = len(context.exchanges)
     endpoint = resource_path(context, model)
-    data = build_resource(context, model, fill_all=False).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+    data = creation_json(context, model)
     replacement = _renamed(model, data)
     bulk_id = unique_string()
     reference = f"{endpoint}/bulkId:{bulk_id}"

@@ -14,10 +14,20 @@ from scim2_models import Resource
 from scim2_models import SearchRequest
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.answers import json_object
+from scim_tui.checker.answers import member
+from scim_tui.checker.checks.comparison import missing
+from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.creations import refusal
+from scim_tui.checker.creations import refusal_text
+from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.filling import attributes_of
+from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.guard import resource_url
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
 
 MAX_PAGES = 20
@@ -55,13 +65,64 @@ def find_in_pages(
 def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """POST on a resource endpoint creates a resource (RFC 7644 §3.3).
 
-    Sends a resource with every writable attribute filled, then deletes it.
-    SUCCESS when the server answers 201 with the created resource and its id;
-    ERROR on any other status, an error, or an answer that is not the resource.
+    Sends a resource with every writable attribute filled, then one with only the attributes
+    its /Schemas requires (and those telling it apart), then deletes them. The first: SUCCESS
+    when the server answers 201 with the created resource and its id; ERROR on any other
+    status, an error, or an answer that is not the resource; DEVIATION when the resource
+    created lacks every value the request gave an attribute referencing other resources
+    (members): only readOnly attributes "SHALL be ignored". The second: SUCCESS when created;
+    DEVIATION when refused with a 4xx (a policy asking for attributes the schema declares
+    optional, RFC 7643 §2.2 "required"), whether or not the same resource with what an identity
+    provider sends (a work email, a name, displayName, active, externalId) is then created; the
+    run creates its resources of that type so from then on. ERROR when it fails otherwise.
     """
     created = context.resource_manager.create_and_register(model, fill_all=True, checked=True)
     path = context.root_path(resource_path(context, model))
-    return [CheckResult(Status.SUCCESS, reason=f"POST {path} answered 201 with the created {model.__name__} {created.id}.", data=created)]
+    answered = f"POST {path} answered 201 with the created {model.__name__} {created.id}"
+    dropped = _dropped_links(context, model, created)
+    if dropped:
+        reason = f"{answered}, without the {dropped} it carried: only readOnly attributes of a creation SHALL be ignored (RFC 7644 §3.3), and {dropped} is readWrite (RFC 7643 §2.2)."
+        full = CheckResult(Status.DEVIATION, reason=reason, data=created)
+    else:
+        full = CheckResult(Status.SUCCESS, reason=f"{answered}.", data=created)
+    return [results_of(context, 0, [full])[0], _least_creation(context, model)]
+
+
+def _dropped_links(context: CheckContext, model: type[Resource[Any]], created: Resource[Any]) -> str | None:
+    """The attribute referencing other resources (members) whose values the creation carried and
+    the created resource lacks, or None."""
+    attribute = linking_attribute(model)
+    post = next((e for e in reversed(context.exchanges) if e.method == "POST" and e.status_code == 201), None)
+    if attribute is None or post is None:
+        return None
+    sent = member(json_object(post.request_body or ""), attribute.name)
+    values = [item for item in sent if isinstance(item, dict)] if isinstance(sent, list) else []
+    return attribute.name if values and missing(created.model_dump(), attribute, values) == values else None
+
+
+def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+    """The creation of a resource with only the attributes its /Schemas requires, judged."""
+    mark = len(context.exchanges)
+    required = ", ".join(a.name for a in attributes_of(model) if a.required and a.writable) or "none"
+    least = f"a {model.__name__} with only the attributes its /Schemas requires ({required})"
+    try:
+        created = context.resource_manager.create_and_register(model, fill_all=False, adapt=False)
+    except PrerequisiteFailed as exc:
+        refused = refusal(context.exchanges[mark:], resource_path(context, model))
+        if refused is None:
+            return results_of(context, mark, [CheckResult(Status.ERROR, reason=f"{failure_reason(exc.__cause__ or exc, context.exchanges[mark:])} ({least}).")])[0]
+        reason = f"{refusal_text(refused)} to {least}, and the run cannot create one, not even with what an identity provider sends (RFC 7643 §2.2 \"required\")."
+        return results_of(context, mark, [CheckResult(Status.DEVIATION, reason=reason)])[0]
+    adaptation = context.creations.adaptation(model)
+    refused = refusal(context.exchanges[mark:], resource_path(context, model))
+    if refused is None or adaptation is None:
+        return results_of(context, mark, [CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} answered 201 with the {model.__name__} {created.id}, created as {least}.")])[0]
+    added = " and ".join(", ".join(adaptation.added).rsplit(", ", 1))
+    reason = (
+        f"{refusal_text(refused)} to {least}, which declares {added} optional (RFC 7643 §2.2 \"required\"); "
+        f"with {added} as an identity provider sends them it was created, and the run creates its {model.__name__} resources so."
+    )
+    return results_of(context, mark, [CheckResult(Status.DEVIATION, reason=reason)])[0]
 
 
 @checker("crud", "crud:read", section="3.4.1")

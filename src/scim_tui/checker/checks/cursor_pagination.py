@@ -9,10 +9,12 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.crud import resource_path
-from scim_tui.checker.checks.filtering import ListPage
-from scim_tui.checker.checks.filtering import Named
-from scim_tui.checker.checks.filtering import create_named
-from scim_tui.checker.checks.filtering import unique_prefix
+from scim_tui.checker.checks.narrowing import UNCLAIMED
+from scim_tui.checker.checks.narrowing import ListPage
+from scim_tui.checker.checks.narrowing import Named
+from scim_tui.checker.checks.narrowing import create_named
+from scim_tui.checker.checks.narrowing import narrow
+from scim_tui.checker.checks.narrowing import unique_prefix
 from scim_tui.checker.checks.pagination import PAGE_SIZE
 from scim_tui.checker.checks.pagination import SUFFIXES
 from scim_tui.checker.checks.pagination import Pages
@@ -39,7 +41,7 @@ def _announced(context: CheckContext) -> tuple[Any, str | None]:
     if pagination is None or not pagination.cursor:
         return None, "the ServiceProviderConfig does not announce cursor pagination (pagination.cursor is not true)"
     if not claims(context, "filter"):
-        return None, "the ServiceProviderConfig does not claim filter, so the list cannot be limited to this check's resources while other checks create theirs"
+        return None, UNCLAIMED
     return pagination, None
 
 
@@ -76,11 +78,11 @@ def _previous(back: ListPage, first: ListPage, named: Named) -> tuple[Status, st
     return Status.SUCCESS, f"{back.query} answered the first page again, {named.described(back.ids)}."
 
 
-def _refused(context: CheckContext, model: type[Resource[Any]], cursor: str, named: Named, expected: tuple[str, ...]) -> tuple[Status, str]:
+def _refused(context: CheckContext, model: type[Resource[Any]], cursor: str, scope: str, expected: tuple[str, ...]) -> tuple[Status, str]:
     """What a list query with a cursor the server must refuse answered, judged: 400 with one of the `expected` scimTypes."""
     path = resource_path(context, model)
-    query = f"GET {context.root_path(path)}?filter={named.scope}&cursor=…&count={PAGE_SIZE}"
-    response = context.client.request("GET", path, params={"filter": named.scope, "cursor": cursor, "count": PAGE_SIZE})
+    query = f"GET {context.root_path(path)}?filter={scope}&cursor=…&count={PAGE_SIZE}"
+    response = context.client.request("GET", path, params={"filter": scope, "cursor": cursor, "count": PAGE_SIZE})
     body = body_of(response)
     scim_type = body.get("scimType") if isinstance(body, dict) else None
     wanted = " or ".join(expected)
@@ -96,7 +98,7 @@ def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list
     """Cursor-based pagination pages through a list as RFC 9865 §2 says, when the ServiceProviderConfig announces it.
 
     Creates three resources named with a prefix of the check's own and lists them with a
-    filter on that prefix in pages of two. One result per rule: the first page (cursor empty)
+    filter that lists exactly them, as an answer showed (narrowing.py), in pages of two. One result per rule: the first page (cursor empty)
     holds at most count resources and a nextCursor; the pages reached by nextCursor hold the
     other matches, none twice, at most count each, and the last has no nextCursor; a
     previousCursor, where the server gives one, leads back to the first page (SKIPPED when none
@@ -104,7 +106,8 @@ def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list
     (DEVIATION for another scimType); a cursor past the announced cursorTimeout is answered 400
     expiredCursor or invalidCursor, or still served (ACCEPTABLE: the timeout is a minimum);
     SKIPPED when no cursorTimeout is announced or it is longer than 5 s. ERROR when a rule is
-    broken. SKIPPED without an announcement of cursor pagination, or without filter support.
+    broken. SKIPPED without an announcement of cursor pagination, or without a filter that
+    lists exactly the check's resources (filter not claimed, refused or ignored).
     """
     pagination, why_not = _announced(context)
     attribute = name_attribute(model)
@@ -114,15 +117,19 @@ def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: {why_not}.")]
     named = Named(attribute, unique_prefix("cursor"))
     create_named(context, model, named, SUFFIXES)
-    pages = Pages(context, model, {"filter": named.scope, "count": PAGE_SIZE})
+    narrowed = narrow(context, named, model)
+    scope = narrowed.filter
+    if scope is None:
+        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {narrowed.why_not}.")]
+    pages = Pages(context, model, {"filter": scope, "count": PAGE_SIZE})
     pages.fetch("first", cursor="")
     walked = _walk(pages)
     return [
         pages.judged("first page", partial(_first, named=named), "first"),
         pages.judged("nextCursor", lambda *read: _next_pages(list(read), named), *walked) if len(walked) > 1 else _no_next(pages),
         _previous_result(pages, walked, named),
-        _labelled(context, "invalid cursor", _refused(context, model, MADE_UP_CURSOR, named, ("invalidCursor",))),
-        _expired_result(context, model, pages, named, pagination.cursor_timeout),
+        _labelled(context, "invalid cursor", _refused(context, model, MADE_UP_CURSOR, scope, ("invalidCursor",))),
+        _expired_result(context, model, pages, scope, pagination.cursor_timeout),
     ]
 
 
@@ -153,7 +160,7 @@ def _previous_result(pages: Pages, walked: list[str], named: Named) -> CheckResu
     return pages.judged("previousCursor", partial(_previous, named=named), "back", "first")
 
 
-def _expired_result(context: CheckContext, model: type[Resource[Any]], pages: Pages, named: Named, timeout: int | None) -> CheckResult:
+def _expired_result(context: CheckContext, model: type[Resource[Any]], pages: Pages, scope: str, timeout: int | None) -> CheckResult:
     first = pages.answers["first"]
     if timeout is None or timeout > MAX_EXPIRY_WAIT:
         said = "announces no cursorTimeout" if timeout is None else f"announces a cursorTimeout of {timeout} s, longer than the {MAX_EXPIRY_WAIT} s this check waits"
@@ -162,7 +169,7 @@ def _expired_result(context: CheckContext, model: type[Resource[Any]], pages: Pa
         return CheckResult(Status.SKIPPED, reason="expired cursor: Skipped: the first page gives no nextCursor to let expire.")
     if not pause(timeout + 1, lambda: context.recorder.stopped is not None):
         return CheckResult(Status.SKIPPED, reason=f"expired cursor: Skipped: {context.recorder.stopped}.")
-    status, reason = _refused(context, model, first.next_cursor, named, ("expiredCursor", "invalidCursor"))
+    status, reason = _refused(context, model, first.next_cursor, scope, ("expiredCursor", "invalidCursor"))
     if status is Status.ERROR and context.exchanges[-1].status_code == 200:
         status, reason = Status.ACCEPTABLE, f"a nextCursor {timeout + 1} s old, past the cursorTimeout of {timeout} s, was still served, which the RFC allows (the timeout is a minimum)."
     return _labelled(context, "expired cursor", (status, reason))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scim2_models import Context
 from scim2_models import Mutability
 from scim2_models import PatchOp
 from scim2_models import Resource
@@ -31,9 +30,9 @@ from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import UNIQUE
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attributes_of
-from scim_tui.checker.filling import build_resource
 from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import complex_lists
+from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -62,11 +61,6 @@ def _post(context: CheckContext, model: type[Resource[Any]], request: str, body:
     path = resource_path(context, model)
     response = send_json(context, "POST", path, body)
     return results_of(context, mark, [judge_refusal(f"POST {context.root_path(path)} {request}", response, refusal)])[0]
-
-
-def _creation_json(context: CheckContext, model: type[Resource[Any]], values: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The JSON of a resource to POST, with its required attributes only."""
-    return build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
 
 
 def is_user_name(model: type[Resource[Any]], attribute: Attribute) -> bool:
@@ -115,7 +109,7 @@ def creation_errors(context: CheckContext, model: type[Resource[Any]]) -> list[C
 
 
 def _invalid_json(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
-    text = json.dumps(_creation_json(context, model))[:-1]
+    text = json.dumps(creation_json(context, model))[:-1]
     return _post(context, model, "with a body that is not valid JSON (its closing brace cut)", text, INVALID_SYNTAX)
 
 
@@ -123,7 +117,7 @@ def _missing_required(context: CheckContext, model: type[Resource[Any]]) -> Chec
     required = next((a for a in attributes_of(model) if a.required and a.writable), None)
     if required is None:
         return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} has no required attribute a client writes, so none can be left out.")
-    payload = _creation_json(context, model)
+    payload = creation_json(context, model)
     payload.pop(required.name, None)
     return _post(context, model, f"without the required {required.name}", payload, MISSING_USER_NAME if is_user_name(model, required) else MISSING_REQUIRED)
 
@@ -157,7 +151,7 @@ def _posted_again(
     """POST a resource whose unique attribute holds `value`, taken by `existing`. Creating a second
     resource breaks what `refusal` says of it; answering 2xx with the existing one as if it were
     created hides the conflict a client must be told of (RFC 7644 §3.3 MUST: ERROR)."""
-    result = _post(context, model, what, _creation_json(context, model, {name: value}), refusal)
+    result = _post(context, model, what, creation_json(context, model, {name: value}), refusal)
     answered = result.data if isinstance(result.data, dict) else {}
     if result.status.failed and answered.get("id") == existing.id:
         result.status = Status.ERROR

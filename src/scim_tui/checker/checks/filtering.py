@@ -1,28 +1,35 @@
-"""Checks of the filter parameter (RFC 7644 §3.4.2.2), and the list queries scoped to a check's
-own resources that the pagination and sorting checks share.
+"""Checks of the filter parameter (RFC 7644 §3.4.2.2).
 
 Other checks create and delete resources on the same endpoints at the same time, so a
-check lists only resources whose name starts with a prefix of its own, and compares only those.
+check lists only resources it named itself (narrowing.py), and compares only those.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
 from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
-from scim2_models import ListResponse
 from scim2_models import Resource
 
-from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import json_object
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.kept import held
+from scim_tui.checker.checks.narrowing import ListPage
+from scim_tui.checker.checks.narrowing import ListQueryError
+from scim_tui.checker.checks.narrowing import Named
+from scim_tui.checker.checks.narrowing import create_named
+from scim_tui.checker.checks.narrowing import list_page
+from scim_tui.checker.checks.narrowing import narrow
+from scim_tui.checker.checks.narrowing import quoted
+from scim_tui.checker.checks.narrowing import unique_prefix
+from scim_tui.checker.checks.patch import Target
+from scim_tui.checker.checks.probes import NOT_IMPLEMENTED
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import results_of
-from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import Attribute
@@ -31,105 +38,12 @@ from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import sub_attributes
-from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-LIST_RESPONSE = str(ListResponse.__schema__)
-
-
-class ListQueryError(ValueError):
-    """A list query answered something else than a ListResponse; the message says what."""
-
-
-@dataclass
-class ListPage:
-    """One answer of a list query, as the server sent it."""
-
-    query: str
-    """The request as a person reads it: GET /Users?filter=userName sw "x"&count=2."""
-    total_results: Any
-    items_per_page: Any
-    start_index: Any
-    resources: list[dict[str, Any]] = field(default_factory=list)
-    next_cursor: Any = None
-    previous_cursor: Any = None
-    """The cursors of the pages after and before this one (RFC 9865), when the server gives them."""
-
-    @property
-    def ids(self) -> list[str]:
-        return [str(resource.get("id")) for resource in self.resources]
-
-
-@dataclass
-class Named:
-    """The resources a check created, by id, with the name each was given."""
-
-    attribute: Attribute
-    prefix: str
-    names: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def scope(self) -> str:
-        """The filter that selects exactly these resources."""
-        return f"{self.attribute.name} sw {quoted(self.prefix)}"
-
-    def ids_named(self, *names: str) -> set[str]:
-        return {resource_id for resource_id, name in self.names.items() if name in names}
-
-    def described(self, ids: Iterable[str]) -> str:
-        """Resources as a reason names them: "2 resources (x, y)", others counted apart."""
-        ids = list(ids)
-        if not ids:
-            return "no resource"
-        mine = [self.names[i] for i in ids if i in self.names]
-        others = len(ids) - len(mine)
-        parts = mine + ([f"{others} other{'s' if others > 1 else ''} not created by this check"] if others else [])
-        return f"{len(ids)} resource{'s' if len(ids) > 1 else ''} ({', '.join(parts)})"
-
-
-def quoted(value: str) -> str:
-    """A string as a filter literal (RFC 7644 §3.4.2.2: a JSON string)."""
-    return json.dumps(value)
-
-
-def unique_prefix(kind: str) -> str:
-    """A name prefix no other check and no other run uses."""
-    return f"{unique_string(kind)}-"
-
-
-def create_named(
-    context: CheckContext, model: type[Resource[Any]], named: Named, suffixes: Iterable[str], extra: dict[str, dict[str, Any]] | None = None
-) -> list[Resource[Any]]:
-    """Create one resource (required attributes only) per suffix, named prefix + suffix, in that
-    order; `extra` adds values to the resource of a suffix. They are deleted when the check ends."""
-    created = []
-    for suffix in suffixes:
-        name = named.prefix + suffix
-        values = {named.attribute.name: name, **(extra or {}).get(suffix, {})}
-        resource = context.resource_manager.create_and_register(model, fill_all=False, values=values)
-        named.names[str(resource.id)] = name
-        created.append(resource)
-    return created
-
-
-def list_page(context: CheckContext, model: type[Resource[Any]], **params: Any) -> ListPage:
-    """GET the endpoint with query parameters; raise ListQueryError unless it answers 200 with a ListResponse."""
-    path = resource_path(context, model)
-    query = f"GET {context.root_path(path)}" + ("?" + "&".join(f"{key}={value}" for key, value in params.items()) if params else "")
-    response = context.client.request("GET", path, params=params)
-    body = body_of(response)
-    if response.status_code != 200:
-        problem = scim_error_problem(body)
-        detail = f" ({body.get('detail')})" if not problem and body.get("detail") else ""
-        raise ListQueryError(f"{query} answered {response.status_code}{detail} instead of 200 with a ListResponse")
-    if not isinstance(body, dict) or LIST_RESPONSE not in (body.get("schemas") or []):
-        raise ListQueryError(f"{query} answered 200 without a ListResponse (schemas {LIST_RESPONSE} missing)")
-    resources = body.get("Resources") or []
-    if not isinstance(resources, list) or not all(isinstance(item, dict) for item in resources):
-        raise ListQueryError(f"{query} answered a ListResponse whose Resources is not a list of objects")
-    return ListPage(query, body.get("totalResults"), body.get("itemsPerPage"), body.get("startIndex"), resources, body.get("nextCursor"), body.get("previousCursor"))
+UNSUPPORTED = '"the specified attribute and filter comparison combination is not supported" (RFC 7644 §3.12, Table 9)'
+"""How a service provider refuses an operator it does not support: the RFC does not require every one."""
 
 
 def typed_filter_attribute(model: type[Resource[Any]]) -> Attribute | None:
@@ -145,15 +59,22 @@ class Rule:
     expression: str
     expected: set[str]
     keyword: str = "only the resources matching the filter SHALL be returned"
+    optional: bool = False
+    """An operator a server may leave unsupported, refusing it with invalidFilter (co, sw, pr)."""
 
 
-def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule: Rule) -> CheckResult:
-    """SUCCESS when the filter selects exactly the expected resources, ERROR otherwise."""
+def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule: Rule) -> tuple[CheckResult, ListPage | None]:
+    """SUCCESS when the filter selects exactly the expected resources, ERROR otherwise (ACCEPTABLE
+    when an optional operator is refused as unsupported); with the page answered, if any."""
     mark = len(context.exchanges)
     try:
         page = list_page(context, model, filter=rule.expression)
     except ListQueryError as exc:
-        return results_of(context, mark, [CheckResult(Status.ERROR, reason=f"{rule.label}: {exc}.")])[0]
+        if rule.optional and _unsupported(context.exchanges[-1]):
+            result = CheckResult(Status.ACCEPTABLE, reason=f"{rule.label}: {exc.query} answered 400 invalidFilter, which a service provider answers when {UNSUPPORTED}.")
+        else:
+            result = CheckResult(Status.ERROR, reason=f"{rule.label}: {exc}.")
+        return results_of(context, mark, [result])[0], None
     got = page.ids
     if set(got) == rule.expected and len(got) == len(rule.expected):
         result = CheckResult(Status.SUCCESS, reason=f"{rule.label}: {page.query} answered {named.described(got)}, as expected.")
@@ -162,7 +83,12 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
             Status.ERROR,
             reason=f"{rule.label}: {page.query} answered {named.described(got)} instead of {named.described(rule.expected)} ({rule.keyword}, RFC 7644 §3.4.2.2).",
         )
-    return results_of(context, mark, [result])[0]
+    return results_of(context, mark, [result])[0], page
+
+
+def _unsupported(exchange: Exchange) -> bool:
+    """Whether an answer is a 400 invalidFilter: what a server answers to an operator it does not support."""
+    return exchange.status_code == 400 and json_object(exchange.response_body or "").get("scimType") == "invalidFilter"
 
 
 def _typed_values(context: CheckContext, attribute: Attribute) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -190,6 +116,13 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     attribute (emails[type eq "work"]). SUCCESS when the answer holds exactly the expected
     resources; ERROR otherwise ("only those resources matching the filter expression SHALL be
     returned"; string case sensitivity "SHALL be determined by the attribute's caseExact").
+    ACCEPTABLE when co, sw or pr is refused with 400 invalidFilter: "the specified attribute and
+    filter comparison combination is not supported" (Table 9), which the RFC lets a server do.
+    When the eq rule's answer holds resources its filter does not match (the server does not
+    narrow a list by its filter), or is 501 Not Implemented: that one ERROR, and every other
+    rule SKIPPED naming it. pr, and and the value
+    filter combine their test with a filter that lists the check's resources (sw on their
+    prefix, else eq on each name, narrowing.py); SKIPPED when none does.
     SKIPPED when the ServiceProviderConfig does not claim filter, or the schema has no name
     attribute; the pr rule is SKIPPED when the server did not keep the externalId sent, the
     value-filter rule when no attribute has a "type" sub-attribute.
@@ -207,13 +140,43 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     if typed is not None:
         found, other = _typed_values(context, typed)
         extra["alpha-one"][typed.name] = [found]
-        if other is not None:
+        if other is not None:  # neither holds the type found, even with what the run's creations may add (creations.py)
             extra["beta-two"][typed.name] = [other]
+            extra["gamma-two"][typed.name] = [_typed_values(context, typed)[1]]
     alpha = create_named(context, model, named, ("alpha-one", "beta-two", "gamma-two"), extra)[0]
-    rules = _rules(named, alpha, typed, extra["alpha-one"])
+    dropped = _typed_held(context, model, alpha, typed, extra["alpha-one"])
+    made = list(context.exchanges)  # the creations show why a rule could not run
+    eq_rule = _eq_rule(named)
+    eq, page = judge(context, model, named, eq_rule)
+    unfit = _unfit(eq_rule, page, eq.exchanges[-1])
+    if unfit:
+        return [eq, *(CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: {unfit}, so this rule cannot tell anything.", exchanges=eq.exchanges) for label in LABELS[1:])]
+    scope = narrow(context, named, model)
+    rules = _rules(named, scope.filter, scope.why_not, alpha, typed, extra["alpha-one"])
+    if dropped:  # the value filter rule, last: its resource does not hold the value it would find
+        rules[-1] = CheckResult(Status.SKIPPED, reason=f"value filter: Skipped: {dropped}.")
     for skipped_rule in (rule for rule in rules if isinstance(rule, CheckResult)):
-        skipped_rule.exchanges = list(context.exchanges)  # the creations show why the rule could not run
-    return [judge(context, model, named, rule) if isinstance(rule, Rule) else rule for rule in rules]
+        skipped_rule.exchanges = made
+    return [eq, *(judge(context, model, named, rule)[0] if isinstance(rule, Rule) else rule for rule in rules)]
+
+
+def _unfit(eq_rule: Rule, page: ListPage | None, exchange: Exchange) -> str | None:
+    """Why the eq rule's answer leaves every other rule nothing to tell (the server ignores the
+    filter, or does not implement filtering), or None."""
+    if page is not None and set(page.ids) - eq_rule.expected:
+        return "the eq rule shows that the server does not narrow a list by its filter (its answer holds resources the filter does not match)"
+    if exchange.status_code == NOT_IMPLEMENTED:
+        return f"the eq rule was answered 501 Not Implemented ({request_line(exchange)})"
+    return None
+
+
+def _typed_held(context: CheckContext, model: type[Resource[Any]], alpha: Resource[Any], typed: Attribute | None, values: dict[str, Any]) -> str | None:
+    """Why the resource the value filter must find does not hold its typed value (its creation
+    dropped it, kept.py), or None when it does."""
+    if typed is None:
+        return None
+    target = Target(model, str(alpha.id), resource_path(context, model, alpha.id), alpha.model_dump())
+    return held(context, target, typed, values[typed.name])
 
 
 def without_name_attribute(model: type[Resource[Any]], purpose: str) -> CheckResult:
@@ -223,7 +186,16 @@ def without_name_attribute(model: type[Resource[Any]], purpose: str) -> CheckRes
     )
 
 
-def _rules(named: Named, created: Resource[Any], typed: Attribute | None, alpha_values: dict[str, Any]) -> list[Rule | CheckResult]:
+LABELS = ("eq", "eq, other case", "pr", "co", "sw", "and", "or", "value filter")
+
+
+def _eq_rule(named: Named) -> Rule:
+    alpha = named.prefix + "alpha-one"
+    return Rule("eq", f"{named.attribute.name} eq {quoted(alpha)}", named.ids_named(alpha))
+
+
+def _rules(named: Named, scope: str | None, why_not: str, created: Resource[Any], typed: Attribute | None, alpha_values: dict[str, Any]) -> list[Rule | CheckResult]:
+    """The rules after eq; those combining their test with the check's scope are SKIPPED without one."""
     name = named.attribute.name
     alpha, beta, gamma = (named.prefix + suffix for suffix in ("alpha-one", "beta-two", "gamma-two"))
     exact = case_exact(named.attribute)
@@ -233,29 +205,37 @@ def _rules(named: Named, created: Resource[Any], typed: Attribute | None, alpha_
         set() if exact else named.ids_named(alpha),
         f"{name} has caseExact {str(exact).lower()}, and the case sensitivity of a string comparison SHALL follow caseExact",
     )
+
+    def without_scope(label: str) -> CheckResult:
+        return CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: {why_not}.")
+
     return [
-        Rule("eq", f"{name} eq {quoted(alpha)}", named.ids_named(alpha)),
         case_rule,
-        _presence_rule(named, created),
-        Rule("co", f"{name} co {quoted(gamma.removeprefix(PREFIX))}", named.ids_named(gamma)),
-        Rule("sw", named.scope, named.ids_named(alpha, beta, gamma)),
-        Rule("and", f'{named.scope} and {name} co "two"', named.ids_named(beta, gamma)),
+        _presence_rule(named, created, scope) if scope else without_scope("pr"),
+        Rule("co", f"{name} co {quoted(gamma.removeprefix(PREFIX))}", named.ids_named(gamma), optional=True),
+        Rule("sw", named.starting_with, named.ids_named(alpha, beta, gamma), optional=True),
+        Rule("and", f'{_grouped(scope)} and {name} co "two"', named.ids_named(beta, gamma)) if scope else without_scope("and"),
         Rule("or", f"{name} eq {quoted(alpha)} or {name} eq {quoted(gamma)}", named.ids_named(alpha, gamma)),
-        _value_filter_rule(named, typed, alpha_values),
+        _value_filter_rule(named, typed, alpha_values, scope) if scope else without_scope("value filter"),
     ]
 
 
-def _presence_rule(named: Named, alpha: Resource[Any]) -> Rule | CheckResult:
+def _grouped(scope: str) -> str:
+    """The scope as one operand of "and": in parentheses when it is an "or" (which binds less tightly)."""
+    return f"({scope})" if " or " in scope else scope
+
+
+def _presence_rule(named: Named, alpha: Resource[Any], scope: str) -> Rule | CheckResult:
     if not alpha.external_id:
         return CheckResult(Status.SKIPPED, reason="pr: Skipped: the server did not keep the externalId sent, so no attribute is known to be present on one resource only.")
-    return Rule("pr", f"externalId pr and {named.scope}", named.ids_named(named.prefix + "alpha-one"))
+    return Rule("pr", f"externalId pr and {_grouped(scope)}", named.ids_named(named.prefix + "alpha-one"), optional=True)
 
 
-def _value_filter_rule(named: Named, typed: Attribute | None, alpha_values: dict[str, Any]) -> Rule | CheckResult:
+def _value_filter_rule(named: Named, typed: Attribute | None, alpha_values: dict[str, Any], scope: str) -> Rule | CheckResult:
     if typed is None:
         return CheckResult(Status.SKIPPED, reason='value filter: Skipped: the schema has no multi-valued complex attribute with a "type" sub-attribute to filter on.')
     kind = alpha_values[typed.name][0]["type"]
-    return Rule("value filter", f"{typed.name}[type eq {quoted(kind)}] and {named.scope}", named.ids_named(named.prefix + "alpha-one"))
+    return Rule("value filter", f"{typed.name}[type eq {quoted(kind)}] and {_grouped(scope)}", named.ids_named(named.prefix + "alpha-one"))
 
 
 INVALID_FILTER = Refusal(400, "invalidFilter", "RFC 7644 §3.4.2.2 and §3.12, Table 9", other_scim_type=Status.DEVIATION)

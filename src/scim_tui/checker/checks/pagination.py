@@ -8,15 +8,15 @@ from typing import Any
 
 from scim2_models import Resource
 
-from scim_tui.checker.checks.filtering import ListPage
-from scim_tui.checker.checks.filtering import ListQueryError
-from scim_tui.checker.checks.filtering import Named
-from scim_tui.checker.checks.filtering import create_named
-from scim_tui.checker.checks.filtering import list_page
-from scim_tui.checker.checks.filtering import unique_prefix
+from scim_tui.checker.checks.narrowing import ListPage
+from scim_tui.checker.checks.narrowing import ListQueryError
+from scim_tui.checker.checks.narrowing import Named
+from scim_tui.checker.checks.narrowing import create_named
+from scim_tui.checker.checks.narrowing import list_page
+from scim_tui.checker.checks.narrowing import narrow
+from scim_tui.checker.checks.narrowing import unique_prefix
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
-from scim_tui.checker.features import claims
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -114,12 +114,12 @@ def _start_below_one(page: ListPage, named: Named | None) -> tuple[Status, str]:
     return Status.SUCCESS, f"{page.query} answered as startIndex=1: a startIndex less than 1 SHALL be interpreted as 1."
 
 
-def _unscoped_reason(context: CheckContext, named: Named | None, model: type[Resource[Any]]) -> str | None:
+def _scope(context: CheckContext, named: Named | None, model: type[Resource[Any]]) -> tuple[str | None, str]:
+    """The filter that lists exactly the check's resources (narrowing.py), or None and why there is none."""
     if named is None:
-        return f"the {model.__name__} schema has no name attribute to filter this check's resources by"
-    if not claims(context, "filter"):
-        return "the ServiceProviderConfig does not claim filter, so the list cannot be limited to this check's resources while other checks create theirs"
-    return None
+        return None, f"the {model.__name__} schema has no name attribute to filter this check's resources by"
+    narrowed = narrow(context, named, model)
+    return narrowed.filter, narrowed.why_not
 
 
 @checker("pagination", section="3.4.2.4")
@@ -127,17 +127,18 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
     """startIndex and count page through a list, and the list says where the page is (RFC 7644 §3.4.2.4).
 
     Creates three resources named with a prefix of the check's own and lists them with a
-    filter on that prefix (when filter is claimed): startIndex=1&count=2, startIndex=3&count=2,
+    filter that lists exactly them, as an answer showed (sw on that prefix, else eq on each
+    name; narrowing.py): startIndex=1&count=2, startIndex=3&count=2,
     count=0, startIndex=0&count=1 and count=-1. One result per rule:
     count: ERROR when a page holds more resources than count (MUST NOT), ACCEPTABLE when
     fewer (MAY), SUCCESS otherwise; startIndex: the page at 3 holds the match left out of the
     page at 1, none twice; totalResults: every match (3), not the page; itemsPerPage and
     startIndex: the number of Resources and the index asked for (REQUIRED on a partial page);
     count=0: no Resources, only totalResults; startIndex below 1 SHALL be read as 1, a
-    negative count as 0. ERROR when a rule is broken, SUCCESS otherwise. Without filter
-    support (or a name attribute) other checks' resources share the list: the startIndex and
-    totalResults rules, which need the exact matches, are SKIPPED, and the others run on the
-    whole list.
+    negative count as 0. ERROR when a rule is broken, SUCCESS otherwise. Without such a filter
+    (filter not claimed, refused or ignored, or no name attribute) other checks' resources share
+    the list: the startIndex and totalResults rules, which need the exact matches, are SKIPPED
+    naming why, and the others run on the whole list.
     """
     attribute = name_attribute(model)
     named = Named(attribute, unique_prefix("page")) if attribute else None
@@ -146,9 +147,9 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
     else:
         for _ in SUFFIXES:
             context.resource_manager.create_and_register(model, fill_all=False)
-    unscoped = _unscoped_reason(context, named, model)
-    scoped = None if unscoped else named
-    pages = Pages(context, model, {"filter": scoped.scope} if scoped else {})
+    scope, unscoped = _scope(context, named, model)
+    scoped = named if scope else None
+    pages = Pages(context, model, {"filter": scope} if scope else {})
     pages.fetch("first", startIndex=1, count=PAGE_SIZE)
     if scoped:
         pages.fetch("second", startIndex=PAGE_SIZE + 1, count=PAGE_SIZE)

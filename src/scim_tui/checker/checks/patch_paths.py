@@ -22,17 +22,18 @@ from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.kept import held
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import unclaimed
-from scim_tui.checker.filling import URI_REFERENCE_TYPES
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import complex_lists
+from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.filling import object_value
 from scim_tui.checker.filling import scalar_value
 from scim_tui.checker.filling import string_value
@@ -58,19 +59,6 @@ def typed_attribute(model: type[Resource[Any]]) -> Attribute | None:
             for attribute, subs in _complex_multi_valued(model)
             if "type" in subs and subs["type"].writable and "value" in subs
             and subs["value"].mutability is Mutability.read_write and not subs["value"].hidden
-        ),
-        None,
-    )
-
-
-def linking_attribute(model: type[Resource[Any]]) -> Attribute | None:
-    """A multi-valued attribute whose values reference other resources by id and `$ref` (members ...)."""
-    return next(
-        (
-            attribute
-            for attribute, subs in _complex_multi_valued(model)
-            if "value" in subs and subs["value"].writable and "$ref" in subs
-            and set(subs["$ref"].reference_types or ()) - URI_REFERENCE_TYPES
         ),
         None,
     )
@@ -163,7 +151,8 @@ def patch_filtered_remove(context: CheckContext, model: type[Resource[Any]]) -> 
     SUCCESS when that member is gone and the other stays; ERROR when the
     request fails, the member stays, or the other member went too. SKIPPED when
     the model has no such attribute, or when the ServiceProviderConfig does not
-    claim PATCH support.
+    claim PATCH support; members the creation dropped are added by PATCH add
+    first, and the check is SKIPPED naming the creation when they cannot be.
     """
     attribute = linking_attribute(model)
     unmet = _unmet(context, attribute, f"{model.__name__} has no modifiable multi-valued attribute whose values reference other resources (such as members) to select by a value filter.")
@@ -173,6 +162,9 @@ def patch_filtered_remove(context: CheckContext, model: type[Resource[Any]]) -> 
     target = _created(context, model, {attribute.name: values})
     removed, kept = (value["value"] for value in values)
     path = f"{attribute.name}[value eq {json.dumps(removed)}]"
+    dropped = held(context, target, attribute, values)
+    if dropped:
+        return [CheckResult(Status.SKIPPED, reason=f"{path}: Skipped: {dropped}.")]
 
     def remove() -> CheckResult:
         seen, source = send_patch(context, target, [{"op": "remove", "path": path}])

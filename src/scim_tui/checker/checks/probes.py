@@ -15,6 +15,7 @@ from scim2_models import Error
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import plain_validation
+from scim_tui.checker.causes import failing_request
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_result
 from scim_tui.checker.exchanges import request_line
@@ -23,6 +24,7 @@ from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
+NOT_IMPLEMENTED = 501
 SCIM_MEDIA_TYPE = "application/scim+json"
 
 
@@ -53,26 +55,33 @@ def checked(context: CheckContext, check: Callable[[], CheckResult], label: str 
 
 def steps(context: CheckContext, labelled: Iterable[tuple[str | None, Callable[[], CheckResult]]]) -> list[CheckResult]:
     """The results of a check's steps, run in turn (see `checked`). Once a step got no answer at
-    all (a dropped connection, no answer in time), the steps after it are SKIPPED naming it:
-    they would all fail the same way, one fault read as many findings."""
+    all (a dropped connection, no answer in time), or 501 Not Implemented (RFC 7644 §3.12, Table 8:
+    "Service provider does not support the request operation"), the steps after it are SKIPPED
+    naming it: they would all fail the same way, one fault read as many findings."""
     results: list[CheckResult] = []
     lost: str | None = None
+    cause: str | None = None
     for label, step in labelled:
         if lost is not None:
-            results.append(CheckResult(Status.SKIPPED, reason=f"{label + ': ' if label else ''}Skipped: {lost}."))
+            results.append(CheckResult(Status.SKIPPED, reason=f"{label + ': ' if label else ''}Skipped: {lost}.", cause=cause))
             continue
         result = checked(context, step, label)
         results.append(result)
         last = result.exchanges[-1] if result.exchanges else None
-        if result.status.failed and last is not None and last.status_code is None and last.error:
+        if not result.status.failed or last is None:
+            continue
+        if last.status_code is None and last.error:
             if context.recorder.stopped:  # cancelled or silent while it waited: the check says so, as any other
                 raise RunCancelled(context.recorder.stopped)
             lost = f"an earlier step got no answer ({request_line(last)}: {last.error})"
+        elif last.status_code == NOT_IMPLEMENTED:
+            lost, cause = f"an earlier step was answered 501 Not Implemented ({request_line(last)})", failing_request(last)
     return results
 
 
 def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckResult]:
-    """One result per write method: SUCCESS when the endpoint answers 405, ERROR otherwise."""
+    """One result per write method: SUCCESS when the endpoint answers 405, ACCEPTABLE on 501 (a
+    server that does not implement the method at all: RFC 7644 §3.12, Table 8), ERROR otherwise."""
     results = []
     for method in WRITE_METHODS:
         mark = len(context.exchanges)
@@ -81,6 +90,9 @@ def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckRes
         request = f"{method} {context.root_path(endpoint)}"
         if response.status_code == 405:
             result = CheckResult(Status.SUCCESS, reason=f"{request} answered 405 Method Not Allowed.")
+        elif response.status_code == NOT_IMPLEMENTED:
+            said = '"Service provider does not support the request operation, e.g., PATCH" (RFC 7644 §3.12, Table 8)'
+            result = CheckResult(Status.ACCEPTABLE, reason=f"{request} answered 501 Not Implemented, which a server that does not implement {method} at all may answer: {said}.")
         else:
             result = CheckResult(
                 Status.ERROR,

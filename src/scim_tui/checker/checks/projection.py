@@ -26,7 +26,6 @@ from functools import partial
 from typing import Any
 from urllib.parse import urljoin
 
-from scim2_models import Context
 from scim2_models import PatchOp
 from scim2_models import Resource
 from scim2_models import Returned
@@ -45,7 +44,7 @@ from scim_tui.checker.features import claims
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
-from scim_tui.checker.filling import build_resource
+from scim_tui.checker.filling import creation_json
 from scim_tui.checker.guard import resource_url
 from scim_tui.checker.locations import served_at_url
 from scim_tui.checker.recorder import base_url_of
@@ -256,7 +255,7 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
     attributes = Projection("attributes", (asked.name,), always)
     excluded = Projection("excludedAttributes", always, always)
     values = {asked.name: attribute_value(context, asked)}
-    payload = build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+    payload = creation_json(context, model, values)
     subject = Subject(model, resource_path(context, model), payload, asked)
 
     mark = len(context.exchanges)

@@ -106,7 +106,8 @@ def access_invalid_resource_type(context: CheckContext) -> list[CheckResult]:
 def resource_types_endpoint_methods(context: CheckContext) -> list[CheckResult]:
     """POST, PUT, PATCH and DELETE on /ResourceTypes answer 405 (RFC 7644 §4).
 
-    One result per method: SUCCESS on 405, ERROR on any other status.
+    One result per method: SUCCESS on 405, ACCEPTABLE on 501 (a method the server does not
+    implement at all, RFC 7644 §3.12 Table 8), ERROR on any other status.
     """
     return refuses_write_methods(context, "/ResourceTypes")
 

@@ -36,6 +36,7 @@ def service_provider_config_endpoint_methods(context: CheckContext) -> list[Chec
     """POST, PUT, PATCH and DELETE on /ServiceProviderConfig answer 405 (RFC 7644 §4).
 
     The discovery endpoints are read-only. One result per method: SUCCESS on 405,
-    ERROR on any other status.
+    ACCEPTABLE on 501 (a method the server does not implement at all, RFC 7644 §3.12
+    Table 8), ERROR on any other status.
     """
     return refuses_write_methods(context, "/ServiceProviderConfig")

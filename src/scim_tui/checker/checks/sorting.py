@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from scim2_models import Resource
 
-from scim_tui.checker.checks.filtering import ListQueryError
-from scim_tui.checker.checks.filtering import Named
-from scim_tui.checker.checks.filtering import create_named
-from scim_tui.checker.checks.filtering import list_page
-from scim_tui.checker.checks.filtering import unique_prefix
 from scim_tui.checker.checks.filtering import without_name_attribute
+from scim_tui.checker.checks.narrowing import UNCLAIMED
+from scim_tui.checker.checks.narrowing import ListQueryError
+from scim_tui.checker.checks.narrowing import Named
+from scim_tui.checker.checks.narrowing import create_named
+from scim_tui.checker.checks.narrowing import list_page
+from scim_tui.checker.checks.narrowing import narrow
+from scim_tui.checker.checks.narrowing import unique_prefix
 from scim_tui.checker.checks.probes import results_of
+from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.features import unclaimed
@@ -32,39 +36,44 @@ def sort_order(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
     """sortBy and sortOrder order a list (RFC 7644 §3.4.2.3).
 
     Creates three resources named with a prefix of the check's own (charlie, alpha, Bravo, in
-    that order), then lists them, with a filter on that prefix, sorted by the name attribute:
+    that order), then lists them, with a filter that lists exactly them, as an answer showed
+    (sw on that prefix, else eq on each name; narrowing.py), sorted by the name attribute:
     sortOrder=ascending, sortOrder=descending, and no sortOrder, which "SHALL default to
     ascending". One result each: SUCCESS when the resources come in the expected order, ERROR
     otherwise (sortBy names the attribute whose value "SHALL be used to order the returned
     responses", and "sortOrder MUST sort according to the attribute type": without case when
     caseExact is false, so Bravo comes between alpha and charlie). SKIPPED when the
     ServiceProviderConfig does not claim sort, or does not claim filter (without it the list
-    cannot be limited to this check's resources while other checks create theirs), or the
-    schema has no name attribute.
+    cannot be limited to this check's resources while other checks create theirs), when no
+    filter lists exactly them (refused or ignored), or when the schema has no name attribute.
     """
     skipped = unclaimed(context, "sort")
     if skipped:
         return [skipped]
     if not claims(context, "filter"):
-        return [CheckResult(Status.SKIPPED, reason="Skipped: the ServiceProviderConfig does not claim filter, so a sorted list cannot be limited to this check's resources while other checks create theirs.")]
+        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {UNCLAIMED}.")]
     attribute = name_attribute(model)
     if attribute is None:
         return [without_name_attribute(model, "sort by")]
     named = Named(attribute, unique_prefix("sort"))
     create_named(context, model, named, SUFFIXES)
+    scope = narrow(context, named, model)
+    if scope.filter is None:
+        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {scope.why_not}.")]
     exact = case_exact(attribute)
     ascending = sorted(named.names, key=lambda i: named.names[i] if exact else named.names[i].casefold())
     how = f"{attribute.name} has caseExact {str(exact).lower()}, so it sorts {'with' if exact else 'without'} case"
     orders = (("ascending", "ascending", ascending), ("descending", "descending", ascending[::-1]), ("default order", None, ascending))
-    return [_ordered(context, model, named, label, order, expected, how) for label, order, expected in orders]
+    return steps(context, [(label, partial(_ordered, context, model, named, scope.filter, (label, order, expected), how)) for label, order, expected in orders])
 
 
 def _ordered(
-    context: CheckContext, model: type[Resource[Any]], named: Named, label: str, order: str | None, expected: list[str], how: str
+    context: CheckContext, model: type[Resource[Any]], named: Named, scope: str, sorting: tuple[str, str | None, list[str]], how: str
 ) -> CheckResult:
-    """SUCCESS when the list sorted by the name attribute (in `order`) holds the resources as `expected`."""
+    """SUCCESS when the list of `scope` sorted by the name attribute (in `order`) holds the resources as `expected`."""
+    label, order, expected = sorting
     mark = len(context.exchanges)
-    params = {"filter": named.scope, "sortBy": named.attribute.name} | ({"sortOrder": order} if order else {})
+    params = {"filter": scope, "sortBy": named.attribute.name} | ({"sortOrder": order} if order else {})
     try:
         page = list_page(context, model, **params)
     except ListQueryError as exc:

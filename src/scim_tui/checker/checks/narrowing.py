@@ -1,0 +1,182 @@
+"""List queries narrowed to a check's own resources (RFC 7644 §3.4.2.2), verified on the server.
+
+Other checks create and delete resources on the same endpoints at the same time, so a check that
+compares what a list holds (pagination, sorting) lists only resources it named itself. Narrowing
+the list is plumbing, not what the check judges: a server MAY support only some operators
+("the specified attribute and filter comparison combination is not supported", invalidFilter,
+RFC 7644 §3.12, Table 9), so a prefix (sw) it refuses gives way to each name (eq ... or eq ...);
+and a filter is used only once an answer shows it narrows. When none does, the rules that need
+the exact matches are SKIPPED, naming why (filter_operators judges the filter itself).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from scim2_models import ListResponse
+from scim2_models import Resource
+
+from scim_tui.checker.answers import body_of
+from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import scim_error_problem
+from scim_tui.checker.context import CheckContext
+from scim_tui.checker.features import claims
+from scim_tui.checker.filling import Attribute
+from scim_tui.checker.filling import unique_string
+
+LIST_RESPONSE = str(ListResponse.__schema__)
+UNCLAIMED = "the ServiceProviderConfig does not claim filter, so the list cannot be limited to this check's resources while other checks create theirs"
+
+
+class ListQueryError(ValueError):
+    """A list query answered something else than a ListResponse; the message says what."""
+
+    def __init__(self, message: str, query: str):
+        super().__init__(message)
+        self.query = query
+        """The request as a person reads it (ListPage.query)."""
+
+
+@dataclass
+class ListPage:
+    """One answer of a list query, as the server sent it."""
+
+    query: str
+    """The request as a person reads it: GET /Users?filter=userName sw "x"&count=2."""
+    total_results: Any
+    items_per_page: Any
+    start_index: Any
+    resources: list[dict[str, Any]] = field(default_factory=list)
+    next_cursor: Any = None
+    previous_cursor: Any = None
+    """The cursors of the pages after and before this one (RFC 9865), when the server gives them."""
+
+    @property
+    def ids(self) -> list[str]:
+        return [str(resource.get("id")) for resource in self.resources]
+
+
+@dataclass
+class Named:
+    """The resources a check created, by id, with the name each was given."""
+
+    attribute: Attribute
+    prefix: str
+    names: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def starting_with(self) -> str:
+        """The filter that selects exactly these resources by their common prefix (sw)."""
+        return f"{self.attribute.name} sw {quoted(self.prefix)}"
+
+    @property
+    def any_of(self) -> str:
+        """The filter that selects exactly these resources by each name (eq ... or eq ...), for a
+        server without sw."""
+        return " or ".join(f"{self.attribute.name} eq {quoted(name)}" for name in self.names.values())
+
+    def ids_named(self, *names: str) -> set[str]:
+        return {resource_id for resource_id, name in self.names.items() if name in names}
+
+    def described(self, ids: Iterable[str]) -> str:
+        """Resources as a reason names them: "2 resources (x, y)", others counted apart."""
+        ids = list(ids)
+        if not ids:
+            return "no resource"
+        mine = [self.names[i] for i in ids if i in self.names]
+        others = len(ids) - len(mine)
+        parts = mine + ([f"{others} other{'s' if others > 1 else ''} not created by this check"] if others else [])
+        return f"{len(ids)} resource{'s' if len(ids) > 1 else ''} ({', '.join(parts)})"
+
+
+def quoted(value: str) -> str:
+    """A string as a filter literal (RFC 7644 §3.4.2.2: a JSON string)."""
+    return json.dumps(value)
+
+
+def unique_prefix(kind: str) -> str:
+    """A name prefix no other check and no other run uses."""
+    return f"{unique_string(kind)}-"
+
+
+def create_named(
+    context: CheckContext, model: type[Resource[Any]], named: Named, suffixes: Iterable[str], extra: dict[str, dict[str, Any]] | None = None
+) -> list[Resource[Any]]:
+    """Create one resource (required attributes only) per suffix, named prefix + suffix, in that
+    order; `extra` adds values to the resource of a suffix. They are deleted when the check ends."""
+    created = []
+    for suffix in suffixes:
+        name = named.prefix + suffix
+        values = {named.attribute.name: name, **(extra or {}).get(suffix, {})}
+        resource = context.resource_manager.create_and_register(model, fill_all=False, values=values)
+        named.names[str(resource.id)] = name
+        created.append(resource)
+    return created
+
+
+def list_page(context: CheckContext, model: type[Resource[Any]], **params: Any) -> ListPage:
+    """GET the endpoint with query parameters; raise ListQueryError unless it answers 200 with a ListResponse."""
+    path = resource_path(context, model)
+    query = f"GET {context.root_path(path)}" + ("?" + "&".join(f"{key}={value}" for key, value in params.items()) if params else "")
+    response = context.client.request("GET", path, params=params)
+    body = body_of(response)
+    if response.status_code != 200:
+        problem = scim_error_problem(body)
+        detail = f" ({body.get('detail')})" if not problem and body.get("detail") else ""
+        raise ListQueryError(f"{query} answered {response.status_code}{detail} instead of 200 with a ListResponse", query)
+    if not isinstance(body, dict) or LIST_RESPONSE not in (body.get("schemas") or []):
+        raise ListQueryError(f"{query} answered 200 without a ListResponse (schemas {LIST_RESPONSE} missing)", query)
+    resources = body.get("Resources") or []
+    if not isinstance(resources, list) or not all(isinstance(item, dict) for item in resources):
+        raise ListQueryError(f"{query} answered a ListResponse whose Resources is not a list of objects", query)
+    return ListPage(
+        query, body.get("totalResults"), body.get("itemsPerPage"), body.get("startIndex"), resources, body.get("nextCursor"), body.get("previousCursor")
+    )
+
+
+@dataclass(frozen=True)
+class Narrowed:
+    """The filter that lists exactly a check's resources, as an answer showed; else why there is none."""
+
+    filter: str | None
+    why_not: str = ""
+
+
+def narrow(context: CheckContext, named: Named, model: type[Resource[Any]]) -> Narrowed:
+    """The first filter, of sw on the prefix then eq on each name, whose answer holds exactly the
+    check's resources, once an eq on one name showed that a filter narrows (its answer holds that
+    resource alone); none when the server does not claim filter, ignores it, or answers neither
+    with exactly them."""
+    if not claims(context, "filter"):
+        return Narrowed(None, UNCLAIMED)
+    ignored = _ignored(context, named, model)
+    if ignored:
+        return Narrowed(None, ignored)
+    failures = []
+    for expression in (named.starting_with, named.any_of):
+        try:
+            page = list_page(context, model, filter=expression)
+        except ListQueryError as exc:
+            failures.append(str(exc))
+            continue
+        if set(page.ids) == set(named.names) or (page.total_results == len(named.names) and set(page.ids) < set(named.names)):
+            return Narrowed(expression)
+        failures.append(f"{page.query} answered {named.described(page.ids)} instead of {named.described(named.names)}")
+    return Narrowed(None, f"no filter lists exactly this check's resources ({'; '.join(failures)})")
+
+
+def _ignored(context: CheckContext, named: Named, model: type[Resource[Any]]) -> str | None:
+    """Why a filter does not narrow a list on this server: an eq on the name of one of the check's
+    resources answers something else than that resource alone (None when it answers it)."""
+    resource_id, name = next(iter(named.names.items()))
+    try:
+        page = list_page(context, model, filter=f"{named.attribute.name} eq {quoted(name)}")
+    except ListQueryError as exc:
+        return f"{exc}, so no filter lists only this check's resources"
+    if page.ids == [resource_id]:
+        return None
+    return f"{page.query} answered {named.described(page.ids)} instead of that resource alone: the server does not narrow a list by its filter (filter_operators reports it)"

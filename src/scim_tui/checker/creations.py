@@ -1,0 +1,83 @@
+"""How the run creates resources it needs, as a server takes them (RFC 7643 §2.2 "required").
+
+A check's own creations are plumbing, not what it judges. A resource made with only the
+attributes the server's /Schemas requires may still be refused by the server's policy (a User
+without an email). Such a refusal (a 4xx about the body) is tried once more with what an identity
+provider sends (a work email, a name, displayName, active, externalId); when that passes, every
+later creation of that resource type in the run carries those attributes, and object_creation
+tells the refusal, once.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from scim_tui.checker.answers import json_object
+from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import request_line
+
+PROVIDER_ATTRIBUTES = ("emails", "name", "displayName", "active", "externalId")
+"""What Entra ID and Okta send in a creation beside userName (IDP-DIALECTS.md)."""
+NOT_ABOUT_THE_BODY = frozenset({401, 403, 404, 405, 408, 409, 429})
+"""The 4xx answers that say nothing of what a creation's body lacks (rights, the URL, a conflict, a busy server)."""
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """What a resource type's creations carry beyond its required attributes, and why."""
+
+    added: tuple[str, ...]
+    """The attributes an identity provider sends that the least creation lacked."""
+    refusal: str
+    """The request refused without them and what the server said: ``POST /v2/Users answered 400 ("...")``."""
+
+
+class Creations:
+    """The adaptations of the run, by model: shared by the checks of a run (several threads)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._adapted: dict[Any, Adaptation] = {}
+        self._settled: set[Any] = set()
+
+    def adaptation(self, model: Any) -> Adaptation | None:
+        with self._lock:
+            return self._adapted.get(model)
+
+    def settled(self, model: Any) -> bool:
+        """Whether a least creation of this model was made in this run (adapted or not)."""
+        with self._lock:
+            return model in self._settled
+
+    def settle(self, model: Any, adaptation: Adaptation | None = None) -> None:
+        """A least creation of this model passed: as it was, or with an adaptation (which stays)."""
+        with self._lock:
+            self._settled.add(model)
+            if adaptation is not None:
+                self._adapted.setdefault(model, adaptation)
+
+
+def refusal(exchanges: list[Exchange], endpoint: str) -> Exchange | None:
+    """The first creation on the endpoint (``/Users``) answered with a 4xx about its body, if any."""
+    return next(
+        (
+            exchange
+            for exchange in exchanges
+            if exchange.method == "POST"
+            and urlsplit(exchange.url).path.rstrip("/").endswith(endpoint.rstrip("/"))
+            and exchange.status_code is not None
+            and 400 <= exchange.status_code < 500
+            and exchange.status_code not in NOT_ABOUT_THE_BODY
+        ),
+        None,
+    )
+
+
+def refusal_text(exchange: Exchange) -> str:
+    """``POST /v2/Users answered 400 ("emails: a User needs an email address")``: what the server said."""
+    detail = json_object(exchange.response_body or "").get("detail")
+    said = f' ("{" ".join(detail.split())[:200]}")' if isinstance(detail, str) and detail.strip() else ""
+    return f"{request_line(exchange)} answered {exchange.status_code}{said}"

@@ -1,0 +1,148 @@
+"""The run's own creations adapt to a server's policy (creations.py): a User refused without an
+email, though /Schemas says emails is optional, is created as an identity provider sends it, the
+refusal is one finding of object_creation, and no other check is SKIPPED for it. Members a
+Group's creation dropped are one finding too, added by PATCH where a check needs them (kept.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from tests.checker.test_filtering import by_rule
+from tests.checker.test_filtering import run
+from tests.servers import SCIM_JSON
+from tests.servers import make_client
+from tests.servers import scim_error
+from tests.servers import stored
+from tests.unlike import EmailsRequired
+from tests.unlike import Middleware
+from tests.unlike import _json_body
+from tests.unlike import _unsupported
+from tests.unlike import members_ignored_on_create
+
+
+def checks(url: str, jobs: int = 1, **conf) -> list:
+    with make_client(url) as scim:
+        return [r for r in iter_checks(scim, CheckConfig(jobs=jobs, **conf)) if not r.deselected]
+
+
+def test_a_refused_least_creation_is_one_deviation_of_object_creation(serve):
+    server = serve(EmailsRequired(make_app()))
+    full, least = [r for r in checks(server.url, include_tags={"crud:create"}) if r.resource_type == "User" and r.title == "object_creation"]
+    assert full.status is Status.SUCCESS, full.reason
+    assert least.status is Status.DEVIATION
+    assert least.reason.startswith(
+        'POST /v2/Users answered 400 ("emails: a User needs an email address") to a User[EnterpriseUser] with only the attributes its /Schemas requires (userName), which declares '
+    )
+    assert 'emails optional (RFC 7643 §2.2 "required"); with ' in least.reason
+    assert least.reason.endswith("as an identity provider sends them it was created, and the run creates its User[EnterpriseUser] resources so.")
+    refused, created = least.exchanges
+    assert (refused.method, refused.status_code, created.method, created.status_code) == ("POST", 400, "POST", 201)
+    assert "emails" not in json.loads(refused.request_body) and json.loads(created.request_body)["emails"][0]["type"] == "work"
+    assert stored(server.url) == []
+
+
+def test_every_user_check_runs_on_a_server_needing_an_email(serve):
+    server = serve(EmailsRequired(make_app()))
+    results = checks(server.url, jobs=4, exclude_tags={"idp", "projection"})
+    assert not [r.reason for r in results if "could not be created" in (r.reason or "")]
+    deviations = [(r.resource_type, r.title) for r in results if r.status is Status.DEVIATION]
+    assert ("User", "object_creation") in deviations
+    assert [(r.resource_type, r.title, r.reason) for r in results if r.status.failed and r.title != "service_provider_config_document"] == []
+    assert all(r.leftovers == [] for r in results)
+    assert stored(server.url) == []
+
+
+class Counting(EmailsRequired):
+    """EmailsRequired, counting its refusals."""
+
+    refusals = 0
+
+    def intercept(self, environ):
+        answer = super().intercept(environ)
+        self.refusals += answer is not None
+        return answer
+
+
+def test_the_run_creates_its_users_as_learnt_from_then_on(serve):
+    app = Counting(make_app())
+    server = serve(app)
+    later = {CheckId(name, "User") for name in ("check_add_attribute", "patch_without_path", "resource_versions", "sort_order")}
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(jobs=1), only={CheckId("object_creation", "User"), *later}))
+    assert not [r for r in results if r.status.failed or "could not be created" in (r.reason or "")]
+    # object_creation's full User points at a least one (refused once, then made as a provider does),
+    # and tries a least one itself, as it is: the later checks' creations were never refused.
+    assert app.refusals == 2
+    assert stored(server.url) == []
+
+
+def test_what_a_run_learnt_is_its_own(serve):
+    """No module-level state: a second run on the same server learns again, and says so again."""
+    server = serve(EmailsRequired(make_app()))
+    for _ in range(2):
+        with make_client(server.url) as scim:
+            _full, least = iter_checks(scim, CheckConfig(jobs=1), only={CheckId("object_creation", "User")})
+        assert least.status is Status.DEVIATION and [e.status_code for e in least.exchanges] == [400, 201]
+    assert stored(server.url) == []
+
+
+class MembersRequired(Middleware):
+    """Refuses a Group without members (400), which no identity provider sends in a creation either."""
+
+    def intercept(self, environ):
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO") == "/v2/Groups" and not (_json_body(environ) or {}).get("members"):
+            return 400, SCIM_JSON, scim_error(400, "a group needs a member")
+        return None
+
+
+def test_a_least_creation_refused_whatever_is_sent_is_one_deviation_and_the_checks_needing_one_say_so(serve):
+    server = serve(MembersRequired(make_app()))
+    results = checks(server.url, resource_types=["Group"], include_tags={"crud"}, exclude_tags={"crud:read:attributes"})
+    full, least = [r for r in results if r.title == "object_creation"]
+    assert full.status is Status.SUCCESS  # every attribute filled: members too
+    assert least.status is Status.DEVIATION
+    assert least.reason.startswith(
+        'POST /v2/Groups answered 400 ("a group needs a member") to a Group with only the attributes its /Schemas requires (displayName), and the run cannot create one'
+    )
+    needing = [r for r in results if r.title in ("check_add_attribute", "object_query")]
+    assert [r.status for r in needing] == [Status.SUCCESS, Status.SKIPPED]  # object_query fills every attribute
+    assert "the Group it needs could not be created: POST /v2/Groups answered 400" in needing[1].reason
+    assert not [r for r in results if r.status.failed]
+    assert stored(server.url) == []
+
+
+def test_members_a_creation_dropped_are_one_deviation_and_added_by_patch_where_needed(serve):
+    server = serve(members_ignored_on_create(make_app()))
+    results = checks(server.url, resource_types=["Group"], include_tags={"crud:create", "patch:filter", "filter:operators"})
+    full, least = [r for r in results if r.title == "object_creation"]
+    assert full.status is Status.DEVIATION
+    assert re.fullmatch(
+        r"POST /v2/Groups answered 201 with the created Group \w+, without the members it carried: only readOnly attributes of a creation "
+        r"SHALL be ignored \(RFC 7644 §3\.3\), and members is readWrite \(RFC 7643 §2\.2\)\.",
+        full.reason,
+    )
+    assert least.status is Status.SUCCESS
+    [removal] = [r for r in results if r.title == "patch_filtered_remove"]
+    assert removal.status is Status.SUCCESS, removal.reason
+    assert [e.method for e in removal.exchanges if e.method == "PATCH"] == ["PATCH"]  # the removal; the members were added before
+    value_filter = by_rule([r for r in results if r.title == "filter_operators"])["value filter"]
+    assert value_filter.status is Status.SUCCESS, value_filter.reason
+    assert not [r for r in results if r.status.failed]
+    assert stored(server.url) == []
+
+
+def test_members_a_creation_dropped_skip_the_steps_needing_them_without_patch(serve):
+    server = serve(members_ignored_on_create(_unsupported("patch")(make_app())))
+    [value_filter] = [r for r in run(server.url, "filter_operators", "Group") if r.reason.startswith("value filter")]
+    assert value_filter.status is Status.SKIPPED
+    assert value_filter.reason == (
+        "value filter: Skipped: POST /v2/Groups created the Group without the members it carried (object_creation reports it), "
+        "and the ServiceProviderConfig does not claim PATCH to add them."
+    )
+    assert stored(server.url) == []
