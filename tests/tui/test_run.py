@@ -227,6 +227,7 @@ async def test_a_corrupt_selection_state_is_one_warning_and_the_profiles_selecti
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert run_screen(pilot).query_one(CheckTree).checked == {"misc"}
+        await wait_until(pilot, lambda: bool(app._notifications))
         [warning] = [n.message for n in app._notifications]
         assert warning.startswith(f"Ignored the app's remembered selection in {state} (Invalid JSON: EOF") and "\n" not in warning
         screen = await run_checks(pilot)
@@ -291,10 +292,9 @@ async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve,
     monkeypatch.chdir(tmp_path)
     app = ScimTuiApp(Profile(name="Local", url=serve(broken_random_url()).url, selection=FEW))
     async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.is_mounted)
         await pilot.press("e")
-        await pilot.pause()
-        assert isinstance(app.screen, RunScreen)
-        assert any("press r to run the checks first" in n.message for n in app._notifications), "e before a run says why nothing happens"
+        await wait_until(pilot, lambda: any("press r to run the checks first" in n.message for n in app._notifications))  # e before a run says why nothing happens
         screen = await run_checks(pilot)
         started = screen.report.started_at, screen.report.duration
         await run_checks(pilot, "f")
