@@ -17,6 +17,8 @@ import os
 import secrets
 import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import UTC
@@ -29,6 +31,7 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.guard import MARK
 from scim_tui.checker.guard import Creation
 from scim_tui.checker.guard import Marker
+from scim_tui.profiles import Profile
 from scim_tui.profiles import data_dir
 
 try:
@@ -158,6 +161,28 @@ class RunJournal:
         if self._descriptor is not None:
             os.close(self._descriptor)
             self._descriptor = None
+
+
+@contextmanager
+def run_journal(profile: Profile, url: str, recover: bool = True) -> Iterator[RunJournal | None]:
+    """The journal of a run of a profile on `url`; None for the embedded demo server, which a
+    killed run takes down with it."""
+    if profile.demo:
+        yield None
+        return
+    with RunJournal(url, recover) as journal:
+        yield journal
+
+
+def journal_lines(journal: RunJournal | None) -> list[str]:
+    """What a run's journal has to tell a person: what was done of what a run that ended before its
+    clean-up left, and why the journal could not be kept, when it could not."""
+    if journal is None:
+        return []
+    lines = [journal.recovery.line()] if journal.recovery is not None else []
+    if journal.problem:
+        lines.append(f"The run's journal could not be kept ({journal.problem}): were this run killed, the next would not know what it left.")
+    return lines
 
 
 def left_behind(target: str) -> int:

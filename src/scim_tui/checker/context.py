@@ -238,9 +238,10 @@ class ResourceManager:
         is unknown. Return what could not be deleted, or may remain.
 
         A creation that may still happen later (its POST got no answer in time) is handed to the
-        run's own manager, which looks for it once the run ends. A second Ctrl-C while cleaning up
-        skips the deletion under way, not the others; the interruption is raised again once every
-        deletion was tried.
+        run's own manager, which looks for it once the run ends. A Ctrl-C while cleaning up stops
+        the run: the deletion under way is tried again, unless the run was stopping already (a
+        second Ctrl-C skips it, not the others). The interruption is raised again once every
+        deletion was tried, carrying what is left (`leftovers`), for whoever tells the user.
         """
         with self._lock:
             owned, pending = self.owned, self.pending
@@ -252,15 +253,27 @@ class ResourceManager:
             if isinstance(item, Pending) and item.late and run_manager is not self:
                 run_manager.record(item)
                 continue
-            try:
-                with cleaning_up():
-                    leftovers.extend(self._delete(item) if isinstance(item, Owned) else self._sweep(item))
-            except KeyboardInterrupt as exc:
-                interrupted = exc
-                leftovers.append(str(item))
+            left, interruption = self._cleaned(item)
+            leftovers.extend(left)
+            interrupted = interruption or interrupted
         if interrupted is not None:
+            interrupted.leftovers = [*getattr(interrupted, "leftovers", []), *leftovers]  # type: ignore[attr-defined]
             raise interrupted
         return leftovers
+
+    def _cleaned(self, item: Owned | Pending) -> tuple[list[str], KeyboardInterrupt | None]:
+        """What is left of one item once deleted (or looked for), and the Ctrl-C met meanwhile."""
+        interrupted = None
+        for _attempt in range(2):
+            try:
+                with cleaning_up():
+                    return (self._delete(item) if isinstance(item, Owned) else self._sweep(item)), interrupted
+            except KeyboardInterrupt as exc:
+                stopping, interrupted = self.context.stopping.is_set(), exc
+                self.context.stopping.set()
+                if stopping:
+                    break
+        return [str(item)], interrupted
 
     def _delete(self, item: Owned) -> list[str]:
         """Delete one resource the run created, once a GET of its URL proved it the run's own;

@@ -437,6 +437,9 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
             raise
         except RunCancelled as stopped:
             results = [CheckResult(Status.SKIPPED, reason=f"Skipped: {stopped.reason}.")]
+        except KeyboardInterrupt:
+            context.stopping.set()  # a Ctrl-C now skips the clean-up's deletion under way
+            raise
         except Exception as exc:
             results = [failure_result(exc, exchanges)]
             if context.conf.raise_exceptions and results[0].status.failed:
