@@ -95,15 +95,17 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
         return [CheckResult(Status.ERROR, reason=f"{request} answered {deleted.status_code} instead of 204.", data=body_of(deleted))]
     after = context.client.request("GET", path)
     if after.status_code == 404:
-        return [_omitted_from_queries(context, model, str(created.id), f"{request} answered 204, and a GET then answered 404")]
+        return [_omitted_from_queries(context, model, str(created.id), request)]
     if 200 <= after.status_code < 300:
         return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but the {model.__name__} can still be read.", data=body_of(after))]
     return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but a GET then answered {after.status_code} instead of 404.", data=body_of(after))]
 
 
-def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], resource_id: str, said: str) -> CheckResult:
-    """The deletion's result once a query filtered on a value the run gave the resource no longer
-    lists it (ERROR when it does); the resource is forgotten once gone from both."""
+def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], resource_id: str, request: str) -> CheckResult:
+    """The result of `request` (a DELETE answered 204, then a GET 404) once a query filtered on a
+    value the run gave the resource no longer lists it (ERROR when it does); the resource is
+    forgotten once gone from both."""
+    said = f"{request} answered 204, and a GET then answered 404"
     endpoint = resource_path(context, model)
     owned = context.guard.owned(endpoint, resource_id)
     if owned is None or not owned.markers or not claims(context, "filter"):
@@ -119,7 +121,7 @@ def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], res
         context.resource_manager.forget(resource_id)
         return CheckResult(Status.SUCCESS, reason=f"{said}; {named} answered {listed.status_code} without a list, so whether queries omit it is not known.")
     if any(isinstance(item, dict) and id_text(member(item, "id")) == resource_id for item in resources):
-        reason = f"{said}, but {named} still lists it: a deleted resource MUST be omitted from query results (RFC 7644 §3.6)."
+        reason = f"{request} answered 204 and a GET then answered 404, but {named} still lists it: a deleted resource MUST be omitted from query results (RFC 7644 §3.6)."
         return CheckResult(Status.ERROR, reason=reason, data=body)
     context.resource_manager.forget(resource_id)
-    return CheckResult(Status.SUCCESS, reason=f"{said}, and {named} no longer lists it.", data=body)
+    return CheckResult(Status.SUCCESS, reason=f"{request} answered 204, a GET then answered 404, and {named} no longer lists it.", data=body)
