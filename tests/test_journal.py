@@ -10,7 +10,10 @@ from dataclasses import dataclass
 
 import pytest
 
+from scim_tui.checker.guard import Creation
+from scim_tui.checker.guard import Marker
 from scim_tui.demo import make_app
+from scim_tui.journal import RunJournal
 from scim_tui.journal import journals_dir
 from scim_tui.journal import left_behind
 from scim_tui.profiles import Profile
@@ -27,8 +30,6 @@ from tests.servers import Hanging
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import settle
 from tests.tui.conftest import wait_until
-
-pytestmark = pytest.mark.slow  # a new process, killed
 
 READ_USER = r"/v2/Users/[^/?]+"
 RECOVERED = "A run of this server that ended before its clean-up (killed, or the machine stopped) left"
@@ -72,6 +73,7 @@ def killed(serve) -> Iterator[Killed]:
     yield Killed(server.url, bystanders, run_leftovers(server.url))
 
 
+@pytest.mark.slow  # a new process, killed
 def test_the_next_run_deletes_what_a_killed_run_left_and_says_so_in_one_line(killed):
     assert killed.left, "the killed run left the user it created"
     assert left_behind(killed.url) == len(killed.left)
@@ -105,3 +107,24 @@ async def test_the_app_asks_before_it_deletes_what_a_killed_run_left(killed):
     assert run_leftovers(killed.url) == []
     assert killed.bystanders.untouched()
     assert left_behind(killed.url) == 0
+
+
+def test_a_journal_holds_no_credential_and_its_cut_or_foreign_lines_are_ignored():
+    target = "https://someone:hunter2@scim.example.com/v2/"
+    with RunJournal(target) as journal:
+        journal.add(Creation("User", "/Users", (Marker("userName", "scim-tui-userName-1"),)))
+        [path] = list(journals_dir(target).iterdir())
+        written = path.read_text()
+        assert "hunter2" not in written and "***@scim.example.com" in written
+        assert left_behind(target) == 0, "the journal of a run that is alive is not counted"
+        ended = path.with_name("0-ended.jsonl")  # as a killed run leaves it
+        ended.hardlink_to(path)
+    lines = [
+        '{"add": {"kind": "User", "endpoint": "/Users", "markers": [["userName", "scim-tui-userName-2"]]}}',
+        '{"add": {"kind": "User", "endpoint": "/Users", "markers": [["userName", "someone-elses"]]}}',
+        '{"add": {"kind": "Group", "endpoint": "/Groups", "markers": [["displayName", "scim-tui-display',
+    ]
+    with ended.open("a") as file:
+        file.write("\n".join(lines))
+    assert left_behind(target) == 2, "the killed run's two creations of its own; a value not its own, and a line cut short, are not"
+    assert left_behind("https://scim.example.com/v2") == 2, "one target, whatever its credentials"

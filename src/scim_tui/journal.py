@@ -151,7 +151,7 @@ class RunJournal:
             try:
                 os.write(self._descriptor, (json.dumps(line) + "\n").encode())
                 if sync:
-                    os.fsync(self._descriptor)
+                    getattr(os, "fdatasync", os.fsync)(self._descriptor)  # on disk before the creation is sent
             except OSError as exc:
                 self._failed(exc)
 
