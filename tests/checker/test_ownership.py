@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -22,6 +24,8 @@ from scim_tui.checker import Status
 from scim_tui.checker.registry import _CHECKERS
 from scim_tui.checker.registry import Checker
 from scim_tui.demo import make_app
+from scim_tui.reports import RunReport
+from scim_tui.reports import write_report
 from tests.bystanders import Bystanders
 from tests.bystanders import run_leftovers
 from tests.checker.test_harmless import Logged
@@ -194,3 +198,9 @@ def test_a_clean_up_delete_that_deletes_nothing_names_what_is_still_there(serve)
     left = run_leftovers(server.url)
     assert left and sorted(result.leftovers) == sorted(f"User/{user['id']} (still there: its DELETE answered 204, yet a GET still serves it)" for user in left)
     assert result.reason.endswith(f"Clean-up failed: left on the server: {', '.join(result.leftovers)}.")
+    report = RunReport.create([result], target=server.url, started_at=datetime.now(UTC), duration=1.0)
+    text = next(line for line in write_report(report, "text").splitlines() if line.startswith("Left on the server: "))
+    markdown = next(line for line in write_report(report, "markdown").splitlines() if line.startswith("**Left on the server**"))
+    listed = json.dumps(json.loads(write_report(report, "json"))["leftovers"])
+    for written in (text, markdown, listed):
+        assert all(written.count(f"User/{user['id']} (still there") == 1 for user in left), f"named once in every report's list: {written}"
