@@ -267,7 +267,8 @@ class SoftDelete(Middleware):
             patch = json.dumps(
                 {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations": [{"op": "replace", "path": "active", "value": False}]}
             ).encode()
-            status, headers, body = self.call(environ, REQUEST_METHOD="PATCH", CONTENT_LENGTH=str(len(patch)), **{"wsgi.input": io.BytesIO(patch)})
+            changes = {"REQUEST_METHOD": "PATCH", "CONTENT_TYPE": "application/scim+json", "CONTENT_LENGTH": str(len(patch)), "wsgi.input": io.BytesIO(patch)}
+            status, headers, body = self.call(environ, **changes)
         else:
             status, headers, body = self.call(environ, REQUEST_METHOD="GET", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")})
         return (204, [], b"") if status < 300 else (status, headers, body)

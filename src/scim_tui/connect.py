@@ -18,6 +18,8 @@ from contextlib import ExitStack
 from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field
+from datetime import UTC
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -26,9 +28,11 @@ from urllib.parse import urlsplit
 import httpx2
 from scim2_client.engines.httpx2 import SyncSCIMClient
 
+from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import status_line
 from scim_tui.checker.listings import listing
+from scim_tui.checker.recorder import recorded
 from scim_tui.checker.secrets import Secrets
 from scim_tui.errors import UserError
 from scim_tui.oauth import ClientCredentials
@@ -59,6 +63,9 @@ class Connection:
     tokens join them as they are fetched."""
     documents: dict[str, Any] = field(default_factory=dict)
     """The discovery documents the profile's files supply (CheckConfig.documents)."""
+    exchanges: list[Exchange] = field(default_factory=list)
+    """Every exchange made on the connection, redacted, each with its start time: the probe's,
+    then the run's (iter_checks' `exchanges`), for a report that holds every request."""
 
 
 @dataclass
@@ -152,12 +159,11 @@ def probe(connection: Connection) -> ConnectionTest:
     are tried on a resource endpoint too (the first /ResourceTypes names): a refusal there is
     the test's outcome.
     """
-    http = connection.client.client
     started = time.perf_counter()
     try:
-        response = http.get("/ServiceProviderConfig")
+        response = _get(connection, "/ServiceProviderConfig")
         elapsed = time.perf_counter() - started
-        refusal = _refusal(http) if response.status_code == 200 else None
+        refusal = _refusal(connection) if response.status_code == 200 else None
     except (httpx2.RequestError, TokenError) as exc:
         return ConnectionTest(False, None, time.perf_counter() - started, str(exc))
     if refusal is not None:
@@ -178,16 +184,24 @@ def unusable(profile: Profile, connection: Connection) -> str | None:
     return None
 
 
-def _refusal(http: httpx2.Client) -> httpx2.Response | None:
+def _get(connection: Connection, path: str, **params: Any) -> httpx2.Response:
+    """GET a path straight through httpx2, its exchange kept on the connection."""
+    started_at, started = datetime.now(UTC), time.perf_counter()
+    response = connection.client.client.get(path, params=params or None)
+    connection.exchanges.append(recorded(response, Redactor(connection.secrets), started_at, time.perf_counter() - started))
+    return response
+
+
+def _refusal(connection: Connection) -> httpx2.Response | None:
     """The answer that refuses the credentials, on /ResourceTypes or the first resource endpoint;
     None when neither does (an answer the transport refused, garbled or too deep, is for the
     checks to judge, not a refusal)."""
     try:
-        listed = http.get("/ResourceTypes")
+        listed = _get(connection, "/ResourceTypes")
         if listed.status_code in REFUSED:
             return listed
         endpoint = _first_endpoint(listed)
-        answer = http.get(endpoint, params={"count": 1}) if endpoint is not None else None
+        answer = _get(connection, endpoint, count=1) if endpoint is not None else None
     except httpx2.RequestError:
         return None
     return answer if answer is not None and answer.status_code in REFUSED else None

@@ -31,6 +31,8 @@ from scim_tui.connect import Connection
 from scim_tui.connect import open_client
 from scim_tui.connect import unusable
 from scim_tui.errors import UserError
+from scim_tui.journal import journal_lines
+from scim_tui.journal import run_journal
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
@@ -193,17 +195,30 @@ def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | 
         secrets.add(*target.secrets)
         _check_reachable(profile, connection)
         started_at, started = datetime.now(UTC), time.perf_counter()
-        checks = iter_checks(connection.client, conf, secrets=secrets, on_plan=progress.plan, on_leftovers=late.extend, on_wait=progress.waiting)
-        try:
-            with closing(checks):  # closing lets the running checks delete what they created
-                for result in checks:
-                    results.append(result)
-                    progress.advance(result)
-        except KeyboardInterrupt as interrupt:
-            leftovers = list(dict.fromkeys([item for result in results for item in result.leftovers] + late))
-            raise RunInterrupted(len(results), [Redactor(secrets).text(item) or "" for item in leftovers], interrupt) from None
-        finally:
-            progress.clear()
+        with run_journal(profile, connection.url) as journal:
+            checks = iter_checks(
+                connection.client,
+                conf,
+                secrets=secrets,
+                on_plan=progress.plan,
+                on_leftovers=late.extend,
+                on_wait=progress.waiting,
+                exchanges=connection.exchanges,
+                journal=journal,
+            )
+            try:
+                with closing(checks):  # closing lets the running checks delete what they created
+                    for result in checks:
+                        results.append(result)
+                        progress.advance(result)
+            except KeyboardInterrupt as interrupt:
+                left_by_the_interrupted = getattr(interrupt, "leftovers", [])  # its clean-up's, told with the interruption
+                leftovers = list(dict.fromkeys([item for result in results for item in result.leftovers] + late + left_by_the_interrupted))
+                raise RunInterrupted(len(results), [Redactor(secrets).text(item) or "" for item in leftovers], interrupt) from None
+            finally:
+                progress.clear()
+                for line in journal_lines(journal):
+                    print(f"scim-tui: {Redactor(secrets).text(line)}", file=sys.stderr)
     return RunReport.create(
         results,
         target=connection.url,
@@ -212,6 +227,7 @@ def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | 
         profile=profile.name if target.named else None,
         selection=selection,
         secrets=secrets,
+        exchanges=connection.exchanges,
     )
 
 

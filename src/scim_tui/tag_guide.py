@@ -18,7 +18,7 @@ DESCRIPTIONS = {
     "bulk:operations": "POST, PUT and DELETE in one bulk request, bulkId references resolved",
     "crud": "create, read, list, search, replace, update and delete each resource type (RFC 7644 §3.3–3.6)",
     "crud:create": "POST a new resource: 201 with the resource",
-    "crud:delete": "DELETE a resource: 204, then 404",
+    "crud:delete": "DELETE a resource: 204, then 404, and no query lists it",
     "crud:read": "GET a resource, a list and a search",
     "crud:read:attributes": "attributes= on GET, list and .search",
     "crud:update": "PUT, and PATCH add, remove and replace per attribute",

@@ -104,12 +104,16 @@ def test_cancelling_four_jobs_leaves_nothing_on_the_server(serve):
         created.append(response[0])
         return response
 
-    reading = Hanging()  # a check reading back what it created waits there until the run is being closed
+    # A check listing what it created waits there until the run is being closed (the clean-up reads
+    # each resource at its own URL, to prove it the run's, before it deletes it: those reads are answered).
+    reading = Hanging()
     endpoints = "|".join(RESOURCE_ENDPOINTS)
-    server = serve(Broken(pet_app()).rewrite("POST", rf"/v2/({endpoints})", count).rewrite("GET", rf"/v2/({endpoints})/[^/]+", reading))
+    broken = Broken(pet_app()).rewrite("POST", rf"/v2/({endpoints})", count).rewrite("GET", rf"/v2/({endpoints})", reading)
+    server = serve(broken)
+    broken.repaired = True
     seed(server.url)
     before = holdings(server.url)
-    created.clear()
+    broken.repaired = False
     yielded = []
     with make_client(server.url) as scim:
         run = iter_checks(scim, CheckConfig(jobs=4))

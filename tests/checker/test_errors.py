@@ -249,9 +249,10 @@ def test_scim2_server_refuses_bad_patches_with_the_right_scim_type(serve):
         assert "a malformed path" in malformed.reason and 'scimType "invalidPath"' in malformed.reason
         assert "a remove without a path" in unpathed.reason and 'scimType "noTarget"' in unpathed.reason
         assert f"a replace of {listed}[value eq" in unmatched.reason and 'scimType "noTarget"' in unmatched.reason
-        operations = [json.loads(r.exchanges[0].request_body)["Operations"][0] for r in results]
+        patches = [next(e for e in r.exchanges if e.method == "PATCH") for r in results]
+        operations = [json.loads(patch.request_body)["Operations"][0] for patch in patches]
         assert operations[1] == {"op": "remove"}
-        assert all(r.exchanges[0].request_headers.get("content-type") == "application/scim+json" for r in results)
+        assert all(patch.request_headers.get("content-type") == "application/scim+json" for patch in patches)
     assert stored(server.url) == []
 
 

@@ -3,7 +3,9 @@
 Each fault is scim2-server behind a middleware that spoils one kind of answer: a 5xx, an
 HTML page, invalid JSON, JSON that is not a SCIM object, a wrong Content-Type, an empty body.
 For each, the affected check is an ERROR whose reason says what came back, with the
-exchange attached; the run ends within its bound; and the server holds nothing afterwards.
+exchange attached; the run ends within its bound; and the server holds nothing afterwards but
+what the run names (a resource whose own URL answers garbage is never proven the run's, so
+never deleted).
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ def stored(url: str) -> dict[str, list[str]]:
 def assert_understandable(result: CheckResult) -> None:
     shown = [word for word in UNREADABLE if word in (result.reason or "")]
     assert not shown, f"{result.title}: {shown} in {result.reason!r}"
-    assert "\n" not in (result.reason or "") and len(result.reason or "") < 400
+    said = (result.reason or "").split(" Clean-up failed: ")[0]  # then the list of what was left, as long as it is
+    assert "\n" not in (result.reason or "") and len(said) < 400
 
 
 @pytest.mark.slow  # every check of the User resource type, for each fault
@@ -130,17 +133,22 @@ def test_a_garbled_answer_is_an_error_that_says_what_came_back(serve, method, br
     assert affected
     for result in affected:
         assert result.status is Status.ERROR, result
-        assert re.search(expected, result.reason), result.reason
+        said = result.reason.split(" Clean-up failed: ")[0]  # what it left is told after, and asserted below
+        assert re.search(expected, said), result.reason
         assert any(e.method == method and e.status_code == status for e in result.exchanges), "the faulty exchange is attached"
     for result in results:
         if result.status.failed:
             assert_understandable(result)
             assert result.exchanges or result.title in SUMMARIES, result
-        assert result.leftovers == [], result
     assert seconds < RUN_BOUND
 
     broken.repaired = True
-    assert stored(server.url) == {"User": [], "Group": []}
+    left = stored(server.url)
+    named = [item for result in results for item in result.leftovers]
+    assert left["Group"] == []
+    # A user whose own URL answers no readable resource is never proven the run's own, so never deleted: each is named once.
+    assert len(named) == len(left["User"]) and all(any(user in item for item in named) for user in left["User"]), (named, left)
+    assert not named or method == "GET"
 
 
 def test_a_resource_created_despite_an_unreadable_answer_is_deleted_by_its_location(serve):
@@ -234,7 +242,7 @@ def test_a_summary_names_six_failed_checks_and_counts_the_rest(serve):
     assert summary.reason.startswith(f"{len(failed)} check(s) failed for User")
     # one server fault, one finding: the checks it failed read as one cause, in the summary and the reports
     cause = "GET /v2/Users/{id} answered 500"
-    assert summary.reason.endswith(f"more. All of them share one cause: {cause}.")
+    assert summary.reason.split(" Clean-up failed: ")[0].endswith(f"more. All of them share one cause: {cause}.")
     report = RunReport.create(results, target=server.url, started_at=datetime.now(UTC), duration=1.0)
     failing = [r for r in results if r.status.failed and any(e.status_code == 500 for e in r.exchanges)]
     [line] = [line for line in write_report(report, "text").splitlines() if line.startswith("Shared cause:")]

@@ -70,7 +70,8 @@ def test_a_server_projecting_every_answer_succeeds_and_each_step_makes_one_reque
     server = serve(Broken(make_app()).rewrite_json("POST", "/v2/Users", projected))
     results = run(server.url)
     assert {r.status for r in results.values()} == {Status.SUCCESS}, [r.reason for r in results.values()]
-    assert [[e.method for e in r.exchanges] for r in results.values()] == [["POST"], ["GET"], ["GET"], ["POST"], ["POST"], ["PUT"], ["PATCH"]]
+    judged = [[e.method for e in r.exchanges if not (e.note or "").startswith("sent by scim-tui")] for r in results.values()]
+    assert judged == [["POST"], ["GET"], ["GET"], ["POST"], ["POST"], ["PUT"], ["PATCH"]], "one request a step, beside the read proving the user the run's"
     search = json.loads(results["SEARCH attributes"].exchanges[0].request_body)
     assert search["attributes"] == ["externalId"] and search["filter"].startswith('id eq "')
     assert all(r.leftovers == [] for r in results.values())

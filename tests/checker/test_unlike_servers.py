@@ -44,20 +44,6 @@ REAL_FAULTS: dict[str, set[str]] = {
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""
 
 
-NOT_YET = {
-    "faults": {
-        "soft delete",
-    },
-    "jobs": set(),
-    "leftovers": {"soft delete"},
-}
-"""Where the run is still wrong today (issue 24 is under way): each name leaves as it is mended."""
-
-
-def _cases(kind: str) -> list[Any]:
-    return [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason="issue 24")) if name in NOT_YET[kind] else name for name in PERSONALITIES]
-
-
 def _failing(results: list[CheckResult]) -> set[str]:
     return {r.title or "" for r in results if r.status.failed and r.title not in JUDGED_ELSEWHERE and "idp" not in r.tags}
 
@@ -87,7 +73,7 @@ def baseline(full_run) -> set[str]:
     return _failing(full_run)
 
 
-@pytest.mark.parametrize("name", _cases("faults"))
+@pytest.mark.parametrize("name", list(PERSONALITIES))
 def test_only_the_servers_real_faults_fail(runs, baseline, name):
     results, _left = runs[name, 1]
     failing = _failing(results)
@@ -95,13 +81,13 @@ def test_only_the_servers_real_faults_fail(runs, baseline, name):
     assert beyond == REAL_FAULTS[name], [(r.resource_type, r.title, r.reason) for r in results if r.title in beyond ^ REAL_FAULTS[name] and r.status.failed]
 
 
-@pytest.mark.parametrize("name", _cases("jobs"))
+@pytest.mark.parametrize("name", list(PERSONALITIES))
 def test_the_same_server_gives_the_same_verdicts_at_one_and_four_jobs(runs, name):
     one, four = (_verdicts(runs[name, jobs][0]) for jobs in (1, 4))
     assert one == four, {key: (one[key], four[key]) for key in one.keys() | four.keys() if one[key] != four[key]}
 
 
-@pytest.mark.parametrize("name", _cases("leftovers"))
+@pytest.mark.parametrize("name", list(PERSONALITIES))
 def test_nothing_is_left_but_what_the_server_keeps_and_that_is_named_once(runs, name):
     for jobs in (1, 4):
         results, left = runs[name, jobs]

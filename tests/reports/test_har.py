@@ -14,8 +14,10 @@ from jsonschema import Draft202012Validator
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
+from scim_tui.demo import make_app
 from scim_tui.reports import RunReport
 from scim_tui.reports import write_report
+from scim_tui.reports.har import RUN_OWN
 from tests.command import scim_tui_here
 from tests.reports.conftest import AWKWARD_SHOWN
 from tests.test_secrets import echoing_server
@@ -36,17 +38,51 @@ def test_a_run_written_as_har_is_http_archive_1_2_with_each_entry_commented_by_i
     document = json.loads(har.read_text())
     validate(document)
     entries = document["log"]["entries"]
-    results = json.loads(report.read_text())["results"]
-    distinct = {json.dumps(exchange, sort_keys=True) for result in results for exchange in result["exchanges"]}
+    saved = json.loads(report.read_text())
+    results = saved["results"]
+    distinct = {json.dumps(exchange, sort_keys=True) for exchange in [*saved["run_exchanges"], *(e for result in results for e in result["exchanges"])]}
     assert len(entries) == len(distinct) > 3, "every exchange, once"
     checks = {result["check_id"] for result in results}
-    assert all(entry["comment"].split(" (")[0] in checks for entry in entries)
+    assert all(entry["comment"].split(" (")[0] in checks or entry["comment"].startswith(RUN_OWN) for entry in entries)
     [put] = [entry for entry in entries if entry["request"]["method"] == "PUT"]
     assert put["comment"] == "service_provider_config_endpoint_methods (ERROR)"
     assert put["response"]["status"] == 200 and put["response"]["statusText"] == "OK"
     assert put["response"]["content"] == {"size": len(AWKWARD_SHOWN.encode()), "mimeType": "text/plain", "text": AWKWARD_SHOWN}
     sent_type = next(h["value"] for h in put["request"]["headers"] if h["name"].lower() == "content-type")
     assert put["request"]["postData"] == {"mimeType": sent_type, "text": "{}"}
+
+
+class Counted:
+    """A WSGI middleware that counts the requests the server received."""
+
+    def __init__(self, app):
+        self.app = app
+        self.received = 0
+
+    def __call__(self, environ, start_response):
+        self.received += 1
+        return self.app(environ, start_response)
+
+
+@pytest.mark.slow  # every check
+def test_the_har_and_the_json_report_hold_every_request_the_server_received_each_with_its_own_time(serve, tmp_path):
+    """Issue 24, 10: a run's HAR held 249 of 396 requests (no fixture, no clean-up, some discovery),
+    each starting at the run's start."""
+    counted = Counted(make_app())
+    server = serve(counted)
+    har, report = tmp_path / "run.har", tmp_path / "run.json"
+    process = scim_tui_here("check", "--url", server.url, "--har", str(har), "--format", "json", "-o", str(report))
+    assert process.returncode == 1, process.stderr
+    entries = json.loads(har.read_text())["log"]["entries"]
+    assert len(entries) == counted.received, "every request the server received is an entry, once"
+    started = [entry["startedDateTime"] for entry in entries]
+    assert started == sorted(started) and len(set(started)) > len(started) / 2, "in the order they were sent, each at its own time"
+    assert all(entry["time"] > 0 for entry in entries)
+    own = [entry for entry in entries if entry["comment"].startswith(RUN_OWN)]
+    assert {entry["request"]["method"] for entry in own} >= {"GET", "DELETE"}, "discovery, and the clean-up of the resources the checks share"
+    saved = json.loads(report.read_text())
+    sent = {(e["started"], e["method"], e["url"]) for e in [*saved["run_exchanges"], *(e for result in saved["results"] for e in result["exchanges"])]}
+    assert len(sent) == counted.received, "the JSON report holds every request too"
 
 
 def test_a_request_without_an_answer_is_status_0_with_the_reason_in_its_comment():

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 from typing import Any
 
 from scim2_models import Context
@@ -24,9 +25,11 @@ from scim_tui.checker.creations import refusal_text
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.exchanges import noted
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import Owned
 from scim_tui.checker.guard import Pending
+from scim_tui.checker.guard import WriteRefused
 from scim_tui.checker.guard import carries
 from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import unsafe_id_problem
@@ -39,6 +42,11 @@ from scim_tui.checker.recorder import recorder_of
 from scim_tui.checker.results import CheckConfig
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.secrets import Secrets
+
+if TYPE_CHECKING:
+    from scim_tui.checker.journal import Journal
+
+GONE_NOTE = "sent by scim-tui after deleting the resource: a deleted resource answers 404 (RFC 7644 §3.6)"
 
 
 @dataclass
@@ -67,7 +75,9 @@ class CheckContext:
 
     A context made without a recorder is the root of a run (or a script's or a test's own):
     it puts a fresh recorder on the client, redacting `secrets`, pacing its requests with `pacer`
-    (else by the configuration) and stopping once `cancelled()` says so, and what is created outside any check is kept by its own manager.
+    (else by the configuration), keeping every exchange in `log`, telling `journal` of each
+    creation, and stopping once `cancelled()` says so; what is created outside any check is kept
+    by its own manager.
     """
 
     def __init__(
@@ -83,6 +93,8 @@ class CheckContext:
         cancelled: Callable[[], bool] | None = None,
         pacer: Pacer | None = None,
         creations: Creations | None = None,
+        journal: Journal | None = None,
+        log: list[Exchange] | None = None,
     ):
         self.client = client
         self.conf = conf or CheckConfig()
@@ -100,10 +112,10 @@ class CheckContext:
         """How the run creates resources a server refused without more than their required attributes."""
         if recorder is None:
             previous = recorder_of(client)
-            guard = Guard(client, self.resource_manager, base_url_of(client))
+            guard = Guard(client, self.resource_manager, base_url_of(client), journal)
             stopped = lambda: self.stopping.is_set() or bool(cancelled and cancelled())  # noqa: E731
             pacer = pacer or Pacer(self.conf.pacing)
-            recorder = install_recorder(client, secrets or (previous.secrets if previous else Secrets()), guard, stopped, pacer)
+            recorder = install_recorder(client, secrets or (previous.secrets if previous else Secrets()), guard, stopped, pacer, log)
         self.recorder = recorder
         """The recorder of the run's requests, with the guard of its writes."""
 
@@ -145,6 +157,8 @@ class ResourceManager:
         self.context = context
         self.owned: list[Owned] = []
         self.pending: list[Pending] = []
+        self.deleted: list[str] = []
+        """The resources its clean-up deleted (and saw gone)."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
 
     def record(self, item: Owned | Pending) -> None:
@@ -258,17 +272,19 @@ class ResourceManager:
         return released
 
     def forget(self, resource_id: str) -> None:
-        """Stop tracking a resource the check deleted itself."""
-        self.release(resource_id)
+        """Stop tracking a resource the check deleted itself (a GET then answered 404)."""
+        for item in self.release(resource_id):
+            self.context.guard.gone(item)
 
     def cleanup(self) -> list[str]:
         """Delete what this check created, newest first, then look for the creations whose outcome
         is unknown. Return what could not be deleted, or may remain.
 
         A creation that may still happen later (its POST got no answer in time) is handed to the
-        run's own manager, which looks for it once the run ends. A second Ctrl-C while cleaning up
-        skips the deletion under way, not the others; the interruption is raised again once every
-        deletion was tried.
+        run's own manager, which looks for it once the run ends. A Ctrl-C while cleaning up stops
+        the run: the deletion under way is tried again, unless the run was stopping already (a
+        second Ctrl-C skips it, not the others). The interruption is raised again once every
+        deletion was tried, carrying what is left (`leftovers`), for whoever tells the user.
         """
         with self._lock:
             owned, pending = self.owned, self.pending
@@ -280,45 +296,100 @@ class ResourceManager:
             if isinstance(item, Pending) and item.late and run_manager is not self:
                 run_manager.record(item)
                 continue
-            try:
-                with cleaning_up():
-                    leftovers.extend(self._delete(item) if isinstance(item, Owned) else self._sweep(item))
-            except KeyboardInterrupt as exc:
-                interrupted = exc
-                leftovers.append(str(item))
+            left, interruption = self._cleaned(item)
+            leftovers.extend(left)
+            interrupted = interruption or interrupted
         if interrupted is not None:
+            interrupted.leftovers = [*getattr(interrupted, "leftovers", []), *leftovers]  # type: ignore[attr-defined]
             raise interrupted
         return leftovers
 
+    def _cleaned(self, item: Owned | Pending) -> tuple[list[str], KeyboardInterrupt | None]:
+        """What is left of one item once deleted (or looked for), and the Ctrl-C met meanwhile."""
+        interrupted = None
+        for _attempt in range(2):
+            try:
+                with cleaning_up():
+                    return (self._delete(item) if isinstance(item, Owned) else self._sweep(item)), interrupted
+            except KeyboardInterrupt as exc:
+                stopping, interrupted = self.context.stopping.is_set(), exc
+                self.context.stopping.set()
+                if stopping:
+                    break
+        return [str(item)], interrupted
+
     def _delete(self, item: Owned) -> list[str]:
-        """Delete one resource at its URL; [] once gone (a 404 says it already is), else its name."""
+        """Delete one resource the run created, once a GET of its URL proved it the run's own;
+        one not proven (its GET showed other values, or nothing at that id) is looked for by
+        its markers instead. [] once gone, else what may remain."""
         try:
-            if self.context.guard.confirm(item) is None:
-                return []
-        except Exception as refused:
-            # Its URL did not show it as the run's own: looked for by its markers instead.
-            return self._sweep(Pending(item.kind, item.endpoint, item.markers, describe_error(refused, 200), created=True))
+            proven = self.context.guard.confirm(item)
+        except WriteRefused as refused:
+            proven, why = None, f"{refused.answer or 'a GET of its URL'} without the values the run gave it"
+        except Exception as failed:
+            proven, why = None, f"reading it at the id {item.id} it was answered failed: {describe_error(failed, 200)}"
+        else:
+            why = f"nothing was found at the id {item.id} it was answered"
+        if proven is None:
+            return self._sweep(Pending(item.kind, item.endpoint, item.markers, why, created=True))
+        return self._remove(proven)
+
+    def _remove(self, item: Owned) -> list[str]:
+        """DELETE a resource proven the run's own, then GET it once: [] when it is gone, else its
+        name, saying what the server still holds (RFC 7644 §3.6: a deleted resource answers 404)."""
         try:
             answer = self.context.client.request("DELETE", item.url)
+            if answer.status_code not in (200, 204):
+                return self._gone(item) if answer.status_code == 404 else [str(item)]
+            with noted(GONE_NOTE):
+                after = self.context.client.request("GET", item.url)
         except Exception:
             return [str(item)]
-        return [] if answer.status_code in (200, 204, 404) else [str(item)]
+        if after.status_code in (404, 410):
+            return self._gone(item)
+        if 200 <= after.status_code < 300:
+            return [f"{item} (still there: its DELETE answered {answer.status_code}, yet a GET still serves it)"]
+        return [f"{item} (may remain: its DELETE answered {answer.status_code}, then a GET answered {after.status_code})"]
+
+    def _gone(self, item: Owned) -> list[str]:
+        self.context.guard.gone(item)
+        with self._lock:
+            self.deleted.append(str(item))
+        return []
 
     def _sweep(self, pending: Pending) -> list[str]:
-        """Look for a creation whose outcome is unknown by its markers, and delete what carries one.
+        """Look for a creation whose outcome is unknown by its markers, and delete what a GET of
+        its own URL proves the run's (a listing may show a marker on what is not).
 
         When the searches could not tell (no marker, a search refused, a filter the server
-        ignores), or the creation may still happen later, it may remain.
+        ignores), when what they listed proved none of the run's, or when the creation may still
+        happen later, it may remain.
         """
         found = self._search(pending)
-        if found:
-            return [left for item in found for left in self._delete(item)]
-        return [str(pending)] if found is None or pending.late else []
+        if found is None:
+            return [str(pending)]
+        leftovers: list[str] = []
+        proven = False
+        for hit in found:
+            try:
+                mine = self.context.guard.confirm(hit)
+            except Exception:
+                continue  # listed with the marker, but its own URL does not show it: not the run's
+            if mine is not None:
+                proven = True
+                leftovers.extend(self._remove(mine))
+        if proven:
+            return leftovers
+        if found or pending.late:
+            return [str(pending)]
+        self.context.guard.gone(pending)
+        return []
 
     def _search(self, pending: Pending) -> list[Owned] | None:
-        """The resources of the endpoint carrying one of the markers (a filter eq on each marker
-        until one finds some); [] when every search answered an empty list, None when one could
-        not tell (refused, failed, or answered resources without the marker: a filter ignored)."""
+        """The resources of the endpoint listed with one of the markers (a filter eq on each marker
+        until one finds some), each yet to be proven the run's; [] when every search answered an
+        empty list, None when one could not tell (refused, failed, or answered resources without
+        the marker: a filter ignored)."""
         told = bool(pending.markers)
         for marker in pending.markers:
             try:

@@ -25,7 +25,10 @@ from scim_tui.checker.discovery import describe_server
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import printable
+from scim_tui.checker.guard import NotProven
 from scim_tui.checker.guard import keeping
+from scim_tui.checker.journal import Journal
+from scim_tui.checker.journal import recover
 from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.recorder import RunCancelled
 from scim_tui.checker.recorder import recording
@@ -67,6 +70,8 @@ def iter_checks(
     cancelled: Callable[[], bool] | None = None,
     on_leftovers: Callable[[list[str]], None] | None = None,
     on_wait: Callable[[str | None], None] | None = None,
+    exchanges: list[Exchange] | None = None,
+    journal: Journal | None = None,
 ) -> Iterator[CheckResult]:
     """Run the checks on a server and yield each result as soon as its check ends.
 
@@ -87,6 +92,12 @@ def iter_checks(
         clean-up could not delete or may remain (no result is left to name it on).
     :param on_wait: called, from the waiting thread, with a line when a request starts waiting
         for a busy server (429, 503) and with None when the wait is over (conf.pacing).
+    :param exchanges: a list the run appends every exchange to as it ends, each with its start
+        time: those of the checks, and those made outside any (discovery, the resources the
+        checks share, clean-up), for a report that holds every request of the run.
+    :param journal: told of each creation before it is sent and once it is settled (journal.py);
+        once the server is described, the run first looks for what `journal.earlier()` names
+        (left by runs of the same target that did not end), and deletes what it proves its own.
 
     Closing the iterator early (a cancelled run, a Ctrl-C) stops the checks still running
     at their next request; each deletes what it created. Requests in a row that get no
@@ -96,7 +107,8 @@ def iter_checks(
     conf = conf or CheckConfig()
     wanted = _with_suites(set(only)) if only is not None else None
     run_secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
-    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=Pacer(conf.pacing, on_wait))
+    pacer = Pacer(conf.pacing, on_wait)
+    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=pacer, journal=journal, log=exchanges)
 
     server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
     per_type = [c for c in all_checkers() if c.per_type]
@@ -115,6 +127,8 @@ def iter_checks(
             return
         failure = stopped.reason
     resource_types = _resource_types(client, failure)
+    if journal is not None and not failure:
+        recover(context, journal)
     if wanted is not None:
         if verdicts:
             wanted = wanted | _judged(verdicts, resource_types)
@@ -436,6 +450,9 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
             raise
         except RunCancelled as stopped:
             results = [CheckResult(Status.SKIPPED, reason=f"Skipped: {stopped.reason}.")]
+        except KeyboardInterrupt:
+            context.stopping.set()  # a Ctrl-C now skips the clean-up's deletion under way
+            raise
         except Exception as exc:
             results = [failure_result(exc, exchanges)]
             if context.conf.raise_exceptions and results[0].status.failed:
@@ -447,11 +464,13 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
 
 def failure_result(exc: Exception, exchanges: list[Exchange]) -> CheckResult:
     """The result of a check (or a step of one) that stopped on `exc`: SKIPPED when something it
-    needed could not be made (the check of that step reports it) or the client library refused
-    to send a request (the server was not asked); else ERROR, saying the last request and what
-    went wrong."""
+    needed could not be made (the check of that step reports it), a resource it created could not
+    be proven its own (so nothing was written to it), or the client library refused to send a
+    request (the server was not asked); else ERROR, saying the last request and what went wrong."""
     if isinstance(exc, PrerequisiteFailed):
         return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}.")
+    if isinstance(exc, NotProven):  # the server's answer to that GET is another check's to judge
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {failure_reason(exc, exchanges)}.")
     refusal = client_refusal(exc)
     if refusal:
         return CheckResult(Status.SKIPPED, reason=f"Not sent: scim2-client refused to send the request ({refusal}), so the server was not asked.")
@@ -478,9 +497,9 @@ def _finish(
         result.reason = printable(result.reason) if result.reason else result.reason
         if not result.exchanges:
             result.exchanges = list(exchanges)
-        result.leftovers = list(leftovers)
     if leftovers and results:
-        last = results[-1]
+        last = results[-1]  # named once, on the check's last result
+        last.leftovers = list(leftovers)
         last.reason = f"{last.reason or ''} {_leftovers_sentence(leftovers)}".strip()
     if context.conf.raise_exceptions:
         for result in results:

@@ -10,9 +10,13 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable
+from collections.abc import Iterator
 from collections.abc import Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field
+from datetime import datetime
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl
@@ -25,6 +29,8 @@ from pydantic import ValidationError
 from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.answers import response_problem
 from scim_tui.checker.secrets import Secrets
+
+_why: ContextVar[str | None] = ContextVar("scim_tui_why", default=None)
 
 REDACTED = "***"
 NOTE_EXTENSION = "scim_tui.note"
@@ -53,6 +59,8 @@ class Exchange:
     """Why no response came, when none did."""
     note: str | None = None
     """What the client did beyond sending the request once (sent it again on a new connection ...)."""
+    started: datetime | None = None
+    """When the request was sent (UTC); None in a report saved before exchanges kept it."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,11 +74,31 @@ class Exchange:
             "elapsed": round(self.elapsed, 6),
             "error": self.error,
             "note": self.note,
+            "started": self.started.isoformat(timespec="microseconds") if self.started else None,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Exchange:
-        return cls(**{key: data.get(key) for key in cls.__dataclass_fields__ if key in data})
+        fields = {key: data.get(key) for key in cls.__dataclass_fields__ if key in data}
+        if isinstance(fields.get("started"), str):
+            fields["started"] = datetime.fromisoformat(fields["started"])
+        return cls(**fields)
+
+
+@contextmanager
+def noted(why: str) -> Iterator[None]:
+    """The requests sent in this block carry `why` in their exchange's note: a request the run
+    sends for itself, beside what the check judges (to prove a resource its own ...)."""
+    token = _why.set(why)
+    try:
+        yield
+    finally:
+        _why.reset(token)
+
+
+def why_sent() -> str | None:
+    """The note of the requests sent now (`noted`), None outside any."""
+    return _why.get()
 
 
 _SENSITIVE_WORD = re.compile("|".join(re.escape(word) for word in SENSITIVE_WORDS))

@@ -11,16 +11,21 @@ and tells it what came back. The rules:
   id one quoted path segment; to a discovery endpoint's probe; or to an id the run made up
   (``scim-tui-missing-…``), which names nothing.
 
-A creation becomes the run's own when the server answers it with an id that is a safe path
-segment, and with the values the run chose to mark it (a userName, displayName or externalId
-starting with ``scim-tui-``). An answer that shows none of them is confirmed by a GET before
-anything is written to it; one that shows other values is not the run's, and is never written
-to. A creation whose outcome is unknown (no answer in time, a 5xx, an answer without an id) is
-looked for by its marker at clean-up, and only a resource carrying the marker is deleted.
+A resource is the run's own only when a GET of its own URL answers one of the values the run
+chose to mark it (a userName, displayName or externalId starting with ``scim-tui-``), before
+anything is written to it or deleted: for a creation's answered id as for a resource a search
+found by its marker. An answered id the run already owns, or that an answer showed before the
+creation was sent, is never a new creation; nor is an answer that shows other values than those
+sent. A creation not proven the run's own (an id known before, other values, no answer in time,
+a 5xx, an answer without an id) is looked for by its markers at clean-up.
+
+Each creation is written to the run's journal (journal.py) before it is sent, and settled once
+it is gone, so that a run killed before its clean-up leaves the next run what to look for.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -28,6 +33,7 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from dataclasses import replace
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Protocol
@@ -36,9 +42,12 @@ from urllib.parse import unquote
 from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import member
+from scim_tui.checker.exchanges import noted
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from scim_tui.checker.journal import Journal
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 DISCOVERY_ENDPOINTS = frozenset({"/ServiceProviderConfig", "/ResourceTypes", "/Schemas"})
@@ -54,16 +63,31 @@ MADE_UP_ID = re.compile(r"scim-tui-missing-[0-9a-f]{32}")
 """An id the run made up to ask for what does not exist (probes.unknown_id): it names nothing."""
 UNSAFE_ID = re.compile(r"[/\\?#%\s\x00-\x1f\x7f]")
 MAX_ID_LENGTH = 1024
+ANYWHERE = "*"
+"""Where an id was seen when the answer did not tell its endpoint (a search of every endpoint)."""
 _MARKER_TEXT = re.compile(r'"(\w+)"\s*:\s*"(scim-tui-[^"\\]*)"')
 
 
 class WriteRefused(Exception):
-    """A request the guard did not send: it would write to what the run did not create."""
+    """A request the guard did not send: it would write to what the run did not create.
+    `answer` names the GET that did not prove the resource the run's own, when one did not."""
+
+    def __init__(self, message: str, answer: str | None = None):
+        super().__init__(message)
+        self.answer = answer
+
+
+class NotProven(WriteRefused):
+    """A write not sent because a GET of the resource's URL did not prove it the run's own (it
+    answered other values, an error, or 404): the check that wanted it cannot run its course."""
 
 
 class NotTheRunsOwn(Exception):
     """A creation answered with a resource that is not the one sent, or with an unsafe id:
     the resource is never written to."""
+
+
+PROOF_NOTE = "sent by scim-tui before writing to the resource: its answer must show the values the run gave it"
 
 
 def unsafe_id_problem(value: Any) -> str | None:
@@ -143,6 +167,15 @@ def id_text(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class Creation:
+    """A creation the run sent: where, and the markers it gave (what the journal keeps of it)."""
+
+    kind: str
+    endpoint: str
+    markers: tuple[Marker, ...]
+
+
+@dataclass(frozen=True)
 class Owned:
     """A resource the run created: where it is, and how it is marked."""
 
@@ -151,13 +184,16 @@ class Owned:
     endpoint: str
     id: str
     markers: tuple[Marker, ...] = ()
-    confirmed: bool = True
-    """Whether an answer of the server showed the run's markers on it. An unconfirmed resource
-    is read (GET) before anything is written to it."""
+    confirmed: bool = False
+    """Whether a GET of its URL showed the run's markers on it: until then nothing is written to it."""
 
     @property
     def url(self) -> str:
         return resource_url(self.endpoint, self.id)
+
+    @property
+    def creation(self) -> Creation:
+        return Creation(self.kind, self.endpoint, self.markers)
 
     def __str__(self) -> str:
         return f"{self.kind}/{self.id}"
@@ -178,8 +214,12 @@ class Pending:
     created: bool = False
     """Whether the server said it created it (a 2xx without the id): not found, it may remain all the same."""
 
+    @property
+    def creation(self) -> Creation:
+        return Creation(self.kind, self.endpoint, self.markers)
+
     def __str__(self) -> str:
-        named = f" with {named_markers(self.markers)}" if self.markers else ""
+        named = f" with {self.markers[0]}" if self.markers else ""  # each a random value: one tells it apart
         return f"{self.kind}{named} (may remain: {self.why})"
 
 
@@ -216,15 +256,23 @@ class _Target:
 class Guard:
     """The write rules of one run, and the resources it owns (shared by every check of the run).
 
-    `fallback` keeps what is created outside any check (the run's own ledger).
+    `fallback` keeps what is created outside any check (the run's own ledger). `journal`, when
+    given, hears of each creation before it is sent, and of each once it is settled.
     """
 
-    def __init__(self, client: Any, fallback: Ledger, base_url: str):
+    def __init__(self, client: Any, fallback: Ledger, base_url: str, journal: Journal | None = None):
         self.client = client
         self.fallback = fallback
+        self.journal = journal
         self.base_path = urlsplit(base_url).path.rstrip("/")
         self.base_url = base_url.rstrip("/")
         self._owned: dict[tuple[str, str], Owned] = {}
+        self._refused: dict[tuple[str, str], NotProven] = {}
+        """Why a resource is not the run's own, once a GET of its URL showed so."""
+        self._seen: dict[tuple[str, str], int] = {}
+        """The ids answers showed, by endpoint ("*" when the answer did not tell), each with the
+        turn of the first answer that showed it."""
+        self._turns = itertools.count(1)
         self._lock = threading.Lock()
 
     def root_path(self, path: str) -> str:
@@ -239,53 +287,99 @@ class Guard:
             return self._owned.get((normal_endpoint(endpoint), resource_id))
 
     def own(self, item: Owned, record: bool = True) -> Owned:
-        """Take a resource as the run's own; unless told not to, the current check's ledger keeps
-        it (the run's, outside any check) for deletion."""
+        """Take a resource a search found by the run's marker as one to prove the run's own (the
+        one known at that id, when there is one); unless told not to, the current check's
+        ledger keeps it (the run's, outside any check) for deletion."""
         with self._lock:
-            known = self._owned.get((item.endpoint, item.id))
-            if known is not None and known.confirmed:
-                return known
-            self._owned[(item.endpoint, item.id)] = item
-        if known is None and record:
-            (_ledger.get() or self.fallback).record(item)
-        return item
+            known = self._owned.setdefault((item.endpoint, item.id), item)
+        if known is item and record:
+            self._ledger().record(item)
+        return known
 
     def confirm(self, item: Owned) -> Owned | None:
-        """Read a resource not yet confirmed: it is the run's own when the answer shows its
-        markers. None when it is gone (404); WriteRefused when it is not known to be the run's."""
-        item = self.owned(item.endpoint, item.id) or item
+        """Prove a resource the run's own before anything is written to it: a GET of its URL must
+        answer one of its markers. None when it is gone (404); WriteRefused when it is not known
+        to be the run's (once its GET showed it without them, it is never asked again)."""
+        key = (item.endpoint, item.id)
+        with self._lock:
+            refused = self._refused.get(key)
+            item = self._owned.get(key) or item
+        if refused is not None:
+            raise NotProven(str(refused), refused.answer)
         if item.confirmed:
             return item
-        response = self.client.request("GET", item.url)
+        with noted(PROOF_NOTE):
+            response = self.client.request("GET", item.url)
         if response.status_code == 404:
             return None
-        if not (200 <= response.status_code < 300 and carries(_json(response), item.markers)):
-            seen = "a resource without" if 200 <= response.status_code < 300 else "no resource with"
-            raise WriteRefused(
-                f"not sent: GET {self.root_path(item.url)} answered {response.status_code} with {seen} the {named_markers(item.markers)} the run gave it, "
-                "so it is not known to be the run's own, and the run never writes to what it did not create"
-            )
-        confirmed = Owned(item.kind, item.endpoint, item.id, item.markers, confirmed=True)
+        answered = 200 <= response.status_code < 300
+        if not (answered and carries(_json(response), item.markers)):
+            answer = f"GET {self.root_path(item.url)} answered {response.status_code}"
+            refusal = NotProven(f"not sent: {answer} without the values the run gave it, so it is not proven the run's own", answer)
+            if answered:
+                with self._lock:
+                    self._refused[key] = refusal
+            raise refusal
+        confirmed = replace(item, confirmed=True)
         with self._lock:
-            self._owned[(item.endpoint, item.id)] = confirmed
+            self._owned[key] = confirmed
         return confirmed
+
+    def gone(self, item: Owned | Pending) -> None:
+        """A creation settled: a resource of the run proven deleted (its id may name another
+        resource from now on), or a creation that was never made; the journal forgets it."""
+        if isinstance(item, Owned):
+            with self._lock:
+                self._owned.pop((item.endpoint, item.id), None)
+                for where in (item.endpoint, ANYWHERE):
+                    self._seen.pop((where, item.id), None)
+        self._settle(item.creation)
+
+    def _take(self, item: Owned, turn: int) -> str | None:
+        """Take a creation's answered id as the run's own (to be proven by a GET before any
+        write); None once taken, else why the id is no new creation's."""
+        with self._lock:
+            why = self._known(item.endpoint, item.id, turn)
+            if why is None:
+                self._owned[(item.endpoint, item.id)] = item
+        if why is None:
+            self._ledger().record(item)
+        return why
+
+    def _known(self, endpoint: str, resource_id: str, turn: int) -> str | None:
+        """Why an answered id cannot be a creation sent at `turn`: the run holds it already, or
+        an answer showed it before; None when it is new. Called with the lock held."""
+        known = self._owned.get((endpoint, resource_id))
+        if known is not None:
+            return f"which is the id of {known}, which the run created before"
+        first = min((self._seen.get((where, resource_id), turn) for where in (endpoint, ANYWHERE)), default=turn)
+        return "which an answer showed before the creation was sent" if first < turn else None
+
+    def _ledger(self) -> Ledger:
+        return _ledger.get() or self.fallback
 
     # Before a request
 
-    def before(self, method: str, url: str, body: Any) -> None:
-        """Raise WriteRefused for a request that would write to what the run did not create."""
+    def before(self, method: str, url: str, body: Any) -> int:
+        """Raise WriteRefused for a request that would write to what the run did not create;
+        journal a creation before it is sent. Returns the request's turn, for `after`."""
+        turn = next(self._turns)
         method = method.upper()
         if method not in WRITE_METHODS:
-            return
+            return turn
         target = self._target(url)
         if target is None:
             raise WriteRefused("not sent: its URL leaves the base URL, or holds a dot or empty segment, and the run writes only to its own resources")
         if target.path in DISCOVERY_ENDPOINTS:
-            return
+            return turn
         if method == "POST":
             self._check_post(target, body)
-            return
+            for creation in self._creations(target, body):
+                if self.journal is not None and creation.markers:
+                    self.journal.add(creation)
+            return turn
         self._check_write(target)
+        return turn
 
     def _check_post(self, target: _Target, body: Any) -> None:
         if target.endpoint is not None and target.id is None:
@@ -307,7 +401,7 @@ class Guard:
         if item is None:
             raise WriteRefused(f"not sent: {what} names a resource this run did not create, and the run writes only to its own")
         if self.confirm(item) is None:
-            raise WriteRefused(f"not sent: {what} names a resource that is gone (a GET answered 404)")
+            raise NotProven(f"not sent: {what} names a resource that is gone (a GET answered 404)")
 
     def _check_bulk(self, body: Any) -> None:
         operations = _bulk_operations(body)
@@ -328,18 +422,22 @@ class Guard:
 
     # After a request
 
-    def after(self, method: str, url: str, body: Any, response: Any) -> None:
-        """Take note of what a request created; raise NotTheRunsOwn for a creation that must
-        never be written to (an unsafe id, or a resource that is not the one sent)."""
-        if method.upper() != "POST":
-            return
+    def after(self, method: str, url: str, body: Any, response: Any, turn: int = 0) -> None:
+        """Take note of what a request created, and of the ids its answer shows; raise
+        NotTheRunsOwn for a creation that must never be written to (an unsafe id, an id known
+        before, or a resource that is not the one sent)."""
         target = self._target(url)
-        if target is None or target.path in DISCOVERY_ENDPOINTS:
-            return
-        if target.path == BULK_ENDPOINT:
-            self._after_bulk(body, response)
-        elif target.endpoint is not None and target.id is None:
-            self._after_creation(target.endpoint, body, response)
+        creating = method.upper() == "POST" and target is not None and target.path not in DISCOVERY_ENDPOINTS
+        where = self._where(target)
+        answer = _json(response) if 200 <= response.status_code < 300 and (creating or where is not None) else None
+        try:
+            if creating and target.path == BULK_ENDPOINT:
+                self._after_bulk(body, response, answer, turn)
+            elif creating and target.endpoint is not None and target.id is None:
+                self._after_creation(target.endpoint, body, response, answer, turn)
+        finally:
+            if where is not None:
+                self._note_ids(where, answer)
 
     def failed(self, method: str, url: str, body: Any, late: bool) -> None:
         """A request that got no answer: a creation it made may exist, or appear later (`late`)."""
@@ -349,21 +447,19 @@ class Guard:
         if target is None:
             return
         why = "its POST got no answer in time" if late else "its POST got no answer"
-        if target.endpoint is not None and target.id is None:
-            self._pending(target.endpoint, markers_in(body), why, late)
-        elif target.path == BULK_ENDPOINT:
-            for _operation, endpoint, markers in self._bulk_creations(body):
-                self._pending(endpoint, markers, f"the bulk request creating it {why.removeprefix('its POST ')}", late)
+        bulk = target.path == BULK_ENDPOINT
+        for creation in self._creations(target, body):
+            self._pending(creation.endpoint, creation.markers, f"the bulk request creating it {why.removeprefix('its POST ')}" if bulk else why, late)
 
-    def _after_creation(self, endpoint: str, body: Any, response: Any) -> None:
+    def _after_creation(self, endpoint: str, body: Any, response: Any, answer: Any, turn: int) -> None:
         markers = markers_in(body)
         code = response.status_code
         if code >= 500:
             self._pending(endpoint, markers, f"its POST answered {code}")
             return
         if not 200 <= code < 300:
+            self._settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was made
             return
-        answer = _json(response)
         resource_id = id_text(answer.get("id")) if isinstance(answer, dict) and "id" in answer else self._id_in_location(response, endpoint)
         if resource_id is None:
             self._pending(endpoint, markers, f"its POST answered {code} without the id of the resource", created=True)
@@ -373,32 +469,43 @@ class Guard:
             # Never written to at that id; looked for by its markers, as a creation whose id is unknown.
             self._pending(endpoint, markers, f"its POST answered the unsafe id {resource_id!r}", created=True)
             raise NotTheRunsOwn(f"the server answered {code} with the id {resource_id!r}, which {problem}: the resource cannot be addressed safely and was never written to")
-        if self.owned(endpoint, resource_id) is not None:
-            return
-        shown = carries(answer, markers)
-        if shown is False:
-                raise NotTheRunsOwn(
+        if carries(answer, markers) is False:
+            self._pending(endpoint, markers, f"its POST answered {code} with the resource {resource_id}, which shows other values", created=True)
+            raise NotTheRunsOwn(
                 f"the server answered {code} with the resource {resource_id}, which does not carry the {named_markers(markers)} sent: "
                 "it is not the resource created, and the run never writes to it"
             )
-        self.own(Owned(self._kind(endpoint), endpoint, resource_id, markers, confirmed=bool(shown)))
+        known = self._take(Owned(self._kind(endpoint), endpoint, resource_id, markers), turn)
+        if known is not None:
+            # No new resource's id: never written to as the run's; the one created is looked for by its markers.
+            self._pending(endpoint, markers, f"its POST answered the id {resource_id}, {known}", created=True)
 
-    def _after_bulk(self, body: Any, response: Any) -> None:
+    def _after_bulk(self, body: Any, response: Any, answer: Any, turn: int) -> None:
         creations = self._bulk_creations(body)
         if not creations:
             return
-        answer = _json(response)
         outcomes = member(answer, "Operations") if isinstance(answer, dict) and response.status_code == 200 else None
         if not isinstance(outcomes, list):
             if response.status_code >= 500 or response.status_code == 200:
                 for _operation, endpoint, markers in creations:
                     self._pending(endpoint, markers, f"the bulk request creating it answered {response.status_code}")
+            else:
+                for _operation, endpoint, markers in creations:
+                    self._settle(Creation(self._kind(endpoint), endpoint, markers))
             return
         by_bulk_id = {str(item.get("bulkId")): item for item in outcomes if isinstance(item, dict) and item.get("bulkId")}
         posts = [item for item in outcomes if isinstance(item, dict) and str(item.get("method", "")).upper() == "POST"]
         for index, (operation, endpoint, markers) in enumerate(creations):
             outcome = by_bulk_id.get(str(operation.get("bulkId"))) or (posts[index] if index < len(posts) else None)
-            self._after_bulk_creation(endpoint, markers, outcome)
+            self._after_bulk_creation(endpoint, markers, outcome, turn)
+
+    def _creations(self, target: _Target, body: Any) -> list[Creation]:
+        """What a POST creates: a resource on its endpoint, or each POST of a bulk request."""
+        if target.endpoint is not None and target.id is None:
+            return [Creation(self._kind(target.endpoint), target.endpoint, markers_in(body))]
+        if target.path == BULK_ENDPOINT:
+            return [Creation(self._kind(endpoint), endpoint, markers) for _operation, endpoint, markers in self._bulk_creations(body)]
+        return []
 
     def _bulk_creations(self, body: Any) -> list[tuple[dict[str, Any], str, tuple[Marker, ...]]]:
         """Each POST of a bulk request on a resource endpoint, with the endpoint and its markers."""
@@ -409,20 +516,46 @@ class Guard:
                 creations.append((operation, target.endpoint, markers_in(operation.get("data"))))
         return creations
 
-    def _after_bulk_creation(self, endpoint: str, markers: tuple[Marker, ...], outcome: Any) -> None:
+    def _after_bulk_creation(self, endpoint: str, markers: tuple[Marker, ...], outcome: Any, turn: int) -> None:
         status = _int(outcome.get("status")) if isinstance(outcome, dict) else None
         if status is not None and 300 <= status < 500:
-            return  # refused: nothing was created
+            self._settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was created
+            return
         location = str(outcome.get("location") or "") if isinstance(outcome, dict) else ""
         target = self._target(location) if location else None
         if status is not None and status < 300 and target is not None and target.endpoint == endpoint and target.id and not unsafe_id_problem(target.id):
-            # A bulk answer shows no resource: it is confirmed by a GET before any write.
-            self.own(Owned(self._kind(endpoint), endpoint, target.id, markers, confirmed=False))
+            known = self._take(Owned(self._kind(endpoint), endpoint, target.id, markers), turn)
+            if known is not None:
+                self._pending(endpoint, markers, f"the bulk answer gave it the id {target.id}, {known}", created=True)
             return
         self._pending(endpoint, markers, "the bulk answer gave no location for it", created=status is not None and status < 300)
 
     def _pending(self, endpoint: str, markers: tuple[Marker, ...], why: str, late: bool = False, created: bool = False) -> None:
-        (_ledger.get() or self.fallback).record(Pending(self._kind(endpoint), endpoint, markers, why, late, created))
+        self._ledger().record(Pending(self._kind(endpoint), endpoint, markers, why, late, created))
+
+    def _settle(self, creation: Creation) -> None:
+        if self.journal is not None and creation.markers:
+            self.journal.remove(creation)
+
+    def _where(self, target: _Target | None) -> str | None:
+        """The endpoint the resources of an answer are on ("*" for a search of every endpoint),
+        None when the answer holds no resources."""
+        if target is None:
+            return None
+        return target.endpoint or (ANYWHERE if target.path == "/.search" else None)
+
+    def _note_ids(self, where: str, answer: Any) -> None:
+        """Remember the ids an answer shows (its own, or those of the resources it lists)."""
+        if not isinstance(answer, dict):
+            return
+        listed = member(answer, "Resources")
+        shown = [answer, *(listed if isinstance(listed, list) else [])]
+        ids = [id_text(member(item, "id")) for item in shown]
+        turn = next(self._turns)
+        with self._lock:
+            for resource_id in ids:
+                if isinstance(resource_id, str):
+                    self._seen.setdefault((where, resource_id), turn)
 
     # Where a request goes
 

@@ -2,8 +2,9 @@
 
 The wrapper
 - asks the guard (guard.py) before sending anything that writes, and tells it what came back;
-- records each exchange for the check running (a ContextVar per check, so checks running at
-  the same time in different threads never see each other's), secrets redacted at capture;
+- records each exchange, with the moment it was sent, in the run's log, and for the check
+  running (a ContextVar per check, so checks running at the same time in different threads
+  never see each other's), secrets redacted at capture;
 - sends nothing but clean-up once the run is cancelled, or once the server stopped
   answering (a few requests in a row without an answer in time): the run then ends early
   instead of waiting a timeout for every request left;
@@ -20,6 +21,8 @@ from collections.abc import Iterator
 from collections.abc import Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import UTC
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
 from urllib.parse import urljoin
@@ -29,6 +32,7 @@ from scim_tui.checker.exchanges import NOTE_EXTENSION
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.exchanges import why_sent
 from scim_tui.checker.guard import WRITE_METHODS
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import WriteRefused
@@ -128,7 +132,16 @@ def is_timeout(exc: BaseException) -> bool:
 class Recorder:
     """Stands in for a client's ``request`` method: guards, records and stops each call."""
 
-    def __init__(self, client: Any, original: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None, pacer: Pacer | None = None):
+    def __init__(
+        self,
+        client: Any,
+        original: Any,
+        secrets: Secrets,
+        guard: Guard,
+        cancelled: Callable[[], bool] | None = None,
+        pacer: Pacer | None = None,
+        log: list[Exchange] | None = None,
+    ):
         self.client = client
         self.original = original
         self.secrets = secrets
@@ -137,35 +150,47 @@ class Recorder:
         self.cancelled = cancelled
         self.silence = Silence()
         self.pacer = pacer or Pacer()
+        self.log: list[Exchange] = log if log is not None else []
+        """Every exchange of the run, in the order they ended: those of the checks, and those made
+        outside any (discovery, the resources checks share, clean-up)."""
 
     def __call__(self, method: str, url: str, **kwargs: Any) -> Any:
         self._may_send(method, url)
-        exchanges = _current.get()
         body = _request_body(kwargs)
+        started_at = datetime.now(UTC)
         started = time.perf_counter()
         waits: list[Wait] = []
         try:
-            self.guard.before(method, url, body)
+            turn = self.guard.before(method, url, body)
             response = self._paced(method, url, kwargs, waits)
         except Exception as exc:
-            if exchanges is not None:
-                exchange = self._request_part(method, url, kwargs, None)
-                exchange.elapsed = time.perf_counter() - started
-                exchange.error = describe_error(exc)
-                exchanges.append(exchange)
+            elapsed = time.perf_counter() - started
+            exchange = self._request_part(method, url, kwargs, None)
+            exchange.error = describe_error(exc)
+            self._keep(exchange, started_at, elapsed)
             if not isinstance(exc, WriteRefused):
                 timed_out = is_timeout(exc)
                 if timed_out:
                     self.silence.timed_out(method, describe_error(exc, 160))
                 self.guard.failed(method, url, body, late=timed_out)
             raise
+        elapsed = time.perf_counter() - started
         self.silence.answered(method)
-        if exchanges is not None:
-            exchange = self._exchange(method, url, kwargs, response, time.perf_counter() - started)
-            exchange.note = "; ".join(note for note in (exchange.note, waits and waited_note(waits)) if note) or None
-            exchanges.append(exchange)
-        self.guard.after(method, url, body, response)
+        exchange = self._exchange(method, url, kwargs, response)
+        exchange.note = "; ".join(note for note in (exchange.note, waits and waited_note(waits)) if note) or None
+        self._keep(exchange, started_at, elapsed)
+        self.guard.after(method, url, body, response, turn)
         return response
+
+    def _keep(self, exchange: Exchange, started_at: datetime, elapsed: float) -> None:
+        """Record an exchange in the run's log, and for the check that made it (when one did)."""
+        exchange.started = started_at
+        exchange.elapsed = elapsed
+        exchange.note = "; ".join(note for note in (why_sent(), exchange.note) if note) or None
+        self.log.append(exchange)
+        exchanges = _current.get()
+        if exchanges is not None:
+            exchanges.append(exchange)
 
     def _paced(self, method: str, url: str, kwargs: dict[str, Any], waits: list[Wait]) -> Any:
         """The answer to the request, sent in its turn under the maximum rate, and sent again
@@ -202,25 +227,15 @@ class Recorder:
         elif self.silence.cleanup_abandoned:
             raise NotSent(f"{self._named(method, url)} not sent: the server stopped answering, even to the clean-up")
 
-    def _exchange(self, method: str, url: str, kwargs: dict[str, Any], response: Any, elapsed: float) -> Exchange:
+    def _exchange(self, method: str, url: str, kwargs: dict[str, Any], response: Any) -> Exchange:
         exchange = self._request_part(method, url, kwargs, response)
-        exchange.elapsed = elapsed
-        exchange.status_code = response.status_code
-        exchange.response_headers = self.redactor.headers(_header_items(response.headers))
-        exchange.response_body = self.redactor.text(_cut(_response_text(response)))
-        exchange.note = (getattr(response, "extensions", None) or {}).get(NOTE_EXTENSION)
+        answered(exchange, response, self.redactor)
         return exchange
 
     def _request_part(self, method: str, url: str, kwargs: dict[str, Any], response: Any) -> Exchange:
         sent = getattr(response, "request", None)
         if sent is not None and hasattr(sent, "headers") and hasattr(sent, "content"):
-            # httpx2 tells exactly what went on the wire, client default headers included.
-            return Exchange(
-                method=sent.method,
-                url=self.redactor.url(str(sent.url)),
-                request_headers=self.redactor.headers(_header_items(sent.headers)),
-                request_body=self.redactor.text(_cut(sent.content.decode("utf-8", "replace"))) or None,
-            )
+            return sent_part(sent, self.redactor)
         return Exchange(
             method=method.upper(),
             url=self.redactor.url(self._full_url(url, kwargs.get("params"))),
@@ -250,6 +265,34 @@ class Recorder:
         if "json" in kwargs:
             items.append(("Content-Type", "application/scim+json"))
         return items
+
+
+def recorded(response: Any, redactor: Redactor, started: datetime, elapsed: float) -> Exchange:
+    """The exchange of a request sent outside the run's recorder (the pre-run probe, straight
+    through httpx2), as the recorder makes one."""
+    exchange = sent_part(response.request, redactor)
+    answered(exchange, response, redactor)
+    exchange.started, exchange.elapsed = started, elapsed
+    return exchange
+
+
+def sent_part(sent: Any, redactor: Redactor) -> Exchange:
+    """The request of an exchange as httpx2 sent it: exactly what went on the wire, client
+    default headers included."""
+    return Exchange(
+        method=sent.method,
+        url=redactor.url(str(sent.url)),
+        request_headers=redactor.headers(_header_items(sent.headers)),
+        request_body=redactor.text(_cut(sent.content.decode("utf-8", "replace"))) or None,
+    )
+
+
+def answered(exchange: Exchange, response: Any, redactor: Redactor) -> None:
+    """Fill an exchange with the response, redacted."""
+    exchange.status_code = response.status_code
+    exchange.response_headers = redactor.headers(_header_items(response.headers))
+    exchange.response_body = redactor.text(_cut(_response_text(response)))
+    exchange.note = (getattr(response, "extensions", None) or {}).get(NOTE_EXTENSION)
 
 
 def base_url_of(client: Any) -> str:
@@ -308,7 +351,9 @@ def run_secrets(client: Any) -> list[str]:
     return list(recorder.secrets) if recorder is not None else []
 
 
-def install_recorder(client: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None, pacer: Pacer | None = None) -> Recorder:
+def install_recorder(
+    client: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None, pacer: Pacer | None = None, log: list[Exchange] | None = None
+) -> Recorder:
     """Wrap the client's request method for one run: its exchanges recorded and redacted, its
     writes guarded, nothing but clean-up sent once ``cancelled()`` says so.
 
@@ -316,6 +361,6 @@ def install_recorder(client: Any, secrets: Secrets, guard: Guard, cancelled: Cal
     """
     current = recorder_of(client)
     original = current.original if current is not None else client.request
-    recorder = Recorder(client, original, secrets, guard, cancelled, pacer)
+    recorder = Recorder(client, original, secrets, guard, cancelled, pacer, log)
     client.request = recorder
     return recorder

@@ -1,18 +1,20 @@
 """The HAR report: every exchange of a run as an HTTP Archive 1.2 log, for browser dev tools,
 HAR viewers and the server's team.
 
-Each exchange is one entry, once (the results of a check may share exchanges), commented with
-the check that made it. The exchanges were redacted when they were recorded, so the log holds
-no secret. Exchanges carry no start time of their own: every entry starts at the run's start,
-in the order the checks ran. A request that got no answer has status 0, as browsers write it,
-and the reason in its comment.
+Each request of the run is one entry, once (the results of a check may share exchanges), in the
+order they were sent, each with its own start time and duration, commented with the check that
+made it, or as the run's own (the probe before the run, discovery, the resources the checks
+share, clean-up). The exchanges were redacted when they were recorded, so the log holds no
+secret. A request that got no answer has status 0, as browsers write it, and the reason in its
+comment. A report saved before exchanges kept their start time has every entry start at the
+run's start.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl
 from urllib.parse import urlsplit
@@ -31,39 +33,32 @@ def render(report: RunReport) -> str:
     return json.dumps(har_log(report), indent=2, ensure_ascii=False) + "\n"
 
 
+RUN_OWN = "the run's own request, outside any check (the probe before the run, discovery, the resources the checks share, or clean-up)"
+
+
 def har_log(report: RunReport) -> dict[str, Any]:
-    started = report.started_at.isoformat(timespec="milliseconds")
     return {
         "log": {
             "version": "1.2",
             "creator": {"name": "scim-tui", "version": __version__},
             "comment": f"scim-tui run against {report.target}; secrets replaced by ***",
-            "entries": [_entry(exchange, result, started) for exchange, result in _exchanges(report.results)],
+            "entries": [_entry(exchange, result, exchange.started or report.started_at) for exchange, result in report.every_exchange()],
         }
     }
 
 
-def _exchanges(results: list[CheckResult]) -> Iterator[tuple[Exchange, CheckResult]]:
-    """Each exchange of the run once, with the first result that carries it."""
-    seen: set[int] = set()
-    for result in results:
-        for exchange in result.exchanges:
-            if id(exchange) not in seen:
-                seen.add(id(exchange))
-                yield exchange, result
-
-
-def _entry(exchange: Exchange, result: CheckResult, started: str) -> dict[str, Any]:
+def _entry(exchange: Exchange, result: CheckResult | None, started: datetime) -> dict[str, Any]:
     milliseconds = round(exchange.elapsed * 1000, 3)
     told = [part for part in (exchange.note, exchange.error and f"no response: {exchange.error}") if part]
+    made = f"{result.check_id} ({result.status.name})" if result is not None else RUN_OWN
     return {
-        "startedDateTime": started,
+        "startedDateTime": started.isoformat(timespec="milliseconds"),
         "time": milliseconds,
         "request": _request(exchange),
         "response": _response(exchange),
         "cache": {},
         "timings": {"send": 0, "wait": milliseconds, "receive": 0},
-        "comment": " · ".join([f"{result.check_id} ({result.status.name})", *told]),
+        "comment": " · ".join([made, *told]),
     }
 
 

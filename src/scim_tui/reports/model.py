@@ -56,6 +56,10 @@ class RunReport:
     accepted: dict[int, str] = field(default_factory=dict)
     """The failing results a baseline accepts, by their index in `results`, with the baseline's
     note on each ("" when it has none)."""
+    exchanges: list[Exchange] = field(default_factory=list)
+    """Every exchange of the run, when it was kept (iter_checks' `exchanges`): the probe before the
+    run, discovery, the checks', the resources they share, clean-up. A report read back holds
+    those no result carries."""
 
     @classmethod
     def create(
@@ -69,6 +73,7 @@ class RunReport:
         selection: Selection | None = None,
         secrets: Iterable[str] = (),
         closing_leftovers: Iterable[str] = (),
+        exchanges: Iterable[Exchange] = (),
     ) -> RunReport:
         """A report of a run, with the known secrets taken out of the target, reasons and data.
 
@@ -83,6 +88,7 @@ class RunReport:
             profile=profile,
             selection=selection or Selection(),
             closing_leftovers=[redactor.text(item) or "" for item in closing_leftovers],
+            exchanges=list(exchanges),
         )
 
     def counts(self) -> dict[Status, int]:
@@ -111,6 +117,16 @@ class RunReport:
             return None
         return f"accepted: {self.accepted[index]}" if self.accepted[index] else "accepted"
 
+    def every_exchange(self) -> list[tuple[Exchange, CheckResult | None]]:
+        """Each exchange of the run once, in the order the requests were sent, with the first
+        result that carries it (None for those no result carries)."""
+        carried: dict[int, tuple[Exchange, CheckResult | None]] = {}
+        for result in self.results:
+            for exchange in result.exchanges:
+                carried.setdefault(id(exchange), (exchange, result))
+        every = {id(exchange): (exchange, None) for exchange in self.exchanges} | carried
+        return sorted(every.values(), key=lambda pair: pair[0].started or self.started_at)
+
     def summary_line(self, style: Callable[[str, Status], str] | None = None) -> str:
         """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
         return summary_line(self.results, style)  # type: ignore[arg-type]
@@ -128,6 +144,7 @@ class RunReport:
             "leftovers": self.leftovers,
             "readiness": [{"check_id": str(r.check_id), "status": r.status.name, "reason": r.reason} for r in self.readiness],
             "results": [self._result_dict(index, result) for index, result in enumerate(self.results)],
+            "run_exchanges": [exchange.to_dict() for exchange, result in self.every_exchange() if result is None],
         }
 
     def _result_dict(self, index: int, result: CheckResult) -> dict[str, Any]:
@@ -159,6 +176,7 @@ class RunReport:
             selection=saved.selection,
             tool_version=saved.tool.version,
             closing_leftovers=[item for item in saved.leftovers if item not in named],
+            exchanges=[Exchange.from_dict(exchange.model_dump()) for exchange in saved.run_exchanges],
         )
 
 

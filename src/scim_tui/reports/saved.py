@@ -53,6 +53,7 @@ class SavedExchange(_Saved):
     elapsed: Seconds = 0.0
     error: str | None = None
     note: str | None = None
+    started: Annotated[AwareDatetime, AfterValidator(in_this_era)] | None = Field(default=None, strict=False)
 
 
 class SavedResult(_Saved):
@@ -84,6 +85,7 @@ class SavedReport(_Saved):
     selection: Selection = Field(default_factory=Selection)
     results: list[SavedResult]
     leftovers: list[str] = Field(default_factory=list)
+    run_exchanges: list[SavedExchange] = Field(default_factory=list)
 
 
 def saved_report(data: Mapping[str, Any] | bytes, schema_version: int) -> SavedReport:

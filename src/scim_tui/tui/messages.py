@@ -48,7 +48,8 @@ class RunFinished(RunMessage):
     """The run ended: completely, cancelled, or stopped by an error (one line, no traceback).
 
     ``report`` holds what the run gave; ``changes`` what changed since the profile's
-    previous recorded run; ``warnings`` the problems that did not stop the run, a line each.
+    previous recorded run; ``warnings`` the problems that did not stop the run, a line each;
+    ``notes`` what else the run did, a line each (what a killed run had left, deleted).
     """
 
     def __init__(
@@ -65,6 +66,7 @@ class RunFinished(RunMessage):
         self.report = report
         self.changes = changes
         self.warnings: list[str] = []
+        self.notes: list[str] = []
 
 
 class ResourceTypesFound(Message):

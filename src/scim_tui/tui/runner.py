@@ -26,6 +26,8 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import open_client
 from scim_tui.connect import unusable
+from scim_tui.journal import journal_lines
+from scim_tui.journal import run_journal
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.reports import RunReport
@@ -51,6 +53,9 @@ class RunRequest:
     conf: CheckConfig
     selection: Selection
     only: frozenset[CheckId] | None = None
+    recover: bool = False
+    """Whether to look for what runs of the server that ended before their clean-up left, and
+    delete what the run proves its own (the user said so)."""
 
     @property
     def recorded(self) -> bool:
@@ -87,7 +92,7 @@ class Runner:
         started_at, started = datetime.now(UTC), time.monotonic()
         everything: list[CheckResult] = []
         late: list[str] = []
-        with open_client(request.profile) as connection:
+        with open_client(request.profile) as connection, run_journal(request.profile, connection.url, request.recover) as journal:
             problem = unusable(request.profile, connection)
             if problem is not None:  # nothing answers, or the credentials are refused: one line, as `scim-tui check` says it
                 return RunFinished(run_id, error=None if self.cancelled() else problem)
@@ -100,6 +105,8 @@ class Runner:
                 cancelled=self.cancelled,
                 on_leftovers=late.extend,
                 on_wait=lambda waiting: self.post(RunWaiting(run_id, waiting)),
+                exchanges=connection.exchanges,
+                journal=journal,
             )
             batch: list[CheckResult] = []
             sent = time.monotonic()
@@ -127,8 +134,10 @@ class Runner:
             selection=request.selection,
             secrets=connection.secrets,
             closing_leftovers=late,
+            exchanges=connection.exchanges,
         )
         finished = RunFinished(run_id, report=report)
+        finished.notes = [redactor.text(line) or "" for line in journal_lines(journal)]
         if request.recorded and not self.cancelled():
             remember_run(report, finished)
         return finished

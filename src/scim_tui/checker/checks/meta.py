@@ -19,8 +19,8 @@ from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.engine import failure_result
 from scim_tui.checker.exchanges import Exchange
-from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_named
@@ -118,13 +118,14 @@ def _updates(context: CheckContext, model: type[Resource[Any]], created: Resourc
 
 
 def _attempt(context: CheckContext, method: str, path: str, update: Callable[[], Update]) -> Update | CheckResult:
-    """Send an update and keep its exchanges; when it fails, an ERROR result saying why."""
+    """Send an update and keep its exchanges; when it fails, a result saying why (engine.failure_result)."""
     mark = len(context.exchanges)
     try:
         done = update()
     except Exception as exc:
-        reason = failure_reason(exc, context.exchanges[mark:])
-        return CheckResult(Status.ERROR, reason=f"lastModified after a {method}: {reason}", exchanges=context.exchanges[mark:])
+        failed = failure_result(exc, context.exchanges[mark:])
+        failed.reason, failed.exchanges = f"lastModified after a {method}: {failed.reason}", context.exchanges[mark:]
+        return failed
     done.exchanges = context.exchanges[mark:]
     return done
 

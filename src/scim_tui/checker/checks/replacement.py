@@ -9,6 +9,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import paths_of
@@ -16,8 +17,10 @@ from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.features import claims
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.guard import id_text
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -76,11 +79,13 @@ def _unchanged(model: type[Resource[Any]], sent: dict[str, Any], answered: dict[
 
 @checker("crud", "crud:delete", section="3.6")
 def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """DELETE removes a resource: 204, then a GET answers 404 (RFC 7644 §3.6).
+    """DELETE removes a resource: 204, then a GET answers 404, and queries omit it (RFC 7644 §3.6).
 
-    Creates a resource, deletes it, then reads it again. SUCCESS when DELETE
-    answers 204 and the GET 404; ERROR when DELETE answers another status, or
-    the resource can still be read, or the GET answers another status than 404.
+    Creates a resource, deletes it, reads it again, then (when the server claims filter) queries
+    it by a value the run gave it. SUCCESS when DELETE answers 204, the GET 404 and the query
+    lists it no more; ERROR when DELETE answers another status, the resource can still be read,
+    the GET answers another status than 404, or the query still lists it (a service provider
+    MAY keep the record, but MUST answer 404 for it and MUST omit it from query results).
     """
     created = context.resource_manager.create_and_register(model, fill_all=True)
     path = resource_path(context, model, created.id)
@@ -90,8 +95,33 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
         return [CheckResult(Status.ERROR, reason=f"{request} answered {deleted.status_code} instead of 204.", data=body_of(deleted))]
     after = context.client.request("GET", path)
     if after.status_code == 404:
-        context.resource_manager.forget(str(created.id))
-        return [CheckResult(Status.SUCCESS, reason=f"{request} answered 204, and a GET then answered 404.", data=body_of(after))]
+        return [_omitted_from_queries(context, model, str(created.id), request)]
     if 200 <= after.status_code < 300:
         return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but the {model.__name__} can still be read.", data=body_of(after))]
     return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but a GET then answered {after.status_code} instead of 404.", data=body_of(after))]
+
+
+def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], resource_id: str, request: str) -> CheckResult:
+    """The result of `request` (a DELETE answered 204, then a GET 404) once a query filtered on a
+    value the run gave the resource no longer lists it (ERROR when it does); the resource is
+    forgotten once gone from both."""
+    said = f"{request} answered 204, and a GET then answered 404"
+    endpoint = resource_path(context, model)
+    owned = context.guard.owned(endpoint, resource_id)
+    if owned is None or not owned.markers or not claims(context, "filter"):
+        context.resource_manager.forget(resource_id)
+        return CheckResult(Status.SUCCESS, reason=f"{said}.")
+    marker = owned.markers[0]
+    query = f'{marker.attribute} eq "{marker.value}"'
+    listed = context.client.request("GET", endpoint, params={"filter": query})
+    named = f"GET {context.root_path(endpoint)}?filter={query}"
+    body = body_of(listed)
+    resources = member(body, "Resources") if listed.status_code == 200 else None
+    if not isinstance(resources, list):
+        context.resource_manager.forget(resource_id)
+        return CheckResult(Status.SUCCESS, reason=f"{said}; {named} answered {listed.status_code} without a list, so whether queries omit it is not known.")
+    if any(isinstance(item, dict) and id_text(member(item, "id")) == resource_id for item in resources):
+        reason = f"{request} answered 204 and a GET then answered 404, but {named} still lists it: a deleted resource MUST be omitted from query results (RFC 7644 §3.6)."
+        return CheckResult(Status.ERROR, reason=reason, data=body)
+    context.resource_manager.forget(resource_id)
+    return CheckResult(Status.SUCCESS, reason=f"{request} answered 204, a GET then answered 404, and {named} no longer lists it.", data=body)

@@ -37,8 +37,10 @@ from scim_tui.baseline import label
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
+from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.history import RunChanges
+from scim_tui.journal import left_behind
 from scim_tui.profile_baseline import ProfileBaseline
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
@@ -242,6 +244,19 @@ class RunScreen(Screen[None]):
             self.notify(f"The selection will not be remembered: {describe_error(exc)}", severity="warning", markup=False)
 
     def _start(self, request: RunRequest) -> None:
+        """Start a run; when runs of this server ended before their clean-up, ask first whether
+        to look for what they left and delete what the run proves its own."""
+        left = 0 if self.profile.demo else left_behind(self.profile.url)
+        if not left:
+            self._begin(request)
+            return
+        question = (
+            f"A run of {Redactor().url(self.profile.url)} ended before its clean-up (killed, or the machine stopped), "
+            f"and may have left {left} resource(s) there. Look for them, and delete those a GET proves the run created?"
+        )
+        self.app.push_screen(ConfirmScreen(question), lambda yes: self._begin(replace(request, recover=bool(yes))))
+
+    def _begin(self, request: RunRequest) -> None:
         self.run_id = request.run_id
         self.rerunning = request.only is not None and self.report is not None
         self.state.start(rerun=request.only)
@@ -313,6 +328,8 @@ class RunScreen(Screen[None]):
             self.notify(message.error, title="The run stopped", severity="error", markup=False)
         for warning in message.warnings:
             self.notify(warning, severity="warning", markup=False)
+        for note in message.notes:
+            self.notify(note, title="Left by an earlier run", markup=False, timeout=30)
         self._refresh_results()
         if not self.rerunning:  # a run ends on its first failure (once laid out); a rerun leaves the cursor where it was
             self.call_after_refresh(self.query_one(ResultsTable).first_failure)

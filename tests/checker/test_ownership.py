@@ -1,0 +1,206 @@
+"""A resource is the run's own only when a GET of its own URL shows the values the run gave it
+(guard.py): whatever a creation's answer or a listing says, the run writes to and deletes nothing
+else, leaves nothing of its own behind, and names what the server still holds.
+
+Each test puts someone else's users and groups on a scim2-server that lies in one way, runs the
+checks, and counts every foreign resource before and after (tests/bystanders.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC
+from datetime import datetime
+from typing import Any
+from urllib.parse import parse_qsl
+
+import pytest
+from scim2_models import PatchOp
+
+from scim_tui.checker import CheckId
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
+from scim_tui.checker.registry import _CHECKERS
+from scim_tui.checker.registry import Checker
+from scim_tui.demo import make_app
+from scim_tui.reports import RunReport
+from scim_tui.reports import write_report
+from tests.bystanders import Bystanders
+from tests.bystanders import run_leftovers
+from tests.checker.test_harmless import Logged
+from tests.checker.test_harmless import reported
+from tests.checker.test_harmless import run
+from tests.servers import Broken
+from tests.servers import Response
+from tests.unlike import Middleware
+
+USERS = "/v2/Users"
+USER = r"/v2/Users/[^/]+"
+
+
+def _retold(answer: Response, change: Any) -> Response:
+    """An answer whose JSON body `change` rewrote, its Location following meta.location."""
+    status, headers, body = answer
+    document = change(json.loads(body))
+    location = (document.get("meta") or {}).get("location")
+    headers = [(k, location or "" if k.lower() == "location" else v) for k, v in headers if k.lower() != "content-length"]
+    return status, [(k, v) for k, v in headers if v], json.dumps(document).encode()
+
+
+class Answering:
+    """Creates each user where scim2-server puts it, but answers its POST with `retell`'s
+    version of the created user (`others` holds the ids of someone else's users)."""
+
+    def __init__(self, retell: Any):
+        self.retell = retell
+        self.others: list[str] = []
+        self.created: list[str] = []
+
+    def __call__(self, call_app: Any) -> Response:
+        answer = call_app()
+        if answer[0] != 201:
+            return answer
+        self.created.append(json.loads(answer[2])["id"])
+        return _retold(answer, lambda user: self.retell(self, user))
+
+
+def another_id(server: Answering, user: dict[str, Any]) -> dict[str, Any]:
+    """The values sent, with the id (and location) of someone else's user: a sequence reset."""
+    victim = server.others[len(server.created) % len(server.others)]
+    return user | {"id": victim, "meta": user["meta"] | {"location": user["meta"]["location"].replace(user["id"], victim)}}
+
+
+def no_id_elsewhere(server: Answering, user: dict[str, Any]) -> dict[str, Any]:
+    """No id in the body, and a Location naming someone else's user."""
+    victim = server.others[len(server.created) % len(server.others)]
+    return {k: v for k, v in user.items() if k != "id"} | {"meta": user["meta"] | {"location": user["meta"]["location"].replace(user["id"], victim)}}
+
+
+def the_first_id(server: Answering, user: dict[str, Any]) -> dict[str, Any]:
+    """Every creation answered with the id of the first user the run created."""
+    first = server.created[0]
+    return user | {"id": first, "meta": user["meta"] | {"location": user["meta"]["location"].replace(user["id"], first)}}
+
+
+def other_values(server: Answering, user: dict[str, Any]) -> dict[str, Any]:
+    """The user stored as sent, answered with other values than those sent."""
+    return user | {key: f"someone-{index}" for index, key in enumerate(("userName", "displayName", "externalId")) if key in user}
+
+
+def unlocated(server: Answering, user: dict[str, Any]) -> dict[str, Any]:
+    """Created, answered without its id or its location: looked for at clean-up by its markers."""
+    return {k: v for k, v in user.items() if k not in ("id", "meta")}
+
+
+class LyingListing(Middleware):
+    """Shows, in a filtered list of users, someone else's users (`victims`) carrying the value filtered on."""
+
+    def __init__(self, app: Any):
+        super().__init__(app)
+        self.victims: list[dict[str, Any]] = []
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        asked = re.fullmatch(r'(\w+) eq "(.*)"', dict(parse_qsl(environ.get("QUERY_STRING", ""))).get("filter", ""))
+        if environ["REQUEST_METHOD"] != "GET" or environ.get("PATH_INFO") != USERS or not asked or not self.victims:
+            return None
+        status, headers, body = self.call(environ)
+        listed = json.loads(body)
+        forged = [victim | {asked[1]: asked[2]} for victim in self.victims]
+        listed = listed | {"totalResults": listed["totalResults"] + len(forged), "Resources": [*forged, *listed.get("Resources", [])]}
+        return status, [(k, v) for k, v in headers if k.lower() != "content-length"], json.dumps(listed).encode()
+
+
+def lied_to(serve: Any, retell: Any, listing: bool = False) -> tuple[Logged, str, Bystanders, Answering]:
+    """A scim2-server whose user creations are answered by `retell` (and whose filtered lists of
+    users lie, with `listing`), with someone else's users and groups on it, the log cleared."""
+    answering = Answering(retell)
+    broken = Broken(make_app())
+    broken.rules.append(("POST", USERS, answering))
+    lying = LyingListing(broken)
+    logged = Logged(lying)
+    server = serve(logged)
+    broken.repaired = True
+    bystanders = Bystanders.seed(server.url)
+    broken.repaired = False
+    answering.others = bystanders.users
+    if listing:
+        lying.victims = [json.loads(bystanders.before[victim]) for victim in bystanders.users[:2]]
+    logged.requests.clear()
+    return logged, server.url, bystanders, answering
+
+
+def assert_harmless(logged: Logged, url: str, bystanders: Bystanders, results: list[CheckResult]) -> None:
+    """Not one foreign resource was written to or changed; nothing of the run's is left, and the report says so."""
+    foreign = bystanders.users + bystanders.groups
+    assert logged.writes_to(foreign) == [], "no write was sent to a resource the run did not create"
+    assert bystanders.untouched(), "every foreign resource is as it was"
+    assert run_leftovers(url) == [], "each user created was found by the values the run gave it, and deleted"
+    assert reported(results) == [], "and the report says nothing was left"
+
+
+@pytest.mark.slow  # every check of the User resource type
+@pytest.mark.parametrize("retell", [another_id, no_id_elsewhere], ids=["an existing user's id", "no id, a Location elsewhere"])
+def test_a_creation_answered_with_someone_elses_resource_never_touches_it(serve, retell):
+    """Issue 25, 1 and 2: 160 PATCH, 6 PUT and 10 DELETE went to 7 foreign users, all deleted."""
+    logged, url, bystanders, answering = lied_to(serve, retell)
+    results = run(url, resource_types=["User"])
+    assert answering.created, "the run created users"
+    assert_harmless(logged, url, bystanders, results)
+    proofs = [path for method, path in logged.requests if method == "GET" and any(path.endswith(f"/{victim}") for victim in bystanders.users)]
+    assert proofs, "each answered id was read (a GET of its URL) before anything else, and proved none of the run's"
+
+
+def test_a_listing_showing_the_runs_marker_on_someone_elses_resource_gets_it_proven_first(serve):
+    """Issue 25, 3: the clean-up's search was trusted on the listing's word, and deleted what it showed."""
+    logged, url, bystanders, answering = lied_to(serve, unlocated, listing=True)
+    results = run(url, resource_types=["User"], include_tags={"crud"})
+    assert answering.created
+    assert_harmless(logged, url, bystanders, results)
+
+
+@pytest.mark.parametrize("retell", [the_first_id, other_values], ids=["the same id twice", "other values than stored"])
+def test_a_creation_not_proven_the_runs_stays_pending_and_is_found(serve, retell):
+    """Issue 25, 4 and 5: the second creation answered with an id the run had (66 left), and a
+    creation answered with other values (22 left), were forgotten, and the report said nothing was left."""
+    logged, url, bystanders, answering = lied_to(serve, retell)
+    results = run(url, resource_types=["User"], include_tags={"crud"})
+    assert len(answering.created) > 2
+    assert_harmless(logged, url, bystanders, results)
+
+
+def lists_then_writes(context, model) -> list[CheckResult]:
+    """Lists the users (seeing every id there is), creates one, then writes to the id answered."""
+    context.client.request("GET", "/Users")
+    created = context.resource_manager.create_and_register(model, fill_all=False)
+    patch = {"schemas": [str(PatchOp.__schema__)], "Operations": [{"op": "replace", "path": "displayName", "value": "changed"}]}
+    context.client.request("PATCH", f"/Users/{created.id}", json=patch)
+    return [CheckResult(Status.SUCCESS, reason="written")]
+
+
+def test_an_id_an_answer_showed_before_the_creation_is_no_creation_of_the_run(serve, monkeypatch):
+    """A creation answered with an id the run saw listed before it was sent: not even read as the run's."""
+    logged, url, bystanders, _answering = lied_to(serve, another_id)
+    monkeypatch.setitem(_CHECKERS, "lists_then_writes", Checker("lists_then_writes", lists_then_writes, frozenset({"rogue"}), "3", "model"))
+    [result] = run(url, only={CheckId("lists_then_writes", "User")})
+    assert result.status is Status.ERROR
+    assert "not sent: it names a resource this run did not create" in result.reason
+    assert [request for request in logged.requests if any(victim in request[1] for victim in bystanders.users)] == []
+    assert_harmless(logged, url, bystanders, [result])
+
+
+def test_a_clean_up_delete_that_deletes_nothing_names_what_is_still_there(serve):
+    """Issue 25, 6: a DELETE answered 204 was trusted; one GET after it tells what the server still holds."""
+    broken = Broken(make_app()).answer("DELETE", USER, 204, b"")
+    server = serve(broken)
+    [result] = run(server.url, only={CheckId("object_creation", "User")})
+    broken.repaired = True
+    left = run_leftovers(server.url)
+    assert left and sorted(result.leftovers) == sorted(f"User/{user['id']} (still there: its DELETE answered 204, yet a GET still serves it)" for user in left)
+    assert result.reason.endswith(f"Clean-up failed: left on the server: {', '.join(result.leftovers)}.")
+    report = RunReport.create([result], target=server.url, started_at=datetime.now(UTC), duration=1.0)
+    text = next(line for line in write_report(report, "text").splitlines() if line.startswith("Left on the server: "))
+    markdown = next(line for line in write_report(report, "markdown").splitlines() if line.startswith("**Left on the server**"))
+    listed = json.dumps(json.loads(write_report(report, "json"))["leftovers"])
+    for written in (text, markdown, listed):
+        assert all(written.count(f"User/{user['id']} (still there") == 1 for user in left), f"named once in every report's list: {written}"
