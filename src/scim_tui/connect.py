@@ -28,9 +28,11 @@ from scim2_client.engines.httpx2 import SyncSCIMClient
 
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import status_line
+from scim_tui.checker.limits import MAX_DOCUMENT_BYTES
 from scim_tui.checker.listings import listing
 from scim_tui.checker.secrets import Secrets
 from scim_tui.errors import UserError
+from scim_tui.files import read_bounded
 from scim_tui.oauth import ClientCredentials
 from scim_tui.oauth import TokenError
 from scim_tui.profiles import ENV_PREFIX
@@ -126,7 +128,7 @@ def discovery_documents(files: DiscoveryFiles) -> dict[str, Any]:
     for kind, path in files.model_dump(exclude_none=True).items():
         label = kind.replace("_", " ")
         try:
-            documents[kind] = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
+            documents[kind] = json.loads(read_bounded(Path(path).expanduser(), MAX_DOCUMENT_BYTES))
             if kind != "service_provider_config":
                 listing(documents[kind])
         except OSError as exc:

@@ -31,6 +31,7 @@ from scim_tui.connect import Connection
 from scim_tui.connect import open_client
 from scim_tui.connect import unusable
 from scim_tui.errors import UserError
+from scim_tui.files import write_atomically
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
@@ -38,7 +39,6 @@ from scim_tui.profiles import DiscoveryFiles
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.profiles import find_profile
-from scim_tui.profiles import write_atomically
 from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
 from scim_tui.reports.summary import RunSummary
@@ -101,7 +101,7 @@ def _baseline_entries(args: argparse.Namespace) -> list[baseline.Entry] | None:
         return baseline.load(Path(args.baseline))
     path = _writable(args.update_baseline)
     if path is not None:
-        return baseline.load(path) if path.exists() else []
+        return baseline.load(path) if path.is_file() else []  # /dev/null, a pipe: no notes to keep
     return None
 
 

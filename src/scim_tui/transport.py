@@ -32,6 +32,8 @@ from typing import Any
 import httpx2
 
 from scim_tui.checker.exchanges import NOTE_EXTENSION
+from scim_tui.checker.limits import MAX_JSON_DEPTH
+from scim_tui.checker.limits import byte_size
 from scim_tui.connections import Connection
 from scim_tui.connections import Origin
 from scim_tui.connections import Pool
@@ -44,8 +46,6 @@ IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 RETRIED = "sent again on a new connection: the server had closed the kept-alive one before answering"
 DROPPED = (http.client.RemoteDisconnected, ConnectionResetError)
 """How a connection closed before any byte of its answer shows."""
-MAX_JSON_DEPTH = 64
-"""How deep a JSON answer may nest; SCIM documents nest about ten levels."""
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 _PAIRS = re.compile(rb"\[\]|\{\}")
@@ -209,7 +209,7 @@ def json_depth_problem(body: bytes, limit: int = MAX_JSON_DEPTH) -> str | None:
     start = body[:64].lstrip()
     if not start.startswith((b"{", b"[")) or body.count(b"[") + body.count(b"{") <= limit:
         return None
-    brackets = _STRINGS.sub(b"", body).translate(None, _NOT_BRACKETS)
+    brackets = _brackets(body)
     for _ in range(limit):  # each pass takes away the innermost level
         brackets, removed = _PAIRS.subn(b"", brackets)
         if not brackets or (not removed and len(brackets) <= limit):
@@ -217,6 +217,19 @@ def json_depth_problem(body: bytes, limit: int = MAX_JSON_DEPTH) -> str | None:
         if not removed:
             break
     return f"nests JSON more than {limit} levels deep, so it was not parsed"
+
+
+def json_values(body: bytes) -> int:
+    """How many objects and arrays a JSON text holds (the brackets in its strings not counted)."""
+    if body.count(b"[") + body.count(b"{") == 0:
+        return 0
+    brackets = _brackets(body)
+    return brackets.count(b"[") + brackets.count(b"{")
+
+
+def _brackets(body: bytes) -> bytes:
+    """The brackets of a JSON text alone, its strings taken out."""
+    return _STRINGS.sub(b"", body).translate(None, _NOT_BRACKETS)
 
 
 class _GuardedBody(httpx2.SyncByteStream):
@@ -336,10 +349,3 @@ def _find(causes: list[BaseException], kind: type[Any]) -> Any:
 def origin(url: httpx2.URL) -> str:
     port = url.port or DEFAULT_PORTS.get(url.scheme)
     return f"{url.host}:{port}"
-
-
-def byte_size(count: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            return f"{count / size:g} {unit}"
-    return f"{count} bytes"

@@ -32,13 +32,12 @@ from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.guard import WRITE_METHODS
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import WriteRefused
+from scim_tui.checker.limits import MAX_BODY_CHARS
 from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.pacing import Wait
 from scim_tui.checker.pacing import waited_note
 from scim_tui.checker.secrets import Secrets
 
-MAX_BODY_CHARS = 256 * 1024
-"""Bodies longer than this are cut in the exchange (the check itself saw all of it)."""
 SILENT_AFTER = 3
 """Requests in a row without an answer in time after which the server is taken as stopped."""
 
