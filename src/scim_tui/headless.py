@@ -32,6 +32,7 @@ from scim_tui.connect import open_client
 from scim_tui.connect import unusable
 from scim_tui.errors import UserError
 from scim_tui.files import write_atomically
+from scim_tui.header_values import unsendable
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
@@ -150,6 +151,9 @@ def _header(line: str) -> tuple[str, str]:
     name, colon, value = line.partition(":")
     if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
         raise UsageError(f"--header {line!r} is not 'Name: value': write it like --header 'X-Tenant: acme'.")
+    problem = unsendable(value.strip(), f"The value of --header {name.strip()}")  # a secret: never shown
+    if problem is not None:
+        raise UsageError(problem)
     return name.strip(), value.strip()
 
 

@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 from urllib.parse import urlunsplit
 
 from scim_tui.checker.answers import response_problem
+from scim_tui.checker.secrets import REDACTED
 from scim_tui.checker.secrets import Secrets
 
-REDACTED = "***"
 NOTE_EXTENSION = "scim_tui.note"
 """The response extension in which a transport tells what it did beyond sending the request once."""
 
@@ -110,10 +110,7 @@ class Redactor:
         """The text with known secrets replaced and terminal control characters made visible."""
         if value is None:
             return None
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
-        return printable(value)
+        return printable(self._secrets.redact(value))
 
     def headers(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:
         """The headers, redacted; names and values interned, as thousands of exchanges repeat them."""
