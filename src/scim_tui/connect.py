@@ -202,10 +202,10 @@ def _refusal(http: httpx2.Client) -> httpx2.Response | None:
 def _first_endpoint(listed: httpx2.Response) -> str | None:
     """The endpoint of the first resource type in a /ResourceTypes answer, when it names one."""
     try:
-        resources = listed.json().get("Resources") or []
-        endpoint = resources[0].get("endpoint")
-    except (ValueError, AttributeError, IndexError, TypeError):
+        first = listing(listed.json()).items[:1]
+    except ValueError:  # not JSON, or no list at all: for the discovery checks to judge
         return None
+    endpoint = first[0].get("endpoint") if first else None
     return endpoint if isinstance(endpoint, str) and endpoint.startswith("/") and "//" not in endpoint else None
 
 

@@ -106,7 +106,9 @@ class GuardedTransport(httpx2.BaseTransport):
             headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
         return httpx2.Response(
             response.status,
-            headers=headers,
+            # As bytes, exactly as sent (http.client read them as latin-1): a value beyond ASCII
+            # is no error, httpx2 decodes it as it can.
+            headers=[(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers],
             stream=_GuardedBody(response, connection, self, request, decoder),
             extensions={
                 "http_version": b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1",

@@ -116,7 +116,7 @@ class Redactor:
         """The headers, redacted; names and values interned, as thousands of exchanges repeat them."""
         redacted: dict[str, str] = {}
         for name, value in headers:
-            name = sys.intern(name)
+            name = sys.intern(printable(name))
             clean = REDACTED if is_sensitive(name) else sys.intern(self.text(value) or "")
             redacted[name] = f"{redacted[name]}, {clean}" if name in redacted else clean
         return redacted
@@ -133,16 +133,32 @@ class Redactor:
         return self.text(clean) or ""
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""What a terminal must never be given as it came: C0 and C1 control characters (an escape
+sequence moves the cursor, retitles the window, fills the clipboard with OSC 52), the bidi
+controls that reorder what is shown (a right-to-left override), and lone surrogates (no text
+encoding holds them)."""
 
 
 def printable(text: str) -> str:
-    """Text a server sent, safe to show in a terminal: control characters (an escape sequence
-    could move the cursor, clear the screen or retitle the window) become visible symbols."""
-    if not _CONTROL.search(text):
+    """Text a server sent, safe to show in a terminal and to write in any file: C0 control
+    characters become their visible symbols (␛), tab and line breaks stay; the other unsafe
+    characters become "\N{REPLACEMENT CHARACTER}"."""
+    if not _UNSAFE.search(text):
         return text
     text = text.replace("\r\n", "\n")
-    return _CONTROL.sub(lambda m: chr(0x2400 + ord(m[0])) if ord(m[0]) < 0x20 else "\N{REPLACEMENT CHARACTER}", text)
+    return _UNSAFE.sub(lambda m: chr(0x2400 + ord(m[0])) if ord(m[0]) < 0x20 else "\N{REPLACEMENT CHARACTER}", text)
+
+
+def printable_data(value: Any) -> Any:
+    """JSON values (a result's data) with every string in them, keys included, made printable."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(str(key)): printable_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [printable_data(item) for item in value]
+    return value
 
 
 def describe_error(exc: BaseException, limit: int = 400) -> str:
@@ -152,7 +168,7 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
     """
     problem = response_problem(exc)
     if problem:
-        return _shortened(problem, limit)
+        return _shortened(printable(problem), limit)
     parts: list[str] = []
     visited: set[int] = set()
     seen: BaseException | None = exc
@@ -166,7 +182,7 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
         seen = seen.__cause__ or seen.__context__
     if len(parts) > 1 and parts[0] in GENERIC_MESSAGES:
         parts = parts[1:]
-    return _shortened("; ".join(parts) or type(exc).__name__, limit)
+    return _shortened(printable("; ".join(parts) or type(exc).__name__), limit)
 
 
 def request_line(exchange: Exchange) -> str:

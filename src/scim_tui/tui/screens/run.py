@@ -38,6 +38,7 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.exchanges import printable
 from scim_tui.history import RunChanges
 from scim_tui.profile_baseline import ProfileBaseline
 from scim_tui.profiles import Profile
@@ -188,7 +189,8 @@ class RunScreen(Screen[None]):
         chosen = set(self.profile.selection.resource_types)
         options = self.query_one("#resource-types", SelectionList)
         options.clear_options()
-        options.add_options([(name, name, not chosen or name in chosen) for name in message.names])
+        # The server's names, shown as text (never markup) with control characters made visible.
+        options.add_options([(Text(printable(name)), name, not chosen or name in chosen) for name in message.names])
         note.display = bool(message.error) or not message.names
         note.update(Text(f"Could not read the resource types: {message.error}" if message.error else "The server publishes no resource type."))
 
