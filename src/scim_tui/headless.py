@@ -74,7 +74,7 @@ def check(args: argparse.Namespace) -> int:
     output = _writable(args.output)
     har = _writable(args.har)
     entries = _baseline_entries(args)
-    report = run(target, selection, args.jobs, args.max_rate)
+    report = run(target, selection, args.jobs, args.max_rate, args.max_resource_types)
     _check_resource_types(report)
     judgement = _judged(report, args, entries)
     previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
@@ -183,11 +183,11 @@ def _check_resource_types(report: RunReport) -> None:
         raise UsageError(f"The server has no resource type {', '.join(unknown)} (--resource-type): use one of {', '.join(published)}.")
 
 
-def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | None = None) -> RunReport:
+def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | None = None, max_resource_types: int | None = None) -> RunReport:
     """Run the selected checks on a target; UsageError when it cannot be reached, RunInterrupted
     on Ctrl-C, SIGTERM or SIGHUP once the running checks deleted what they created."""
     profile = target.profile
-    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate)
+    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate, max_resource_types or profile.max_resource_types)
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
     results: list[CheckResult] = []
     late: list[str] = []

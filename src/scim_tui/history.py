@@ -36,13 +36,13 @@ from scim_tui.checker.limits import MAX_HISTORY_REPORT_VALUES
 from scim_tui.checker.limits import MAX_HISTORY_SUMMARY_BYTES
 from scim_tui.checker.limits import byte_size
 from scim_tui.files import write_atomically
+from scim_tui.json_shape import json_values
 from scim_tui.profiles import data_dir
 from scim_tui.profiles import storage_name
 from scim_tui.reports import json_report
 from scim_tui.reports.model import RunReport
 from scim_tui.reports.summary import Outcome
 from scim_tui.reports.summary import RunSummary
-from scim_tui.transport import json_values
 
 KEPT_RUNS = 50
 """Runs kept per profile; older ones are deleted when a new one is recorded."""
@@ -161,12 +161,21 @@ def run_json(path: Path) -> bytes:
             if not summary.endswith(b"\n"):
                 raise ValueError(f"its summary holds more than {byte_size(MAX_HISTORY_SUMMARY_BYTES)}")
             head = b""
-        content = head + file.read(MAX_HISTORY_REPORT_BYTES + 1)
-    if len(content) > MAX_HISTORY_REPORT_BYTES:
-        raise ValueError(f"it holds more than {byte_size(MAX_HISTORY_REPORT_BYTES)}")
+        content = _rest(file, head)
     if json_values(content) > MAX_HISTORY_REPORT_VALUES:
         raise ValueError(f"it holds more than {MAX_HISTORY_REPORT_VALUES:,} JSON objects and arrays")
     return content
+
+
+def _rest(file: BinaryIO, start: bytes) -> bytes:
+    """`start` and what the file holds past where it is; ValueError, read no further, past
+    MAX_HISTORY_REPORT_BYTES (read in pieces: one read of that size takes twice the memory)."""
+    content = bytearray(start)
+    while chunk := file.read(1 << 20):
+        content += chunk
+        if len(content) > MAX_HISTORY_REPORT_BYTES:
+            raise ValueError(f"it holds more than {byte_size(MAX_HISTORY_REPORT_BYTES)}")
+    return bytes(content)
 
 
 def _open(path: Path) -> BinaryIO:

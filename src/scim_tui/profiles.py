@@ -34,6 +34,7 @@ from scim_tui.choices import JOBS
 from scim_tui.choices import LIMITS
 from scim_tui.choices import MAX_RATE
 from scim_tui.choices import MAX_RESPONSE_BYTES
+from scim_tui.choices import RESOURCE_TYPES
 from scim_tui.choices import TIMEOUT
 from scim_tui.choices import Limit
 from scim_tui.errors import UserError
@@ -117,7 +118,7 @@ class Selection(BaseModel):
     exclude_tags: list[str] = Field(default_factory=list)
     resource_types: list[str] = Field(default_factory=list)
 
-    def check_config(self, jobs: int | None = None, max_rate: int | None = None) -> CheckConfig:
+    def check_config(self, jobs: int | None = None, max_rate: int | None = None, max_resource_types: int | None = None) -> CheckConfig:
         """The engine configuration of this selection (an empty list means everything)."""
         conf = CheckConfig(
             include_tags=set(self.include_tags) or None,
@@ -127,6 +128,8 @@ class Selection(BaseModel):
         )
         if jobs:
             conf.jobs = jobs
+        if max_resource_types:
+            conf.max_resource_types = max_resource_types
         return conf
 
 
@@ -148,6 +151,8 @@ class Profile(BaseModel):
     """How many checks run at once; None for the engine's default."""
     max_rate: int | None = within(MAX_RATE, None)
     """Requests per second at most, for a server with a strict rate limit; None for no limit."""
+    max_resource_types: int | None = within(RESOURCE_TYPES, None)
+    """The resource types a run checks at most; None for the engine's (checker/limits.py)."""
     discovery: DiscoveryFiles = Field(default_factory=DiscoveryFiles)
     """Files holding discovery documents that stand in for what the server serves."""
     baseline: str | None = None

@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import http.client
-import re
 import socket
 import ssl
 import time
@@ -35,9 +34,11 @@ from scim_tui.checker.exchanges import NOTE_EXTENSION
 from scim_tui.checker.limits import MAX_JSON_DEPTH
 from scim_tui.checker.limits import byte_size
 from scim_tui.connections import Connection
+from scim_tui.connections import HeadTooLarge
 from scim_tui.connections import Origin
 from scim_tui.connections import Pool
 from scim_tui.connections import ProxyFailure
+from scim_tui.json_shape import json_depth_problem
 from scim_tui.proxies import ProxyFor
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -46,9 +47,6 @@ IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 RETRIED = "sent again on a new connection: the server had closed the kept-alive one before answering"
 DROPPED = (http.client.RemoteDisconnected, ConnectionResetError)
 """How a connection closed before any byte of its answer shows."""
-_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
-_PAIRS = re.compile(rb"\[\]|\{\}")
 
 
 class ResponseTooLarge(httpx2.ReadError):
@@ -169,6 +167,8 @@ class GuardedTransport(httpx2.BaseTransport):
             raise
         except TimeoutError as exc:
             raise self._plain(timed_out, request, exc) from exc
+        except HeadTooLarge as exc:
+            raise ResponseTooLarge(f"the response of {origin(request.url)} {exc}", request=request) from None
         except http.client.HTTPException as exc:  # a response that is not HTTP, or cut short
             raise self._plain(httpx2.RemoteProtocolError, request, exc) from exc
         except OSError as exc:  # refused, unresolved, reset, TLS
@@ -204,34 +204,6 @@ def _decoder(header: str) -> Any:
         f"is encoded as {header.strip()!r} (Content-Encoding), though the request asked for none: only a single gzip or deflate "
         "encoding is decoded, within the profile's max_response_bytes, so the body was not read"
     )
-
-
-def json_depth_problem(body: bytes, limit: int = MAX_JSON_DEPTH) -> str | None:
-    """Why a body that looks like JSON nests too deep to be parsed safely; None when it does not."""
-    start = body[:64].lstrip()
-    if not start.startswith((b"{", b"[")) or body.count(b"[") + body.count(b"{") <= limit:
-        return None
-    brackets = _brackets(body)
-    for _ in range(limit):  # each pass takes away the innermost level
-        brackets, removed = _PAIRS.subn(b"", brackets)
-        if not brackets or (not removed and len(brackets) <= limit):
-            return None  # shallow enough (what is left, unbalanced, the parser refuses)
-        if not removed:
-            break
-    return f"nests JSON more than {limit} levels deep, so it was not parsed"
-
-
-def json_values(body: bytes) -> int:
-    """How many objects and arrays a JSON text holds (the brackets in its strings not counted)."""
-    if body.count(b"[") + body.count(b"{") == 0:
-        return 0
-    brackets = _brackets(body)
-    return brackets.count(b"[") + brackets.count(b"{")
-
-
-def _brackets(body: bytes) -> bytes:
-    """The brackets of a JSON text alone, its strings taken out."""
-    return _STRINGS.sub(b"", body).translate(None, _NOT_BRACKETS)
 
 
 class _GuardedBody(httpx2.SyncByteStream):

@@ -109,7 +109,7 @@ def iter_checks(
     try:
         failure = describe_server(context)
     except RunCancelled as stopped:
-        if context.recorder.silence.reason is None:
+        if context.recorder.ended_early is None:
             return
         failure = stopped.reason
     resource_types = _resource_types(client, failure)

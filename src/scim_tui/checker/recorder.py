@@ -173,7 +173,9 @@ class Recorder:
             if not self.pacer.take_turn(self._interrupted):
                 raise RunCancelled(self.stopped)
             response = self.original(method, url, **kwargs)
-            wait = self.pacer.wait_for(response, len(waits), sum(w.seconds for w in waits))
+            wait = self.pacer.wait_for(response, len(waits), sum(w.seconds for w in waits), _cleaning.get())
+            if wait is None and self.pacer.exhausted and not _cleaning.get():
+                raise RunCancelled(self.pacer.exhausted)  # the server is too busy for the run to go on
             if wait is None:
                 return response
             if not self.pacer.wait(wait, self._named(method, url), self._interrupted):
@@ -185,10 +187,16 @@ class Recorder:
         return not _cleaning.get() and self.stopped is not None
 
     @property
+    def ended_early(self) -> str | None:
+        """Why the run ends early, when the server made it: it stopped answering, or kept
+        answering that it is too busy."""
+        return self.silence.reason or self.pacer.exhausted
+
+    @property
     def stopped(self) -> str | None:
         """Why no request but clean-up goes out any more, or None."""
-        if self.silence.reason:
-            return self.silence.reason
+        if self.ended_early:
+            return self.ended_early
         if self.cancelled is not None and self.cancelled():
             return "the run was cancelled while this check ran"
         return None
