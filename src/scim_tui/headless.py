@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass
 from dataclasses import field
@@ -84,6 +85,7 @@ def check(args: argparse.Namespace) -> int:
     if har is not None:
         _write(report, "har", har)
     _tell(report, previous, target.recorded, args.format, output, judgement, FAIL_ON[args.fail_on])
+    _check_something_ran(report)
     return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
 
 
@@ -181,6 +183,16 @@ def _check_resource_types(report: RunReport) -> None:
     unknown = [name for name in report.selection.resource_types if name not in published]
     if unknown and published:
         raise UsageError(f"The server has no resource type {', '.join(unknown)} (--resource-type): use one of {', '.join(published)}.")
+
+
+def _check_something_ran(report: RunReport) -> None:
+    """A run whose every check was SKIPPED checked nothing: a CI job must not pass on it, so it is
+    bad usage, saying why (the reason most checks gave), once its report is written."""
+    if any(result.status is not Status.SKIPPED for result in report.results):
+        return
+    reasons = Counter(result.reason or "" for result in report.results if not result.deselected)
+    why = reasons.most_common(1)[0][0].removeprefix("Skipped: ").rstrip(".") if reasons else "the selection left out every check"
+    raise UsageError(f"No check could run on {report.target}: {why}.")
 
 
 def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | None = None, max_resource_types: int | None = None) -> RunReport:
