@@ -247,3 +247,13 @@ def test_ctrl_c_deletes_what_the_run_created_then_exits_130(serve, jobs):
     assert re.fullmatch(r"scim-tui: Interrupted after \d+ results: the checks deleted what they had created\.\n", err)
     for endpoint in ("Users", "Groups"):
         assert httpx2.get(f"{server.url}/{endpoint}").json()["totalResults"] == 0, f"the run left {endpoint} behind"
+
+
+def test_a_run_that_could_check_nothing_is_exit_2_saying_why_its_report_kept(serve, tmp_path):
+    """The server cannot be described: every check is SKIPPED, and a CI gate must not pass."""
+    server = serve(Broken(make_app()).answer("GET", "/v2/(ResourceTypes|Schemas)", 500, scim_error(500)))
+    report = tmp_path / "report.json"
+    process = scim_tui_here("check", "--url", server.url, "--include-tags", "crud", "--format", "json", "--output", str(report))
+    line = one_line_error(process)
+    assert line.startswith(f"scim-tui: error: No check could run on {server.url}: the server could not be described (GET /v2/ResourceTypes answered 500")
+    assert {result["status"] for result in json.loads(report.read_text())["results"]} == {"SKIPPED"}

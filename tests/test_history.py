@@ -6,6 +6,7 @@ import gzip
 import json
 import logging
 import re
+import tracemalloc
 from datetime import UTC
 from datetime import datetime
 from datetime import timedelta
@@ -17,6 +18,9 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.limits import MAX_HISTORY_REPORT_BYTES
+from scim_tui.checker.limits import MAX_HISTORY_REPORT_VALUES
+from scim_tui.checker.limits import byte_size
 from scim_tui.demo import make_app
 from scim_tui.profiles import Profile
 from scim_tui.profiles import save_profile
@@ -311,3 +315,39 @@ def test_a_bad_history_file_costs_neither_the_run_nor_its_report(broken_profile,
     assert "Traceback" not in process.stderr and len(process.stderr.splitlines()) == 1
     assert "Set aside the unreadable history file 20250101T000000000000Z.json (duration: " in process.stderr
     assert json.loads(output.read_text())["profile"] == "Broken staging"
+
+
+@pytest.mark.parametrize(
+    ("padding", "reason"),
+    [
+        (b" " * (MAX_HISTORY_REPORT_BYTES + 1), f"it holds more than {byte_size(MAX_HISTORY_REPORT_BYTES)}"),
+        (b"[" + b"{}," * MAX_HISTORY_REPORT_VALUES + b"{}]", f"it holds more than {MAX_HISTORY_REPORT_VALUES:,} JSON objects and arrays"),
+    ],
+    ids=["64 MiB of spaces", "a million empty objects"],
+)
+def test_a_small_run_file_that_unpacks_to_more_than_a_report_is_set_aside_unread(padding, reason):
+    """A few hundred kilobytes on disk, a report as scim-tui writes it: what it unpacks to would
+    take gigabytes to read, and is never read whole."""
+    content = report_with(results__0__data=[0]).replace(b"[0]", padding)
+    packed = gzip.compress(content, compresslevel=1, mtime=0)
+    folder = history.profile_dir("Staging")
+    folder.mkdir(parents=True)
+    (folder / "20250101T000000000000Z.json.gz").write_bytes(packed)
+    del content
+    warnings: list[str] = []
+    tracemalloc.start()
+    try:
+        assert history.latest("Staging", warn=warnings.append) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(packed) < 1024**2
+    assert [reason in line for line in warnings] == [True], warnings
+    assert peak < 2 * MAX_HISTORY_REPORT_BYTES, f"{peak / 1024**2:.0f} MiB to read it"
+
+
+def test_a_report_larger_than_the_history_reads_back_is_not_written(scim_server, monkeypatch):
+    monkeypatch.setattr(history, "MAX_HISTORY_REPORT_BYTES", 1024)
+    with pytest.raises(OSError, match=r"its report is larger than 1 KiB, more than the history reads back"):
+        history.record(real_report(scim_server.url, datetime.now(UTC)))
+    assert history.runs("Staging") == [] and not list(history.profile_dir("Staging").iterdir())

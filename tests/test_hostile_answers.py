@@ -21,6 +21,7 @@ from scim_tui.connect import test_connection
 from scim_tui.demo import make_app
 from scim_tui.profiles import Profile
 from tests.command import scim_tui
+from tests.command import scim_tui_here
 from tests.servers import Broken
 
 INTERNALS = ("Traceback", "NoneType", "object has no attribute", "RecursionError", "maximum recursion", "is not callable", "positional argument", "keyword argument")
@@ -118,3 +119,21 @@ def test_a_discovery_document_of_null_is_an_error_saying_so(serve, document):
     failed = [r for r in results if r.status is Status.ERROR and f"GET /v2/{document} answered 200: the answer is an empty body or JSON null" in (r.reason or "")]
     assert failed, [r.reason for r in results]
     assert_understandable(results)
+
+
+def test_a_header_value_beyond_ascii_is_kept_as_sent_not_a_traceback(serve):
+    """RFC 9110 §5.5 lets a field value carry bytes beyond ASCII (obs-text); a server sends one
+    in every answer, the probe made before the run included."""
+    server = serve(Broken(make_app()).rewrite(None, ".*", lambda answer: (answer[0], [*answer[1], ("X-Note", "café")], answer[2])))
+    process = scim_tui_here("check", "--url", server.url, "--include-tags", "misc", "--format", "json")
+    assert process.returncode == 0 and "Traceback" not in process.stderr, process.stderr
+    [result] = [r for r in json.loads(process.stdout)["results"] if r["status"] != "SKIPPED"]
+    assert result["exchanges"][0]["response_headers"]["x-note"] == "café"
+
+
+def test_resource_types_whose_resources_are_no_list_are_a_result_not_a_traceback(serve):
+    server = serve(Broken(make_app()).answer("GET", "/v2/ResourceTypes", 200, {"Resources": {"x": 1}}))
+    process = scim_tui_here("check", "--url", server.url, "--include-tags", "resource-types", "--format", "json")
+    assert process.returncode == 1 and "Traceback" not in process.stderr, process.stderr
+    [listed] = [r for r in json.loads(process.stdout)["results"] if r["title"] == "query_all_resource_types"]
+    assert listed["status"] == "ERROR" and 'its "Resources" is not a list' in listed["reason"]

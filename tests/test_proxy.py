@@ -20,6 +20,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.connect import open_client
+from scim_tui.demo import make_app
 from scim_tui.profiles import TLS
 from scim_tui.profiles import Profile
 from tests.command import one_line_error
@@ -29,6 +30,9 @@ from tests.servers import read_request
 from tests.test_network_faults import closed_port
 from tests.test_network_faults import make_certificate
 from tests.test_network_faults import serving_tls
+from tests.test_secret_forms import Echo
+from tests.test_secret_forms import check_outputs
+from tests.test_secret_forms import leaks
 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authorization", "proxy-connection", "transfer-encoding", "content-length"}
 
@@ -56,10 +60,13 @@ def pipe(source: socket.socket, sink: socket.socket) -> None:
 class ForwardProxy:
     """An HTTP proxy: CONNECT opens a tunnel, a request naming a whole http URL is relayed.
     It records each request line and Proxy-Authorization it got; with `credentials`, it asks
-    for them (407) when a request lacks them."""
+    for them (407, with the reason phrase `refusal`, where "{sent}" stands for what it got) when a
+    request lacks them. A `leaky` one passes Proxy-Authorization on to the server."""
 
-    def __init__(self, credentials: str | None = None):
+    def __init__(self, credentials: str | None = None, refusal: str = "Proxy Authentication Required", leaky: bool = False):
         self.expected = "Basic " + base64.b64encode(credentials.encode()).decode() if credentials else None
+        self.refusal = refusal
+        self.leaky = leaky
         self.asked: list[str] = []
         self.authorizations: list[str | None] = []
         self.server = RawServer(self.handle)
@@ -88,7 +95,8 @@ class ForwardProxy:
             self.asked.append(line)
             self.authorizations.append(authorization)
             if self.expected and authorization != self.expected:
-                client.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n")
+                reason = self.refusal.replace("{sent}", str(authorization))
+                client.sendall(f"HTTP/1.1 407 {reason}\r\nProxy-Authenticate: Basic\r\nContent-Length: 0\r\n\r\n".encode("latin-1"))
                 continue
             if method == "CONNECT":
                 host, port = target.rsplit(":", 1)
@@ -99,7 +107,8 @@ class ForwardProxy:
                 return
             url = urlsplit(target)
             upstream = upstream or http.client.HTTPConnection(url.hostname, url.port)
-            kept = {name: value for name, value in headers if name.lower() not in HOP_BY_HOP}
+            dropped = HOP_BY_HOP - {"proxy-authorization"} if self.leaky else HOP_BY_HOP
+            kept = {name: value for name, value in headers if name.lower() not in dropped}
             upstream.request(method, url.path + (f"?{url.query}" if url.query else ""), body=body or None, headers=kept)
             answer = upstream.getresponse()
             content = answer.read()
@@ -203,3 +212,29 @@ def test_scim_tui_check_stops_when_the_proxy_asks_for_credentials(scim_server):
     line = one_line_error(process)
     assert line.startswith(f"scim-tui: error: {scim_server.url} refused the credentials: 407 Proxy Authentication Required in ")
     assert line.endswith("the proxy asks for credentials: put them in its URL (http://user:password@host:port).")
+
+
+def test_proxy_credentials_a_proxy_passes_on_are_redacted_everywhere(serve, tmp_path):
+    """A proxy that passes Proxy-Authorization on, to a server that echoes every header."""
+    with ForwardProxy(credentials="alice:s3cret-proxy", leaky=True) as leaky:
+        proxy = f"http://alice:s3cret-proxy@127.0.0.1:{leaky.port}"
+        outputs = check_outputs("--url", serve(Echo(make_app())).url, env={"HTTP_PROXY": proxy}, tmp_path=tmp_path)
+    assert leaky.authorizations and set(leaky.authorizations) == {leaky.expected}
+    assert leaks(outputs, ["s3cret-proxy", leaky.expected.removeprefix("Basic ")]) == []
+    assert any("HTTP_PROXY_AUTHORIZATION" in text for text in outputs.values()), "the echo came back, redacted"
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_a_proxys_refusal_is_told_in_plain_words_without_the_credentials(scim_server, tmp_path, scheme):
+    """A proxy refusing the credentials it was sent, repeating them in a reason phrase that
+    would retitle the terminal."""
+    certificate = make_certificate(tmp_path, "server")
+    refusal = "Proxy Authentication Required \x1b]0;owned\x07 you sent {sent}"
+    with ForwardProxy(credentials="alice:right-one", refusal=refusal) as refusing, serving_tls(certificate) as tls_url:
+        url = tls_url if scheme == "https" else scim_server.url
+        wrong = f"http://alice:wr0ng-s3cret@127.0.0.1:{refusing.port}"
+        env = {"HTTP_PROXY": wrong, "HTTPS_PROXY": wrong}
+        line = one_line_error(scim_tui_here("check", "--url", url, env=env))
+    assert "wr0ng-s3cret" not in line and base64.b64encode(b"alice:wr0ng-s3cret").decode() not in line
+    assert "\x1b" not in line and "\x07" not in line
+    assert "refused" in line

@@ -5,12 +5,15 @@ header back, so each secret comes back in what the run records."""
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from typing import Any
 
 import pytest
 
 from scim_tui import history
+from scim_tui.connect import test_connection
 from scim_tui.demo import make_app
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
@@ -19,7 +22,9 @@ from scim_tui.profiles import Selection
 from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
 from scim_tui.tui.export import exports_dir
+from tests.command import one_line_error
 from tests.command import scim_tui_here
+from tests.servers import Broken
 from tests.servers import scim_error
 from tests.test_connect import TokenEndpoint
 from tests.test_secrets import app_outputs
@@ -124,3 +129,62 @@ def test_a_token_endpoint_repeating_the_client_secret_is_redacted(serve):
     process = scim_tui_here("check", "--profile", "Talkative")
     assert process.returncode == 2
     assert CLIENT_SECRET not in process.stderr and "the secret *** is wrong" in process.stderr
+
+
+def test_a_client_secret_repeated_as_basic_base64_is_redacted_everywhere(serve, tmp_path):
+    """The token endpoint repeats the Basic header it was sent when it refuses it; the SCIM
+    server, behind the same front, repeats it in every answer."""
+    basic = base64.b64encode(f"checker:{CLIENT_SECRET}".encode()).decode()
+    seen: list[str] = []
+
+    def repeating(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.extend([environ["HTTP_AUTHORIZATION"]] if "HTTP_AUTHORIZATION" in environ else [])
+        start_response("401 Unauthorized", [("Content-Type", "application/json")])
+        return [json.dumps({"error": "invalid_client", "error_description": f"you sent {seen[0] if seen else 'nothing'}"}).encode()]
+
+    refusing = Auth(kind=AuthKind.OAUTH2, token_url=f"{serve(repeating).url}/token", client_id="checker", client_secret=CLIENT_SECRET)
+    save_profile(Profile(name="Refused", url=serve(make_app()).url, auth=refusing))
+    refused = scim_tui_here("check", "--profile", "Refused")
+    assert refused.returncode == 2 and "you sent Basic ***" in refused.stderr
+    scim_app = make_app(bearer_tokens=["not-issued-yet"])
+    front = Broken(scim_app).rewrite(None, ".*", lambda answer: (answer[0], [*answer[1], ("X-Client", f"Basic {basic}")], answer[2]))
+    endpoint = TokenEndpoint(scim_app, "checker", CLIENT_SECRET)
+    auth = Auth(kind=AuthKind.OAUTH2, token_url=f"{serve(endpoint).url}/token", client_id="checker", client_secret=CLIENT_SECRET)
+    save_profile(Profile(name="Fronted", url=serve(front).url, auth=auth))
+    outputs = {"refused": refused.stderr} | check_outputs("--profile", "Fronted", tmp_path=tmp_path) | history_outputs("Fronted")
+    assert leaks(outputs, [basic, CLIENT_SECRET]) == []
+    assert any("Basic ***" in text for where, text in outputs.items() if where.startswith("check json")), "the repeated header came back, redacted"
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "message"),
+    [
+        (["--bearer-token-env", "TOKEN"], {"TOKEN": "s3cret-token-b81f\n"}, "The environment variable TOKEN (auth.token) ends with a line break"),
+        (["--bearer-token-env", "TOKEN"], {"TOKEN": "s3cret-tökén-b81f"}, "The environment variable TOKEN (auth.token) holds a character that is not ASCII (its character 9)"),
+        (["--header", "X-Key: s3cret-key\r\nX-Injected: b81f"], {}, "The value of --header X-Key holds a line break"),
+    ],
+    ids=["a token ending with a line break", "a non-ASCII token", "a header value holding a line break"],
+)
+def test_a_secret_http_cannot_carry_is_one_line_that_never_shows_it(scim_server, flags, env, message):
+    line = one_line_error(scim_tui_here("check", "--url", scim_server.url, *flags, env=env))
+    assert line.startswith(f"scim-tui: error: {message}, which an HTTP header cannot carry (RFC 9110 §5.5)")
+    assert "s3cret" not in line and "b81f" not in line
+
+
+@pytest.mark.parametrize("token", ["s3cret-token-b81f\n", "s3cret-tökén-b81f"])
+def test_the_apps_connection_test_of_a_token_http_cannot_carry_never_shows_it(scim_server, token):
+    outcome = test_connection(Profile(name="p", url=scim_server.url, auth=Auth(kind=AuthKind.BEARER, token=token)))
+    assert not outcome.ok and outcome.message.startswith("The value of auth.token ")
+    assert "s3cret" not in outcome.message and "\n" not in outcome.message
+
+
+def test_a_secret_shorter_than_four_characters_is_redacted_where_it_stands_alone(serve, tmp_path):
+    """A three-character token, repeated by the server: taken out where it stands alone, as an
+    echo shows it; left inside longer words, which it would otherwise make unreadable."""
+    token = "k9z"
+    echo = scim_error(404, f"No such path; you sent Authorization: Bearer {token}, which is not k9zebra")
+    url = serve(Broken(make_app(bearer_tokens=[token])).answer("GET", "/v2/scim-tui-missing-.*", 404, echo)).url
+    save_profile(Profile(name="Short", url=url, auth=Auth(kind=AuthKind.BEARER, token=token)))
+    outputs = check_outputs("--profile", "Short", tmp_path=tmp_path) | history_outputs("Short")
+    assert [where for where, text in outputs.items() if re.search(r"(?<![0-9A-Za-z])k9z(?![0-9A-Za-z])", text)] == []
+    assert all("you sent Authorization: Bearer ***, which is not k9zebra" in text for where, text in outputs.items() if "json" in where)

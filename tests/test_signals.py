@@ -4,11 +4,15 @@ the command is still loading."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 
@@ -16,6 +20,8 @@ import pytest
 
 from scim_tui.demo import make_app
 from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
+from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from tests.bystanders import Bystanders
 from tests.bystanders import run_leftovers
@@ -54,7 +60,9 @@ def test_a_signal_ends_scim_tui_check_after_its_clean_up(serve, name):
     signum, status = SIGNALS[name]
     url, reading = reading_server(serve)
     bystanders = Bystanders.seed(url)
-    run = subprocess.Popen([sys.executable, "-m", "scim_tui.cli", "check", "--url", url, "--jobs", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "scim_tui.cli", "check", "--url", url, "--jobs", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         assert reading.wait(timeout=60), "the run never read a resource it created"
         run.send_signal(signum)
@@ -84,7 +92,9 @@ main()
 @pytest.mark.parametrize(("name", "line", "status"), [("SIGINT", "interrupted", 130), ("SIGTERM", "terminated (SIGTERM)", 143)])
 def test_a_signal_while_the_command_loads_is_one_line(name, line, status):
     """The signal comes exactly while the engine's modules are being imported."""
-    process = subprocess.run([sys.executable, "-c", LOADING.format(signal=name)], capture_output=True, text=True, timeout=60, preexec_fn=sigint_as_in_a_terminal)
+    process = subprocess.run(
+        [sys.executable, "-c", LOADING.format(signal=name)], capture_output=True, text=True, timeout=60, preexec_fn=sigint_as_in_a_terminal
+    )
     assert process.returncode == status, process.stderr
     assert process.stderr == f"scim-tui: {line}.\n"
 
@@ -109,5 +119,70 @@ async def test_a_signal_ends_the_app_like_quitting(serve, name):
     assert app.return_code == status
     assert app.stopped_by == signum
     assert signal.getsignal(signum) is signal.SIG_DFL, "the app gave the signal back when it ended"
+    assert wait_for_no_leftovers(url) == []
+    assert bystanders.untouched()
+
+
+class Terminal:
+    """A pseudo-terminal the app runs in, as a terminal window's: `close` hangs it up, as closing
+    the window does (the kernel sends the app SIGHUP and SIGCONT)."""
+
+    def __init__(self, *args: str) -> None:
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+        environment = {**os.environ, "TERM": "xterm-256color"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "scim_tui.cli", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=environment,
+            start_new_session=True,
+            preexec_fn=_controlling_terminal,
+        )
+        os.close(slave)
+        self.shown = b""
+
+    def wait_for(self, text: str, ceiling: float = 120) -> None:
+        deadline = time.monotonic() + ceiling
+        while text.encode() not in self.shown:
+            assert time.monotonic() < deadline, f"never shown: {text}"
+            readable, _, _ = select.select([self.master], [], [], 0.05)
+            if readable:
+                self.shown += os.read(self.master, 65536)
+
+    def press(self, key: str) -> None:
+        os.write(self.master, key.encode())
+
+    def close(self) -> None:
+        os.close(self.master)
+
+
+def _controlling_terminal() -> None:
+    """In the new process (a session of its own): its terminal is the controlling one, as a shell's."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def test_the_app_ends_when_its_terminal_is_closed_as_a_run_goes(serve, tmp_path):
+    """The window closed while the screen is being drawn (a run going, or ending): the hangup's
+    SIGCONT came too, a few times here as a busy kernel may deliver it late, to make the race sure."""
+    url, reading = reading_server(serve)
+    bystanders = Bystanders.seed(url)
+    save_profile(Profile(name="Closing", url=url, selection=Selection(include_tags=["crud"])))
+    terminal = Terminal("--profile", "Closing")
+    try:
+        terminal.wait_for("Press r to run")
+        terminal.press("r")
+        assert reading.wait(timeout=60), "the run never read a resource it created"
+        terminal.wait_for("Running")
+        terminal.close()
+        for _ in range(10):
+            terminal.process.send_signal(signal.SIGCONT)
+            time.sleep(0.02)
+        status = terminal.process.wait(timeout=60)
+    finally:
+        if terminal.process.poll() is None:
+            terminal.process.kill()
+    assert status == 129
     assert wait_for_no_leftovers(url) == []
     assert bystanders.untouched()

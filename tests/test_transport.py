@@ -12,6 +12,9 @@ from contextlib import contextmanager
 import httpx2
 import pytest
 
+from scim_tui.checker.limits import MAX_HEADER_BYTES
+from scim_tui.checker.limits import MAX_HEADER_FIELDS
+from scim_tui.checker.limits import byte_size
 from scim_tui.connect import open_client
 from scim_tui.profiles import Profile
 from tests.servers import RawServer
@@ -118,3 +121,30 @@ def test_threads_share_one_client(scim_server):
             thread.join()
     assert failures == []
     assert statuses == [200] * 160
+
+
+def answer_with(fields: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\n" + fields + b"Content-Length: 2\r\n\r\n{}"
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        (b"".join(b"X-Padding-%d: %s\r\n" % (number, b"p" * 60_000) for number in range(90)), f"has a header section larger than {byte_size(MAX_HEADER_BYTES)}"),
+        (b"X-Padding: " + b"p" * 70_000 + b"\r\n", f"has a header section larger than {byte_size(MAX_HEADER_BYTES)}"),
+        (b"".join(b"X-Field-%d: f\r\n" % number for number in range(MAX_HEADER_FIELDS)), f"has {MAX_HEADER_FIELDS} header fields or more"),
+    ],
+    ids=["90 fields of 60 kB (5.4 MB)", "one field of 70 kB", "100 small fields"],
+)
+def test_a_response_head_past_the_limits_is_read_no_further_saying_which_limit(fields, problem):
+    """Header fields are held in every exchange: 5 MB of them per answer took gigabytes over a run."""
+    with RawServer(answering(answer_with(fields))) as server, http(server.url) as client:
+        with pytest.raises(httpx2.ReadError) as refused:
+            client.get("/Users")
+    assert str(refused.value) == f"the response of 127.0.0.1:{server.port} {problem} (a limit of scim-tui): it was read no further"
+
+
+def test_a_head_within_the_limits_is_read_whole():
+    fields = b"".join(b"X-Field-%d: %s\r\n" % (number, b"f" * 500) for number in range(MAX_HEADER_FIELDS - 3))
+    with RawServer(answering(answer_with(fields))) as server, http(server.url) as client:
+        assert len(client.get("/Users").headers) == MAX_HEADER_FIELDS - 1

@@ -9,7 +9,6 @@ a run by it. A file that does not read is one line naming the problem and the fi
 
 from __future__ import annotations
 
-import tomllib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,8 +26,12 @@ from pydantic import ValidationError
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.checker.limits import MAX_BASELINE_BYTES
 from scim_tui.errors import UserError
-from scim_tui.profiles import write_atomically
+from scim_tui.files import read_bounded
+from scim_tui.files import write_atomically
+from scim_tui.toml_edits import TomlProblem
+from scim_tui.toml_edits import read_toml
 
 FAILING = (Status.DEVIATION, Status.ERROR, Status.CRITICAL)
 """The statuses a baseline may accept."""
@@ -89,15 +92,16 @@ class Judgement:
 def load(path: Path) -> list[Entry]:
     """The entries of a baseline file; BaselineError, naming the problem and the fix, when it cannot be read."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = read_toml(read_bounded(path, MAX_BASELINE_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise BaselineError(f"The baseline {path} does not exist: write it first with --update-baseline {path}.") from None
     except OSError as exc:
         raise BaselineError(f"Cannot read the baseline {path}: {exc.strerror or exc}.") from exc
     except UnicodeDecodeError:
         raise BaselineError(f"The baseline {path} is not UTF-8 text: write it again with --update-baseline.") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise BaselineError(f"The baseline {path} is not valid TOML ({exc}): fix it, or write it again with --update-baseline.") from None
+    except TomlProblem as problem:
+        what = f"is not valid TOML ({problem})" if problem.kind == "syntax" else str(problem)
+        raise BaselineError(f"The baseline {path} {what}: fix it, or write it again with --update-baseline.") from None
     try:
         return _File.model_validate(data).accepted
     except ValidationError as exc:

@@ -3,6 +3,8 @@ the engine (so the command starts fast)."""
 
 from dataclasses import dataclass
 
+from scim_tui.checker.limits import MAX_RESOURCE_TYPES
+
 FORMATS = ("text", "json", "junit", "markdown", "har")
 """The report formats."""
 FAIL_ON = ("compliant", "acceptable", "deviation", "error", "critical")
@@ -29,5 +31,7 @@ TIMEOUT = Limit(1, 600, "a number of seconds", 30)
 JOBS = Limit(1, 32, "a whole number of checks run at once", 4)
 MAX_RESPONSE_BYTES = Limit(1024, 1024**3, "a whole number of bytes", 10 * 1024 * 1024, shown="1 KiB to 1 GiB")
 MAX_RATE = Limit(1, 1000, "a whole number of requests per second", 10)
-LIMITS = {"timeout": TIMEOUT, "jobs": JOBS, "max_response_bytes": MAX_RESPONSE_BYTES, "max_rate": MAX_RATE}
+RESOURCE_TYPES = Limit(1, 1000, "a whole number of resource types", MAX_RESOURCE_TYPES)
+"""The resource types a run checks at most; the example is the default (checker/limits.py)."""
+LIMITS = {"timeout": TIMEOUT, "jobs": JOBS, "max_response_bytes": MAX_RESPONSE_BYTES, "max_rate": MAX_RATE, "max_resource_types": RESOURCE_TYPES}
 """The numbers of a profile and their ranges, by key."""

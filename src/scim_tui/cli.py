@@ -18,6 +18,7 @@ from scim_tui.choices import FAIL_ON
 from scim_tui.choices import FORMATS
 from scim_tui.choices import JOBS
 from scim_tui.choices import MAX_RATE
+from scim_tui.choices import RESOURCE_TYPES
 from scim_tui.choices import Limit
 from scim_tui.errors import UserError
 from scim_tui.signals import RunInterrupted
@@ -61,6 +62,12 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
     parser.add_argument("--jobs", type=_number(JOBS, "--jobs"), metavar="N", help=f"checks run at once, {JOBS.low} to {JOBS.high} (default: the profile's, else 4; 1 for a fragile server)")
     parser.add_argument("--max-rate", type=_number(MAX_RATE, "--max-rate"), metavar="N", help=f"requests per second at most, {MAX_RATE.low} to {MAX_RATE.high} (default: the profile's, else no limit)")
+    parser.add_argument(
+        "--max-resource-types",
+        type=_number(RESOURCE_TYPES, "--max-resource-types"),
+        metavar="N",
+        help=f"resource types checked at most, {RESOURCE_TYPES.low} to {RESOURCE_TYPES.high} (default: the profile's, else {RESOURCE_TYPES.example}); the others are SKIPPED saying so",
+    )
     parser.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--har", metavar="FILE", help="also write every request and response of the run to FILE as HAR 1.2 (secrets replaced by ***)")

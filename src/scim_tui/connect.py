@@ -31,10 +31,13 @@ from scim2_client.engines.httpx2 import SyncSCIMClient
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import status_line
+from scim_tui.checker.limits import MAX_DOCUMENT_BYTES
 from scim_tui.checker.listings import listing
 from scim_tui.checker.recorder import recorded
 from scim_tui.checker.secrets import Secrets
 from scim_tui.errors import UserError
+from scim_tui.files import read_bounded
+from scim_tui.header_values import unsendable
 from scim_tui.oauth import ClientCredentials
 from scim_tui.oauth import TokenError
 from scim_tui.profiles import ENV_PREFIX
@@ -42,8 +45,9 @@ from scim_tui.profiles import TLS
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import DiscoveryFiles
 from scim_tui.profiles import Profile
+from scim_tui.proxies import EnvironmentProxies
+from scim_tui.proxies import ProxyFor
 from scim_tui.proxies import ProxySettingError
-from scim_tui.proxies import environment_proxies
 from scim_tui.transport import GuardedTransport
 
 REFUSED = (401, 403, 407)
@@ -114,13 +118,14 @@ def open_client(profile: Profile) -> Iterator[Connection]:
     parts = urlsplit(url)
     if parts.password:
         secrets.add_basic(unquote(parts.username or ""), unquote(parts.password))
+    proxies = _proxies(profile, secrets)
     with ExitStack() as stack:
-        auth = _oauth(profile, context, secrets, stack) if profile.auth.kind is AuthKind.OAUTH2 else None
+        auth = _oauth(profile, context, proxies, secrets, stack) if profile.auth.kind is AuthKind.OAUTH2 else None
         if profile.auth.kind is AuthKind.BASIC:
             password = resolve_secret(profile.auth.password or "")
             secrets.add_basic(profile.auth.username or "", password)
             auth = httpx2.BasicAuth(profile.auth.username or "", password)
-        http = stack.enter_context(_http_client(profile, context, base_url=url, headers=headers, auth=auth))
+        http = stack.enter_context(_http_client(profile, context, proxies, base_url=url, headers=headers, auth=auth))
         if isinstance(auth, ClientCredentials):
             _first_token(auth)
         yield Connection(SyncSCIMClient(http), url, secrets, documents)
@@ -133,7 +138,7 @@ def discovery_documents(files: DiscoveryFiles) -> dict[str, Any]:
     for kind, path in files.model_dump(exclude_none=True).items():
         label = kind.replace("_", " ")
         try:
-            documents[kind] = json.loads(Path(path).expanduser().read_text(encoding="utf-8"))
+            documents[kind] = json.loads(read_bounded(Path(path).expanduser(), MAX_DOCUMENT_BYTES))
             if kind != "service_provider_config":
                 listing(documents[kind])
         except OSError as exc:
@@ -159,17 +164,18 @@ def probe(connection: Connection) -> ConnectionTest:
     are tried on a resource endpoint too (the first /ResourceTypes names): a refusal there is
     the test's outcome.
     """
+    redactor = Redactor(connection.secrets)  # an error may quote what was sent or what came back
     started = time.perf_counter()
     try:
         response = _get(connection, "/ServiceProviderConfig")
         elapsed = time.perf_counter() - started
         refusal = _refusal(connection) if response.status_code == 200 else None
     except (httpx2.RequestError, TokenError) as exc:
-        return ConnectionTest(False, None, time.perf_counter() - started, str(exc))
+        return ConnectionTest(False, None, time.perf_counter() - started, redactor.text(str(exc)) or "")
     if refusal is not None:
         took = refusal.elapsed.total_seconds()
-        return ConnectionTest(False, refusal.status_code, took, f"GET {refusal.url.path} answered {_answer(refusal, took)}")
-    return ConnectionTest(response.status_code == 200, response.status_code, elapsed, _answer(response, elapsed))
+        return ConnectionTest(False, refusal.status_code, took, redactor.text(f"GET {refusal.url.path} answered {_answer(refusal, took)}") or "")
+    return ConnectionTest(response.status_code == 200, response.status_code, elapsed, redactor.text(_answer(response, elapsed)) or "")
 
 
 def unusable(profile: Profile, connection: Connection) -> str | None:
@@ -210,10 +216,10 @@ def _refusal(connection: Connection) -> httpx2.Response | None:
 def _first_endpoint(listed: httpx2.Response) -> str | None:
     """The endpoint of the first resource type in a /ResourceTypes answer, when it names one."""
     try:
-        resources = listed.json().get("Resources") or []
-        endpoint = resources[0].get("endpoint")
-    except (ValueError, AttributeError, IndexError, TypeError):
+        first = listing(listed.json()).items[:1]
+    except ValueError:  # not JSON, or no list at all: for the discovery checks to judge
         return None
+    endpoint = first[0].get("endpoint") if first else None
     return endpoint if isinstance(endpoint, str) and endpoint.startswith("/") and "//" not in endpoint else None
 
 
@@ -251,27 +257,48 @@ def _checked_url(url: str) -> str:
 
 
 def _credential_headers(profile: Profile) -> tuple[dict[str, str], Secrets]:
-    """The headers sent with every request (credentials included), and the secrets among them."""
-    headers = dict(profile.headers)
+    """The headers sent with every request (credentials included), and the secrets among them;
+    ConnectError, naming where a value comes from (never the value), when HTTP cannot send it."""
+    headers = {name: _sendable(value, value, f"headers.{name}") for name, value in profile.headers.items()}
     secrets = Secrets()
     if profile.auth.kind is AuthKind.BEARER:
-        token = resolve_secret(profile.auth.token or "")
+        token = _sendable(resolve_secret(profile.auth.token or ""), profile.auth.token or "", "auth.token")
         headers["Authorization"] = f"Bearer {token}"
         secrets.add(token)
     elif profile.auth.kind is AuthKind.HEADERS:
         for name, value in profile.auth.headers.items():
-            headers[name] = resolve_secret(value)
+            headers[name] = _sendable(resolve_secret(value), value, f"auth.headers.{name}")
             secrets.add(headers[name])
     return headers, secrets
 
 
-def _http_client(profile: Profile, context: ssl.SSLContext, **options: object) -> httpx2.Client:
-    # trust_env=False: the transport itself goes through the environment's proxies, under its
-    # limits (httpx2 would give them a transport of its own). The embedded server never is.
+def _sendable(value: str, written: str, key: str) -> str:
+    """A header value as resolved from what the profile has `written` at `key`; ConnectError
+    when HTTP cannot carry it."""
+    where = f"The environment variable {written.removeprefix(ENV_PREFIX)} ({key})" if written.startswith(ENV_PREFIX) else f"The value of {key}"
+    problem = unsendable(value, where)
+    if problem is not None:
+        raise ConnectError(problem)
+    return value
+
+
+def _proxies(profile: Profile, secrets: Secrets) -> ProxyFor | None:
+    """The environment's proxies (none for the embedded server), their credentials learnt as secrets."""
+    if profile.demo:
+        return None
     try:
-        proxy_for = None if profile.demo else environment_proxies()
+        proxies = EnvironmentProxies()
     except ProxySettingError as exc:
         raise ConnectError(str(exc)) from exc
+    for proxy in proxies.proxies.values():
+        if proxy.credentials is not None:
+            secrets.add_basic(*proxy.credentials)
+    return proxies
+
+
+def _http_client(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor | None, **options: object) -> httpx2.Client:
+    # trust_env=False: the transport itself goes through the environment's proxies, under its
+    # limits (httpx2 would give them a transport of its own).
     return httpx2.Client(
         transport=GuardedTransport(context, profile.timeout, profile.max_response_bytes, proxy_for),
         timeout=profile.timeout,
@@ -281,14 +308,14 @@ def _http_client(profile: Profile, context: ssl.SSLContext, **options: object) -
     )
 
 
-def _oauth(profile: Profile, context: ssl.SSLContext, secrets: Secrets, stack: ExitStack) -> ClientCredentials:
+def _oauth(profile: Profile, context: ssl.SSLContext, proxies: ProxyFor | None, secrets: Secrets, stack: ExitStack) -> ClientCredentials:
     auth = profile.auth
     if not (auth.token_url and auth.client_id and auth.client_secret):
         raise ConnectError("OAuth 2.0 client credentials need auth.token_url, auth.client_id and auth.client_secret: fill them in the profile.")
-    client_secret = resolve_secret(auth.client_secret)
-    secrets.add(client_secret)
-    token_http = stack.enter_context(_http_client(profile, context))
-    return ClientCredentials(token_http, auth.token_url, resolve_secret(auth.client_id), client_secret, auth.scope, secrets)
+    client_id, client_secret = resolve_secret(auth.client_id), resolve_secret(auth.client_secret)
+    secrets.add_basic(client_id, client_secret)  # a token endpoint may repeat the Basic header it was sent
+    token_http = stack.enter_context(_http_client(profile, context, proxies))
+    return ClientCredentials(token_http, auth.token_url, client_id, client_secret, auth.scope, secrets)
 
 
 def _first_token(auth: ClientCredentials) -> None:

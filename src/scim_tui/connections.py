@@ -17,6 +17,9 @@ import threading
 import time
 from typing import Any
 
+from scim_tui.checker.limits import MAX_HEADER_BYTES
+from scim_tui.checker.limits import MAX_HEADER_FIELDS
+from scim_tui.checker.limits import byte_size
 from scim_tui.proxies import Proxy
 from scim_tui.proxies import ProxyFor
 
@@ -68,7 +71,7 @@ def _tunnel(sock: socket.socket, proxy: Proxy, host: str, port: int) -> None:
     target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     authorization = f"Proxy-Authorization: {proxy.authorization}\r\n" if proxy.authorization else ""
     sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{authorization}\r\n".encode())
-    answer = http.client.HTTPResponse(sock, method="CONNECT")
+    answer = BoundedResponse(sock, method="CONNECT")
     try:
         answer.begin()
     except http.client.HTTPException as exc:
@@ -82,10 +85,54 @@ Origin = tuple[str, str, int]
 """Scheme, host and port."""
 
 
+class HeadTooLarge(http.client.HTTPException):
+    """A response whose header section passes a limit (MAX_HEADER_BYTES, MAX_HEADER_FIELDS); the
+    message says which, as the end of "the response of host:port ..."."""
+
+
+class _BoundedHead:
+    """The reader of a response while its head is read: what http.client reads line by line,
+    no more than MAX_HEADER_BYTES in all, nor more lines than MAX_HEADER_FIELDS fields take."""
+
+    def __init__(self, reader: Any):
+        self._reader = reader
+        self._left = MAX_HEADER_BYTES
+        self._lines = -1  # the status line is no field
+
+    def readline(self, limit: int = -1) -> bytes:
+        room = self._left + 1 if limit < 0 else min(limit, self._left + 1)
+        line = self._reader.readline(room)
+        self._left -= len(line)
+        self._lines += 1
+        if self._left < 0:
+            raise HeadTooLarge(f"has a header section larger than {byte_size(MAX_HEADER_BYTES)} (a limit of scim-tui): it was read no further")
+        if self._lines > MAX_HEADER_FIELDS:
+            raise HeadTooLarge(f"has {MAX_HEADER_FIELDS} header fields or more (a limit of scim-tui): it was read no further")
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reader, name)
+
+
+class BoundedResponse(http.client.HTTPResponse):
+    """A response whose head is read within the limits of _BoundedHead: a server that sends
+    megabytes of header fields on every answer would hold them all in memory."""
+
+    def begin(self) -> None:
+        reader = self.fp
+        self.fp = _BoundedHead(reader)
+        try:
+            super().begin()
+        finally:
+            if self.fp is not None:
+                self.fp = reader
+
+
 class Connection(http.client.HTTPConnection):
     """One kept-alive HTTP/1.1 connection on a deadline socket (never opening one by itself)."""
 
     auto_open = 0
+    response_class = BoundedResponse
 
     def __init__(self, origin: Origin, sock: _DeadlineSocket | _DeadlineTLSSocket, forward: Proxy | None = None):
         super().__init__(origin[1], origin[2])

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass
 from dataclasses import field
@@ -31,6 +32,8 @@ from scim_tui.connect import Connection
 from scim_tui.connect import open_client
 from scim_tui.connect import unusable
 from scim_tui.errors import UserError
+from scim_tui.files import write_atomically
+from scim_tui.header_values import unsendable
 from scim_tui.journal import journal_lines
 from scim_tui.journal import run_journal
 from scim_tui.profiles import ENV_PREFIX
@@ -40,7 +43,6 @@ from scim_tui.profiles import DiscoveryFiles
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.profiles import find_profile
-from scim_tui.profiles import write_atomically
 from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
 from scim_tui.reports.summary import RunSummary
@@ -75,7 +77,7 @@ def check(args: argparse.Namespace) -> int:
     output = _writable(args.output)
     har = _writable(args.har)
     entries = _baseline_entries(args)
-    report = run(target, selection, args.jobs, args.max_rate)
+    report = run(target, selection, args.jobs, args.max_rate, args.max_resource_types)
     _check_resource_types(report)
     judgement = _judged(report, args, entries)
     previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
@@ -85,6 +87,7 @@ def check(args: argparse.Namespace) -> int:
     if har is not None:
         _write(report, "har", har)
     _tell(report, previous, target.recorded, args.format, output, judgement, FAIL_ON[args.fail_on])
+    _check_something_ran(report)
     return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
 
 
@@ -103,7 +106,7 @@ def _baseline_entries(args: argparse.Namespace) -> list[baseline.Entry] | None:
         return baseline.load(Path(args.baseline))
     path = _writable(args.update_baseline)
     if path is not None:
-        return baseline.load(path) if path.exists() else []
+        return baseline.load(path) if path.is_file() else []  # /dev/null, a pipe: no notes to keep
     return None
 
 
@@ -152,6 +155,9 @@ def _header(line: str) -> tuple[str, str]:
     name, colon, value = line.partition(":")
     if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
         raise UsageError(f"--header {line!r} is not 'Name: value': write it like --header 'X-Tenant: acme'.")
+    problem = unsendable(value.strip(), f"The value of --header {name.strip()}")  # a secret: never shown
+    if problem is not None:
+        raise UsageError(problem)
     return name.strip(), value.strip()
 
 
@@ -181,11 +187,21 @@ def _check_resource_types(report: RunReport) -> None:
         raise UsageError(f"The server has no resource type {', '.join(unknown)} (--resource-type): use one of {', '.join(published)}.")
 
 
-def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | None = None) -> RunReport:
+def _check_something_ran(report: RunReport) -> None:
+    """A run whose every check was SKIPPED checked nothing: a CI job must not pass on it, so it is
+    bad usage, saying why (the reason most checks gave), once its report is written."""
+    if any(result.status is not Status.SKIPPED for result in report.results):
+        return
+    reasons = Counter(result.reason or "" for result in report.results if not result.deselected)
+    why = reasons.most_common(1)[0][0].removeprefix("Skipped: ").rstrip(".") if reasons else "the selection left out every check"
+    raise UsageError(f"No check could run on {report.target}: {why}.")
+
+
+def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | None = None, max_resource_types: int | None = None) -> RunReport:
     """Run the selected checks on a target; UsageError when it cannot be reached, RunInterrupted
     on Ctrl-C, SIGTERM or SIGHUP once the running checks deleted what they created."""
     profile = target.profile
-    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate)
+    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate, max_resource_types or profile.max_resource_types)
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
     results: list[CheckResult] = []
     late: list[str] = []

@@ -13,6 +13,7 @@ pruned, and never in the way of a run.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import logging
 import os
@@ -30,9 +31,14 @@ from typing import BinaryIO
 
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
+from scim_tui.checker.limits import MAX_HISTORY_REPORT_BYTES
+from scim_tui.checker.limits import MAX_HISTORY_REPORT_VALUES
+from scim_tui.checker.limits import MAX_HISTORY_SUMMARY_BYTES
+from scim_tui.checker.limits import byte_size
+from scim_tui.files import write_atomically
+from scim_tui.json_shape import json_values
 from scim_tui.profiles import data_dir
 from scim_tui.profiles import storage_name
-from scim_tui.profiles import write_atomically
 from scim_tui.reports import json_report
 from scim_tui.reports.model import RunReport
 from scim_tui.reports.summary import Outcome
@@ -42,8 +48,6 @@ KEPT_RUNS = 50
 """Runs kept per profile; older ones are deleted when a new one is recorded."""
 KEPT_BYTES = 100 * 1024 * 1024
 """What a profile's runs may take on disk together; the oldest go first (the newest always stays)."""
-MAX_REPORT_BYTES = 1024**3
-"""A run file that holds (or unpacks to) more than this is not read: it is no report scim-tui wrote."""
 COMPRESSION_LEVEL = 6
 RUN_FILE = re.compile(r"^\d{8}T\d{6}\d{6}Z\.json(\.gz)?$")
 SET_ASIDE = "set-aside"
@@ -51,7 +55,6 @@ REPORT_START = b'{"schema_version"'
 """How every run file of earlier versions begins (RunReport.to_dict puts schema_version first)."""
 SUMMARY_START = b'{"scim_tui_summary"'
 """How every run file begins now: its summary."""
-MAX_SUMMARY_BYTES = 16 * 1024 * 1024
 GZIP_WBITS = 16 + zlib.MAX_WBITS
 """zlib's way of asking for one gzip member."""
 
@@ -99,7 +102,8 @@ def profile_dir(profile_name: str) -> Path:
 def record(report: RunReport, warn: Warn = log.warning) -> Path:
     """Save a run of a profile atomically, compressed, then prune the profile's oldest runs.
 
-    Raises OSError when the data directory cannot be written.
+    Raises OSError when the data directory cannot be written, or the report is larger than the
+    history reads back (then nothing is written).
     """
     if not report.profile:
         raise ValueError("Only runs made from a profile are kept in the history.")
@@ -115,8 +119,13 @@ def _packed(report: RunReport) -> Iterator[bytes]:
     """A run file's bytes, as they are made: the summary's gzip member, then the report's."""
     yield gzip.compress(RunSummary.of(report).to_json(), compresslevel=COMPRESSION_LEVEL, mtime=0)
     packer = zlib.compressobj(COMPRESSION_LEVEL, zlib.DEFLATED, GZIP_WBITS)
+    size = 0
     for piece in json_report.pieces(report, compact=True):
-        if packed := packer.compress(piece.encode()):
+        encoded = piece.encode()
+        size += len(encoded)
+        if size > MAX_HISTORY_REPORT_BYTES:
+            raise OSError(errno.EFBIG, f"its report is larger than {byte_size(MAX_HISTORY_REPORT_BYTES)}, more than the history reads back")
+        if packed := packer.compress(encoded):
             yield packed
     yield packer.flush()
 
@@ -137,7 +146,7 @@ def load(path: Path, warn: Warn = log.warning) -> RunReport | None:
     """The report in a run file; None when it cannot be read as one (then it is set aside, and said so)."""
     try:
         return RunReport.from_json(run_json(path))
-    except (OSError, EOFError, zlib.error, ValueError) as exc:  # a bad file's every way to fail (tests/test_fuzz_state.py)
+    except (OSError, EOFError, zlib.error, ValueError, RecursionError) as exc:  # a bad file's every way to fail (tests/test_fuzz_state.py)
         _set_aside(path, _reason(exc), warn)
         return None
 
@@ -148,12 +157,25 @@ def run_json(path: Path) -> bytes:
     with _open(path) as file:
         head = file.read(len(SUMMARY_START))
         if head == SUMMARY_START:
-            file.readline()  # the summary: one line, its own gzip member
+            summary = file.readline(MAX_HISTORY_SUMMARY_BYTES)  # one line, its own gzip member
+            if not summary.endswith(b"\n"):
+                raise ValueError(f"its summary holds more than {byte_size(MAX_HISTORY_SUMMARY_BYTES)}")
             head = b""
-        content = head + file.read(MAX_REPORT_BYTES + 1)
-    if len(content) > MAX_REPORT_BYTES:
-        raise ValueError(f"holds more than {MAX_REPORT_BYTES // 1024**2} MiB")
+        content = _rest(file, head)
+    if json_values(content) > MAX_HISTORY_REPORT_VALUES:
+        raise ValueError(f"it holds more than {MAX_HISTORY_REPORT_VALUES:,} JSON objects and arrays")
     return content
+
+
+def _rest(file: BinaryIO, start: bytes) -> bytes:
+    """`start` and what the file holds past where it is; ValueError, read no further, past
+    MAX_HISTORY_REPORT_BYTES (read in pieces: one read of that size takes twice the memory)."""
+    content = bytearray(start)
+    while chunk := file.read(1 << 20):
+        content += chunk
+        if len(content) > MAX_HISTORY_REPORT_BYTES:
+            raise ValueError(f"it holds more than {byte_size(MAX_HISTORY_REPORT_BYTES)}")
+    return bytes(content)
 
 
 def _open(path: Path) -> BinaryIO:
@@ -161,14 +183,14 @@ def _open(path: Path) -> BinaryIO:
 
 
 def _first_member(path: Path) -> bytes:
-    """What a run file's first gzip member holds (at most MAX_SUMMARY_BYTES); the start of a plain file."""
+    """What a run file's first gzip member holds (at most MAX_HISTORY_SUMMARY_BYTES); the start of a plain file."""
     with path.open("rb") as file:
         if not path.name.endswith(".gz"):
             return file.read(len(SUMMARY_START))
         unpacker = zlib.decompressobj(GZIP_WBITS)
         content = b""
-        while not unpacker.eof and len(content) <= MAX_SUMMARY_BYTES and (chunk := file.read(65536)):
-            content += unpacker.decompress(chunk, MAX_SUMMARY_BYTES + 1 - len(content))
+        while not unpacker.eof and len(content) <= MAX_HISTORY_SUMMARY_BYTES and (chunk := file.read(65536)):
+            content += unpacker.decompress(chunk, MAX_HISTORY_SUMMARY_BYTES + 1 - len(content))
     return content
 
 def _reason(exc: Exception) -> str:

@@ -10,6 +10,7 @@ import httpx2
 
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.secrets import Secrets
+from scim_tui.header_values import unsendable
 
 REFRESH_MARGIN = 30.0
 """Seconds before its expiry a token is replaced (at most half its lifetime)."""
@@ -91,6 +92,9 @@ class ClientCredentials(httpx2.Auth):
                     "check auth.token_url, auth.client_id, auth.client_secret and auth.scope."
                 )
             )
+        problem = unsendable(token, f"The access_token the token endpoint {self.token_url} answered", "check the token endpoint")
+        if problem is not None:
+            raise TokenError(problem)
         lifetime = payload.get("expires_in")
         return token, float(lifetime) if isinstance(lifetime, int | float) and 0 < lifetime < MAX_LIFETIME else None
 

@@ -13,10 +13,7 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import stat
-import tomllib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
@@ -31,16 +28,23 @@ from pydantic import ValidationError
 from tomlkit.exceptions import ParseError
 
 from scim_tui.checker import CheckConfig
+from scim_tui.checker.limits import MAX_PROFILE_BYTES
 from scim_tui.checker.pacing import Pacing
 from scim_tui.choices import JOBS
 from scim_tui.choices import LIMITS
 from scim_tui.choices import MAX_RATE
 from scim_tui.choices import MAX_RESPONSE_BYTES
+from scim_tui.choices import RESOURCE_TYPES
 from scim_tui.choices import TIMEOUT
 from scim_tui.choices import Limit
 from scim_tui.errors import UserError
+from scim_tui.files import PRIVATE
+from scim_tui.files import read_bounded
+from scim_tui.files import write_atomically
+from scim_tui.toml_edits import TomlProblem
 from scim_tui.toml_edits import edited_document
 from scim_tui.toml_edits import new_document
+from scim_tui.toml_edits import read_toml
 
 DEMO_NAME = "Demo"
 ENV_PREFIX = "env:"
@@ -114,7 +118,7 @@ class Selection(BaseModel):
     exclude_tags: list[str] = Field(default_factory=list)
     resource_types: list[str] = Field(default_factory=list)
 
-    def check_config(self, jobs: int | None = None, max_rate: int | None = None) -> CheckConfig:
+    def check_config(self, jobs: int | None = None, max_rate: int | None = None, max_resource_types: int | None = None) -> CheckConfig:
         """The engine configuration of this selection (an empty list means everything)."""
         conf = CheckConfig(
             include_tags=set(self.include_tags) or None,
@@ -124,6 +128,8 @@ class Selection(BaseModel):
         )
         if jobs:
             conf.jobs = jobs
+        if max_resource_types:
+            conf.max_resource_types = max_resource_types
         return conf
 
 
@@ -145,6 +151,8 @@ class Profile(BaseModel):
     """How many checks run at once; None for the engine's default."""
     max_rate: int | None = within(MAX_RATE, None)
     """Requests per second at most, for a server with a strict rate limit; None for no limit."""
+    max_resource_types: int | None = within(RESOURCE_TYPES, None)
+    """The resource types a run checks at most; None for the engine's (checker/limits.py)."""
     discovery: DiscoveryFiles = Field(default_factory=DiscoveryFiles)
     """Files holding discovery documents that stand in for what the server serves."""
     baseline: str | None = None
@@ -167,8 +175,6 @@ class Profile(BaseModel):
 
 CONFIG_DIR_VARIABLE = "SCIM_TUI_CONFIG_DIR"
 PROFILE_SUFFIX = ".toml"
-PRIVATE = 0o600
-"""The mode of a file holding a literal secret: readable by its owner only."""
 
 
 class ProfileError(UserError):
@@ -329,8 +335,7 @@ def save_profile(profile: Profile, previous_name: str | None = None, source: Pro
     try:
         content, mode, notice = _content(profile, current, found.named(previous_name or profile.name))
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        written = target.resolve() if target.is_symlink() else target  # a linked file stays linked
-        write_atomically(written, content, private=profile.has_literal_secret(), mode=mode)
+        write_atomically(target, content, private=profile.has_literal_secret(), mode=mode)  # a linked file stays linked
         if current is not None and current.path != target:
             current.path.unlink(missing_ok=True)
     except OSError as exc:
@@ -362,14 +367,9 @@ def parse_source(source: ProfileSource) -> Profile | BrokenProfile:
     except UnicodeDecodeError:
         return BrokenProfile(path, "not UTF-8 text")
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        line = re.search(r"at line (\d+)", str(exc))
-        return BrokenProfile(path, f"not valid TOML: {exc}", int(line.group(1)) if line else None)
-    except ValueError:  # tomllib's own int() refuses integers of thousands of digits
-        return BrokenProfile(path, "holds an integer thousands of digits long: write a number in its range")
-    except RecursionError:
-        return BrokenProfile(path, "nests arrays or tables too deeply to be read: a profile needs two levels at most")
+        data = read_toml(text)
+    except TomlProblem as problem:
+        return BrokenProfile(path, _toml_problem(problem), problem.line)
     data.setdefault("name", path.stem)
     try:
         profile = Profile.model_validate(data)
@@ -380,6 +380,12 @@ def parse_source(source: ProfileSource) -> Profile | BrokenProfile:
     return profile
 
 
+def _toml_problem(problem: TomlProblem) -> str:
+    if problem.kind == "syntax":
+        return f"not valid TOML: {problem}"
+    return f"{problem}: {'write a number in its range' if problem.kind == 'integer' else 'a profile needs two levels at most'}"
+
+
 def delete_profile(name: str) -> None:
     path = load_profiles().files.get(name)
     if path is None:
@@ -388,46 +394,6 @@ def delete_profile(name: str) -> None:
         path.unlink()
     except OSError as exc:
         raise ProfileError(f"Cannot delete {path}: {_os_reason(exc)}: check the directory's permissions.") from exc
-
-
-def write_atomically(path: Path, content: bytes | Iterable[bytes], private: bool = False, mode: int | None = None) -> None:
-    """Replace a file's content all at once: a crash or a full disk leaves the old content whole.
-    `content` may come in pieces, written as they come.
-
-    The file gets ``mode`` when given (an edited file keeps its own), else 0600 when
-    ``private``, else 0644 less the umask. The temporary file has its final mode before any
-    byte is written, and 0600 from its creation when ``private``, so a secret is never
-    readable by others, not even for an instant.
-    """
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE if private else 0o644)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            if mode is not None:
-                os.fchmod(file.fileno(), mode)
-            for piece in [content] if isinstance(content, bytes) else content:
-                file.write(piece)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _sync_directory(path.parent)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable (not possible on every platform)."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
-    finally:
-        os.close(descriptor)
 
 
 def _check_savable(profile: Profile) -> None:
@@ -452,14 +418,14 @@ def _check_target(profile: Profile, previous_name: str | None, target: Path, fou
 
 def _read(path: Path) -> ProfileSource | BrokenProfile:
     try:
-        return ProfileSource(path, path.read_bytes())
+        return ProfileSource(path, read_bounded(path, MAX_PROFILE_BYTES))
     except OSError as exc:
         return BrokenProfile(path, f"cannot be read: {_os_reason(exc)}")
 
 
 def _check_unchanged(source: ProfileSource) -> None:
     try:
-        now: ProfileSource | None = ProfileSource(source.path, source.path.read_bytes())
+        now: ProfileSource | None = ProfileSource(source.path, read_bounded(source.path, MAX_PROFILE_BYTES))
     except FileNotFoundError:
         now = None
     except OSError as exc:

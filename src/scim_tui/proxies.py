@@ -11,6 +11,7 @@ import base64
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
 from urllib.parse import unquote
 from urllib.parse import urlsplit
 
@@ -25,8 +26,15 @@ class Proxy:
     port: int
     variable: str
     """The environment variable it comes from, for messages."""
-    authorization: str | None = None
-    """The Proxy-Authorization header's value, from the URL's credentials."""
+    credentials: tuple[str, str] | None = field(default=None, repr=False)
+    """The user and password of the URL, when it gives them."""
+
+    @property
+    def authorization(self) -> str | None:
+        """The Proxy-Authorization header's value, from the URL's credentials."""
+        if self.credentials is None:
+            return None
+        return "Basic " + base64.b64encode(":".join(self.credentials).encode()).decode("ascii")
 
     @property
     def label(self) -> str:
@@ -38,21 +46,22 @@ ProxyFor = Callable[[str, str], Proxy | None]
 """The proxy for a request's scheme and host, or None to connect directly."""
 
 
-def environment_proxies() -> ProxyFor:
-    """The proxies the environment sets, checked now (a ProxySettingError names a bad one)."""
-    settings = urllib.request.getproxies_environment()
-    proxies = {scheme: _parsed(settings[scheme], scheme) for scheme in ("http", "https") if settings.get(scheme)}
-    if "all" in settings:
-        for scheme in ("http", "https"):
-            proxies.setdefault(scheme, _parsed(settings["all"], "all"))
+class EnvironmentProxies:
+    """The proxies the environment sets, checked when made (a ProxySettingError names a bad one);
+    called with a request's scheme and host, the proxy it goes through (a ProxyFor)."""
 
-    def proxy_for(scheme: str, host: str) -> Proxy | None:
-        proxy = proxies.get(scheme)
-        if proxy is None or urllib.request.proxy_bypass_environment(host, settings):
+    def __init__(self) -> None:
+        self._settings = urllib.request.getproxies_environment()
+        self.proxies = {scheme: _parsed(self._settings[scheme], scheme) for scheme in ("http", "https") if self._settings.get(scheme)}
+        if "all" in self._settings:
+            for scheme in ("http", "https"):
+                self.proxies.setdefault(scheme, _parsed(self._settings["all"], "all"))
+
+    def __call__(self, scheme: str, host: str) -> Proxy | None:
+        proxy = self.proxies.get(scheme)
+        if proxy is None or urllib.request.proxy_bypass_environment(host, self._settings):
             return None
         return proxy
-
-    return proxy_for
 
 
 def _parsed(url: str, scheme: str) -> Proxy:
@@ -64,8 +73,5 @@ def _parsed(url: str, scheme: str) -> Proxy:
         port = parts.port or 80
     except ValueError as exc:
         raise ProxySettingError(f"{variable} has no valid port ({exc}): write it http://host:port.") from exc
-    authorization = None
-    if parts.username is not None:
-        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
-        authorization = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
-    return Proxy(parts.hostname, port, variable, authorization)
+    credentials = (unquote(parts.username), unquote(parts.password or "")) if parts.username is not None else None
+    return Proxy(parts.hostname, port, variable, credentials)

@@ -14,14 +14,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from scim_tui.checker.limits import MAX_STATE_BYTES
+from scim_tui.files import read_bounded
+from scim_tui.files import write_atomically
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.profiles import data_dir
 from scim_tui.profiles import storage_name
-from scim_tui.profiles import write_atomically
-
-MAX_STATE_BYTES = 1024 * 1024
-"""A selection takes a few hundred bytes; a state file larger than this is not read."""
 
 log = logging.getLogger(__name__)
 Warn = Callable[[str], object]
@@ -35,11 +34,7 @@ def remembered(profile: Profile, warn: Warn = log.warning) -> Selection:
     """The selection the run screen starts from: the last one run, else the profile's own."""
     path = selection_file(profile.name)
     try:
-        with path.open("rb") as file:
-            content = file.read(MAX_STATE_BYTES + 1)
-        if len(content) > MAX_STATE_BYTES:
-            raise ValueError(f"larger than {MAX_STATE_BYTES} bytes")
-        return Selection.model_validate_json(content)
+        return Selection.model_validate_json(read_bounded(path, MAX_STATE_BYTES))
     except FileNotFoundError:
         return profile.selection
     except (OSError, ValueError) as exc:

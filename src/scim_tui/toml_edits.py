@@ -1,4 +1,7 @@
-"""Changes to a TOML file that leave everything else as it was written.
+"""TOML files as people write them: read safely, and changed so that everything else stays as written.
+
+Read (``read_toml``): tomllib, its every failure one TomlProblem, a recursion or an integer
+thousands of digits long included.
 
 A person's file keeps its comments, its order, its spacing and the keys nobody changed, byte
 for byte: only the keys whose value differs between ``before`` and ``after`` are rewritten.
@@ -8,11 +11,36 @@ read it, which is why it is used here rather than a writer that knows only value
 
 from __future__ import annotations
 
+import re
+import tomllib
 from collections.abc import Mapping
 from collections.abc import MutableMapping
 from typing import Any
 
 import tomlkit
+
+
+class TomlProblem(ValueError):
+    """Why a text cannot be read as TOML: ``kind`` is "syntax", "integer" or "nesting"; ``line``
+    where, when known."""
+
+    def __init__(self, kind: str, message: str, line: int | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.line = line
+
+
+def read_toml(text: str) -> dict[str, Any]:
+    """The values of a TOML text; TomlProblem saying why it cannot be read."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = re.search(r"at line (\d+)", str(exc))
+        raise TomlProblem("syntax", str(exc), int(line.group(1)) if line else None) from None
+    except ValueError:  # tomllib's own int() refuses integers of thousands of digits
+        raise TomlProblem("integer", "holds an integer thousands of digits long") from None
+    except RecursionError:
+        raise TomlProblem("nesting", "nests arrays or tables too deeply to be read") from None
 
 
 def new_document(values: Mapping[str, Any]) -> str:

@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import http.client
-import re
 import socket
 import ssl
 import time
@@ -32,10 +31,14 @@ from typing import Any
 import httpx2
 
 from scim_tui.checker.exchanges import NOTE_EXTENSION
+from scim_tui.checker.limits import MAX_JSON_DEPTH
+from scim_tui.checker.limits import byte_size
 from scim_tui.connections import Connection
+from scim_tui.connections import HeadTooLarge
 from scim_tui.connections import Origin
 from scim_tui.connections import Pool
 from scim_tui.connections import ProxyFailure
+from scim_tui.json_shape import json_depth_problem
 from scim_tui.proxies import ProxyFor
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -44,11 +47,6 @@ IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 RETRIED = "sent again on a new connection: the server had closed the kept-alive one before answering"
 DROPPED = (http.client.RemoteDisconnected, ConnectionResetError)
 """How a connection closed before any byte of its answer shows."""
-MAX_JSON_DEPTH = 64
-"""How deep a JSON answer may nest; SCIM documents nest about ten levels."""
-_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
-_PAIRS = re.compile(rb"\[\]|\{\}")
 
 
 class ResponseTooLarge(httpx2.ReadError):
@@ -106,7 +104,9 @@ class GuardedTransport(httpx2.BaseTransport):
             headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
         return httpx2.Response(
             response.status,
-            headers=headers,
+            # As bytes, exactly as sent (http.client read them as latin-1): a value beyond ASCII
+            # is no error, httpx2 decodes it as it can.
+            headers=[(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers],
             stream=_GuardedBody(response, connection, self, request, decoder),
             extensions={
                 "http_version": b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1",
@@ -167,6 +167,8 @@ class GuardedTransport(httpx2.BaseTransport):
             raise
         except TimeoutError as exc:
             raise self._plain(timed_out, request, exc) from exc
+        except HeadTooLarge as exc:
+            raise ResponseTooLarge(f"the response of {origin(request.url)} {exc}", request=request) from None
         except http.client.HTTPException as exc:  # a response that is not HTTP, or cut short
             raise self._plain(httpx2.RemoteProtocolError, request, exc) from exc
         except OSError as exc:  # refused, unresolved, reset, TLS
@@ -202,21 +204,6 @@ def _decoder(header: str) -> Any:
         f"is encoded as {header.strip()!r} (Content-Encoding), though the request asked for none: only a single gzip or deflate "
         "encoding is decoded, within the profile's max_response_bytes, so the body was not read"
     )
-
-
-def json_depth_problem(body: bytes, limit: int = MAX_JSON_DEPTH) -> str | None:
-    """Why a body that looks like JSON nests too deep to be parsed safely; None when it does not."""
-    start = body[:64].lstrip()
-    if not start.startswith((b"{", b"[")) or body.count(b"[") + body.count(b"{") <= limit:
-        return None
-    brackets = _STRINGS.sub(b"", body).translate(None, _NOT_BRACKETS)
-    for _ in range(limit):  # each pass takes away the innermost level
-        brackets, removed = _PAIRS.subn(b"", brackets)
-        if not brackets or (not removed and len(brackets) <= limit):
-            return None  # shallow enough (what is left, unbalanced, the parser refuses)
-        if not removed:
-            break
-    return f"nests JSON more than {limit} levels deep, so it was not parsed"
 
 
 class _GuardedBody(httpx2.SyncByteStream):
@@ -336,10 +323,3 @@ def _find(causes: list[BaseException], kind: type[Any]) -> Any:
 def origin(url: httpx2.URL) -> str:
     port = url.port or DEFAULT_PORTS.get(url.scheme)
     return f"{url.host}:{port}"
-
-
-def byte_size(count: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            return f"{count / size:g} {unit}"
-    return f"{count} bytes"

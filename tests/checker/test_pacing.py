@@ -12,8 +12,10 @@ from datetime import datetime
 import pytest
 
 from scim_tui.checker import CheckConfig
+from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker import pacing
+from scim_tui.checker.limits import MAX_RUN_WAIT
 from scim_tui.checker.pacing import Pacing
 from scim_tui.checker.pacing import retry_after
 from scim_tui.demo import DemoServer
@@ -137,3 +139,21 @@ def test_retry_after_is_read_as_seconds_or_as_a_date():
     assert retry_after("Thu, 01 Jan 2026 12:00:30 GMT", now) == 30
     assert retry_after("Thu, 01 Jan 2026 11:00:00 GMT", now) == 0
     assert retry_after("soon") is None and retry_after("") is None and retry_after("-3") is None
+
+
+def test_a_server_busy_for_good_ends_the_run_once_it_waited_all_a_run_waits(serve, monkeypatch):
+    """Every request answered 429 with Retry-After: 5: each request alone would wait 20 s (its
+    four tries), and the run (on the test's clock) would wait minutes; it waits MAX_RUN_WAIT
+    in all, then ends, the checks left SKIPPED saying why."""
+    clock = Clock()
+    monkeypatch.setattr(pacing, "time", clock)
+    busy = Busy(make_app(), 429, every=1, retry_after="5")
+    server = serve(busy)
+    seen, results = outcomes(server.url, CheckConfig(include_tags={"discovery", "misc"}, exclude_tags={"discovery:strict"}, jobs=1))
+    assert clock.slept <= MAX_RUN_WAIT
+    why = f"the server kept answering 429 (too busy): the run's requests waited {MAX_RUN_WAIT:g} s in all for it, and a run waits {MAX_RUN_WAIT:g} s at most, so it ended early"
+    ended = [r for r in results if r.reason == f"Skipped: {why}."]
+    assert ended and all(r.status is Status.SKIPPED for r in ended)
+    # Each request is answered 5 times (sent, then again 4 times, 5 s apart): the run's wait covers
+    # MAX_RUN_WAIT / 20 of them, then the one that finds the run must end; nothing goes out after.
+    assert busy.answered <= 5 * (MAX_RUN_WAIT / 20 + 1)

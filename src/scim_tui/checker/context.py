@@ -64,6 +64,8 @@ class Discovery:
     """Why the server could not be described, when it could not."""
     unusable: dict[str, str] = field(default_factory=dict)
     """The resource types that cannot be checked, by name, with why (a schema served nowhere ...)."""
+    schema_reads: dict[str, Any] = field(default_factory=dict)
+    """What GET /Schemas/{id} answered, by schema URI: a Schema, or why there is none (discovery.schema_by_id)."""
 
 
 class CheckContext:

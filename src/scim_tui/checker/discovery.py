@@ -33,12 +33,15 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.limits import MAX_SCHEMA_READS
 from scim_tui.checker.listings import Listing
 from scim_tui.checker.listings import fetch_listing
 from scim_tui.checker.listings import listing
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.recorder import recording
+from scim_tui.checker.results import CheckConfig
 
 DISCOVERY_QUERY = {"expected_status_codes": [200], "raise_scim_errors": True}
 Document = TypeVar("Document", bound=BaseModel)
@@ -119,6 +122,7 @@ def describe_server(context: CheckContext) -> str | None:
                 client.provider = ScimProvider(provider.models, provider.resource_types, config, provider.policy)
                 return None
             resource_types = _supplied(supplied.get("resource_types"), ResourceType) or discovery.resource_types or read_resource_types(context).items
+            resource_types = _within_limit(resource_types, context.conf, discovery.unusable)
             schemas = _supplied(supplied.get("schemas"), Schema) or discovery.schemas or _listed_schemas(context)
             schemas = _completed(context, schemas, resource_types)
             usable = _usable(resource_types, schemas, base_url_of(client), discovery.unusable)
@@ -158,17 +162,30 @@ def _listed_schemas(context: CheckContext) -> list[Schema]:
 def _completed(context: CheckContext, schemas: list[Schema], resource_types: list[ResourceType]) -> list[Schema]:
     """The schemas, with those the resource types reference but the list lacks, read from /Schemas/{id}."""
     listed = {str(schema.id) for schema in schemas}
-    found = list(schemas)
-    for uri in referenced(resource_types):
-        if uri in listed:
-            continue
-        response = context.client.request("GET", f"/Schemas/{quote(uri, safe='')}")
-        if response.status_code == 200:
-            try:
-                found.append(Schema.model_validate(body_of(response)))
-            except ValidationError:
-                pass
-    return found
+    read = [schema_by_id(context, uri) for uri in referenced(resource_types) if uri not in listed]
+    return [*schemas, *(schema for schema in read if isinstance(schema, Schema))]
+
+
+def schema_by_id(context: CheckContext, uri: str) -> Schema | str:
+    """GET /Schemas/{id}, once in a run for each schema (a check and the description of the
+    server both need it, for every resource type referencing it), and for MAX_SCHEMA_READS
+    schemas at most: the schema, or why there is none, in words."""
+    reads = context.discovery.schema_reads
+    if uri not in reads:
+        if len(reads) >= MAX_SCHEMA_READS:
+            return f"schema {uri} was not read: a run reads {MAX_SCHEMA_READS} schemas one by one at most"
+        reads[uri] = _schema_read(context, uri)
+    return reads[uri]
+
+
+def _schema_read(context: CheckContext, uri: str) -> Schema | str:
+    try:
+        schema = context.client.query(Schema, quote(uri, safe=":"), expected_status_codes=context.expected_status_codes)
+    except Exception as exc:
+        return f"schema {uri} cannot be read ({describe_error(exc, 200)})"
+    if not isinstance(schema, Schema) or schema.id != uri:
+        return f"GET {context.root_path(f'/Schemas/{uri}')} answered another object"
+    return schema
 
 
 def _usable(resource_types: list[ResourceType], schemas: list[Schema], base_url: str, unusable: dict[str, str]) -> list[ResourceType]:
@@ -187,6 +204,20 @@ def _usable(resource_types: list[ResourceType], schemas: list[Schema], base_url:
             extensions = [ext for ext in resource_type.schema_extensions or [] if str(ext.schema_) in served]
             usable.append(resource_type.model_copy(update={"endpoint": endpoint, "schema_extensions": extensions or None}))
     return usable
+
+
+def _within_limit(resource_types: list[ResourceType], conf: CheckConfig, unusable: dict[str, str]) -> list[ResourceType]:
+    """The resource types, but those past the run's limit (conf.max_resource_types) among those
+    it selects, in the server's order: why each of these is not checked goes to `unusable`."""
+    selected = [rt for rt in resource_types if not conf.resource_types or str(rt.name) in conf.resource_types]
+    cut = selected[conf.max_resource_types :]
+    why = (
+        f"the run checks {conf.max_resource_types} resource types at most and the server publishes {len(selected)}: "
+        "raise max_resource_types (a profile's key, or --max-resource-types) to check more"
+    )
+    for resource_type in cut:
+        unusable[str(resource_type.name or resource_type.id)] = why
+    return [rt for rt in resource_types if all(rt is not other for other in cut)]
 
 
 def _nothing_to_check(resource_types: list[ResourceType], unusable: dict[str, str]) -> str:

@@ -123,7 +123,7 @@ def iter_checks(
     try:
         failure = describe_server(context)
     except RunCancelled as stopped:
-        if context.recorder.silence.reason is None:
+        if context.recorder.ended_early is None:
             return
         failure = stopped.reason
     resource_types = _resource_types(client, failure)
@@ -284,7 +284,7 @@ def _run_suites(context: CheckContext, suites: list[_Suite], on_leftovers: Calla
 
 def _delete_shared(context: CheckContext, last: CheckResult) -> None:
     """Delete the resources the run's references pointed at; name on `last` what could not be."""
-    leftovers = context.references.manager.cleanup()
+    leftovers = [printable(item) for item in context.references.manager.cleanup()]
     if not leftovers:
         return
     told = _leftovers_sentence(last.leftovers)
@@ -492,6 +492,7 @@ def _call(context: CheckContext, step: Step) -> list[CheckResult]:
 def _finish(
     context: CheckContext, step: Step, results: list[CheckResult], exchanges: list[Exchange], leftovers: list[str]
 ) -> list[CheckResult]:
+    leftovers = [printable(item) for item in leftovers]
     for result in results:
         _label(step, result)
         result.reason = printable(result.reason) if result.reason else result.reason

@@ -28,11 +28,11 @@ from pydantic import ValidationError
 
 from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.answers import response_problem
+from scim_tui.checker.secrets import REDACTED
 from scim_tui.checker.secrets import Secrets
 
 _why: ContextVar[str | None] = ContextVar("scim_tui_why", default=None)
 
-REDACTED = "***"
 NOTE_EXTENSION = "scim_tui.note"
 """The response extension in which a transport tells what it did beyond sending the request once."""
 
@@ -141,16 +141,13 @@ class Redactor:
         """The text with known secrets replaced and terminal control characters made visible."""
         if value is None:
             return None
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
-        return printable(value)
+        return printable(self._secrets.redact(value))
 
     def headers(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:
         """The headers, redacted; names and values interned, as thousands of exchanges repeat them."""
         redacted: dict[str, str] = {}
         for name, value in headers:
-            name = sys.intern(name)
+            name = sys.intern(printable(name))
             clean = REDACTED if is_sensitive(name) else sys.intern(self.text(value) or "")
             redacted[name] = f"{redacted[name]}, {clean}" if name in redacted else clean
         return redacted
@@ -167,16 +164,32 @@ class Redactor:
         return self.text(clean) or ""
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""What a terminal must never be given as it came: C0 and C1 control characters (an escape
+sequence moves the cursor, retitles the window, fills the clipboard with OSC 52), the bidi
+controls that reorder what is shown (a right-to-left override), and lone surrogates (no text
+encoding holds them)."""
 
 
 def printable(text: str) -> str:
-    """Text a server sent, safe to show in a terminal: control characters (an escape sequence
-    could move the cursor, clear the screen or retitle the window) become visible symbols."""
-    if not _CONTROL.search(text):
+    """Text a server sent, safe to show in a terminal and to write in any file: C0 control
+    characters become their visible symbols (␛), tab and line breaks stay; the other unsafe
+    characters become "\N{REPLACEMENT CHARACTER}"."""
+    if not _UNSAFE.search(text):
         return text
     text = text.replace("\r\n", "\n")
-    return _CONTROL.sub(lambda m: chr(0x2400 + ord(m[0])) if ord(m[0]) < 0x20 else "\N{REPLACEMENT CHARACTER}", text)
+    return _UNSAFE.sub(lambda m: chr(0x2400 + ord(m[0])) if ord(m[0]) < 0x20 else "\N{REPLACEMENT CHARACTER}", text)
+
+
+def printable_data(value: Any) -> Any:
+    """JSON values (a result's data) with every string in them, keys included, made printable."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable(str(key)): printable_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [printable_data(item) for item in value]
+    return value
 
 
 def describe_error(exc: BaseException, limit: int = 400) -> str:
@@ -186,7 +199,7 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
     """
     problem = response_problem(exc)
     if problem:
-        return _shortened(problem, limit)
+        return _shortened(printable(problem), limit)
     parts: list[str] = []
     visited: set[int] = set()
     seen: BaseException | None = exc
@@ -200,7 +213,7 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
         seen = seen.__cause__ or seen.__context__
     if len(parts) > 1 and parts[0] in GENERIC_MESSAGES:
         parts = parts[1:]
-    return _shortened("; ".join(parts) or type(exc).__name__, limit)
+    return _shortened(printable("; ".join(parts) or type(exc).__name__), limit)
 
 
 def _own_words(exc: BaseException) -> str:

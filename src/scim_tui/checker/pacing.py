@@ -2,7 +2,8 @@
 
 A 429 Too Many Requests or a 503 Service Unavailable is waited out as its Retry-After asks
 (or, without one, after an exponential back-off) and the request sent again, a few times and
-never waiting more than ``max_wait`` seconds in all for one request. Every method is resent,
+never waiting more than ``max_wait`` seconds in all for one request, nor ``max_run_wait`` for
+all the requests of the run together: past that the run ends early, saying why. Every method is resent,
 POST and PATCH included: a server answers 429 or 503 to a request it did not process
 (RFC 6585 §4, RFC 9110 §15.6.4), so sending it again cannot apply it twice.
 
@@ -21,6 +22,9 @@ from datetime import datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from scim_tui.checker.limits import MAX_REQUEST_WAIT
+from scim_tui.checker.limits import MAX_RUN_WAIT
+
 BUSY = frozenset({429, 503})
 """The statuses by which a server says it did not process the request, and when to try again."""
 POLL = 0.1
@@ -33,8 +37,11 @@ class Pacing:
 
     max_rate: float | None = None
     """Requests per second at most, for all the checks of the run together; None for no limit."""
-    max_wait: float = 60.0
+    max_wait: float = MAX_REQUEST_WAIT
     """Seconds one request may wait in all for a busy server before its answer stands."""
+    max_run_wait: float = MAX_RUN_WAIT
+    """Seconds the requests of the run may wait in all for a busy server (their waits added up,
+    whether they waited one after the other or at once): past that the run ends early."""
     retries: int = 4
     """How many times a request answered 429 or 503 is sent again."""
     backoff: float = 1.0
@@ -76,6 +83,9 @@ class Pacer:
         self.on_wait = on_wait
         self._lock = threading.Lock()
         self._next_turn = 0.0
+        self._waited = 0.0
+        self.exhausted: str | None = None
+        """Why the run ends early, once its requests waited all the run may wait for a busy server."""
 
     def take_turn(self, stopped: Callable[[], bool]) -> bool:
         """Wait for the next request's turn under the maximum rate; False when the run stopped meanwhile."""
@@ -87,17 +97,32 @@ class Pacer:
             self._next_turn = turn + 1 / self.pacing.max_rate
         return pause(turn - now, stopped)
 
-    def wait_for(self, response: Any, attempt: int, waited: float) -> Wait | None:
+    def wait_for(self, response: Any, attempt: int, waited: float, cleaning: bool = False) -> Wait | None:
         """How long to wait before sending again a request that got `response` on its `attempt`
-        (0 for the first) after waiting `waited` seconds already; None when its answer stands."""
+        (0 for the first) after waiting `waited` seconds already; None when its answer stands.
+        A clean-up request (`cleaning`) may wait past what the run may wait: it deletes what
+        the run created."""
         if response.status_code not in BUSY or attempt >= self.pacing.retries:
             return None
         asked = retry_after(response.headers.get("Retry-After", ""))
         seconds = asked if asked is not None else self.pacing.backoff * 2**attempt
-        if waited + seconds > self.pacing.max_wait:
+        if waited + seconds > self.pacing.max_wait or not (cleaning or self._within_run_wait(seconds, response.status_code)):
             return None
         said = f"Retry-After: {asked:g} s" if asked is not None else "no Retry-After: backing off"
         return Wait(seconds, f"{response.status_code} ({said})")
+
+    def _within_run_wait(self, seconds: float, status: int) -> bool:
+        """Count a wait against what the run may wait in all; False (and the run's reason to end
+        early set) when it is past that."""
+        with self._lock:
+            if self._waited + seconds <= self.pacing.max_run_wait:
+                self._waited += seconds
+                return True
+            self.exhausted = self.exhausted or (
+                f"the server kept answering {status} (too busy): the run's requests waited {self._waited:g} s in all for it, "
+                f"and a run waits {self.pacing.max_run_wait:g} s at most, so it ended early"
+            )
+            return False
 
     def wait(self, wait: Wait, request: str, stopped: Callable[[], bool]) -> bool:
         """Wait as told, shown to ``on_wait``; False when the run stopped meanwhile."""

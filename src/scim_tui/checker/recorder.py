@@ -36,13 +36,12 @@ from scim_tui.checker.exchanges import why_sent
 from scim_tui.checker.guard import WRITE_METHODS
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import WriteRefused
+from scim_tui.checker.limits import MAX_BODY_CHARS
 from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.pacing import Wait
 from scim_tui.checker.pacing import waited_note
 from scim_tui.checker.secrets import Secrets
 
-MAX_BODY_CHARS = 256 * 1024
-"""Bodies longer than this are cut in the exchange (the check itself saw all of it)."""
 SILENT_AFTER = 3
 """Requests in a row without an answer in time after which the server is taken as stopped."""
 
@@ -199,7 +198,9 @@ class Recorder:
             if not self.pacer.take_turn(self._interrupted):
                 raise RunCancelled(self.stopped)
             response = self.original(method, url, **kwargs)
-            wait = self.pacer.wait_for(response, len(waits), sum(w.seconds for w in waits))
+            wait = self.pacer.wait_for(response, len(waits), sum(w.seconds for w in waits), _cleaning.get())
+            if wait is None and self.pacer.exhausted and not _cleaning.get():
+                raise RunCancelled(self.pacer.exhausted)  # the server is too busy for the run to go on
             if wait is None:
                 return response
             if not self.pacer.wait(wait, self._named(method, url), self._interrupted):
@@ -211,10 +212,16 @@ class Recorder:
         return not _cleaning.get() and self.stopped is not None
 
     @property
+    def ended_early(self) -> str | None:
+        """Why the run ends early, when the server made it: it stopped answering, or kept
+        answering that it is too busy."""
+        return self.silence.reason or self.pacer.exhausted
+
+    @property
     def stopped(self) -> str | None:
         """Why no request but clean-up goes out any more, or None."""
-        if self.silence.reason:
-            return self.silence.reason
+        if self.ended_early:
+            return self.ended_early
         if self.cancelled is not None and self.cancelled():
             return "the run was cancelled while this check ran"
         return None

@@ -9,6 +9,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 from typing import Any
 
+from scim_tui.checker.limits import MAX_RESOURCE_TYPES
 from scim_tui.checker.pacing import Pacing
 
 if TYPE_CHECKING:
@@ -65,6 +66,9 @@ class CheckConfig:
     list or one object each). For a server that does not serve them."""
     pacing: Pacing = field(default_factory=Pacing)
     """How the run spares the server: a maximum rate, and busy answers (429, 503) waited out."""
+    max_resource_types: int = MAX_RESOURCE_TYPES
+    """How many resource types the run checks at most (each takes hundreds of requests): the
+    first ones the server publishes (of those selected); the checks of the others are SKIPPED saying so."""
 
 
 @dataclass(frozen=True)

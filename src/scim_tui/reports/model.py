@@ -22,6 +22,7 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Redactor
+from scim_tui.checker.exchanges import printable_data
 from scim_tui.checker.registry import verdict_names
 from scim_tui.profiles import Selection
 from scim_tui.reports.saved import SavedReport
@@ -234,17 +235,19 @@ def jsonable(data: Any) -> Any:
 
 
 def redacted(result: CheckResult, redactor: Redactor) -> CheckResult:
-    """A copy of a result with the known secrets taken out of its reason and data (its exchanges already are)."""
+    """A copy of a result with the known secrets taken out of its reason and data (its exchanges
+    already are), and every string of its data printable (the server's: exchanges.printable)."""
+    data = printable_data(jsonable(result.data))
     if not redactor.secrets:
-        return result
-    return replace(result, reason=redactor.text(result.reason), data=_redact_values(jsonable(result.data), redactor))
+        return replace(result, data=data)
+    return replace(result, reason=redactor.text(result.reason), data=_redact_values(data, redactor))
 
 
 def _redact_values(value: Any, redactor: Redactor) -> Any:
     if isinstance(value, str):
         return redactor.text(value)
     if isinstance(value, dict):
-        return {key: _redact_values(item, redactor) for key, item in value.items()}
+        return {redactor.text(key): _redact_values(item, redactor) for key, item in value.items()}
     if isinstance(value, list):
         return [_redact_values(item, redactor) for item in value]
     return value

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.screen import ModalScreen
 
 from scim_tui.profiles import Profile
@@ -23,6 +24,7 @@ from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.help import keys_of
 from scim_tui.tui.screens.profiles import ProfilesScreen
+from scim_tui.tui.terminal import hangup_safe
 
 if TYPE_CHECKING:
     from scim_tui.tui.messages import RunFinished
@@ -48,6 +50,13 @@ class ScimTuiApp(App[None]):
         """The signal that ended the app (SIGTERM, SIGHUP), if one did."""
         self.last_run_end: RunFinished | None = None
         """How the last run ended, told by its thread (it may end after the app stopped listening)."""
+
+    def get_driver_class(self) -> type[Driver]:
+        return hangup_safe(super().get_driver_class(), self._terminal_lost)
+
+    def _terminal_lost(self) -> None:
+        """Called from the driver's threads once the terminal is gone: as a hangup."""
+        self.call_later(self.stop_on_signal, signal.SIGHUP)
 
     def remember_run_end(self, finished: RunFinished) -> None:
         """Called from a run's thread as it ends."""
@@ -79,8 +88,9 @@ class ScimTuiApp(App[None]):
     def stop_on_signal(self, signum: int) -> None:
         """SIGTERM or SIGHUP ends the app as `q` does: a running run is cancelled, and its checks
         delete what they created before the process exits (128 + the signal's number)."""
-        self.stopped_by = signal.Signals(signum)
-        self.exit(return_code=128 + signum)
+        if self.stopped_by is None:  # a hangup may be told twice: by the signal, and by the driver
+            self.stopped_by = signal.Signals(signum)
+            self.exit(return_code=128 + signum)
 
     def open_run(self, profile: Profile) -> None:
         """Open the run screen of a profile above the current screen."""
@@ -128,10 +138,14 @@ def run_app(profile: Profile | None = None) -> int:
     The process waits, before it exits, for a cancelled run's checks to delete what they created.
     """
     app = ScimTuiApp(profile)
-    app.run()
+    try:
+        app.run()
+    except OSError:  # what Textual had left to print, on a terminal a hangup took away
+        if app.stopped_by is None:
+            raise
     if app.stopped_by is not None:
         report = app.last_run_end.report if app.last_run_end is not None else None
         left = f"; left on the server: {', '.join(report.leftovers)}" if report is not None and report.leftovers else ""
         with suppress(OSError):  # a closed terminal (SIGHUP) takes standard error with it
             print(f"scim-tui: terminated ({app.stopped_by.name}): a running run's checks deleted what they had created{left}.", file=sys.stderr)
-    return app.return_code or 0
+    return 128 + app.stopped_by if app.stopped_by is not None else app.return_code or 0

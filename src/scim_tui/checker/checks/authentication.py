@@ -25,6 +25,7 @@ from scim_tui.checker.recorder import run_secrets
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
+from scim_tui.checker.secrets import Secrets
 
 SCHEME_KINDS = {"oauthbearertoken": "bearer", "oauth2": "bearer", "oauth": "bearer", "httpbasic": "basic"}
 """The credential a wrong one is forged for, by the type of an authentication scheme (RFC 7643 §5)."""
@@ -37,12 +38,12 @@ class Credentials(httpx2.Auth):
     `authorization` instead when given."""
 
     def __init__(self, known_secrets: Iterable[str], authorization: str | None = None):
-        self.known_secrets = [secret for secret in known_secrets if secret]
+        self.known_secrets = Secrets(known_secrets)
         self.authorization = authorization
 
     def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
         for name, value in list(request.headers.items()):
-            if is_sensitive(name) or any(secret in value for secret in self.known_secrets):
+            if is_sensitive(name) or self.known_secrets.found_in(value):
                 del request.headers[name]
         if self.authorization:
             request.headers["Authorization"] = self.authorization

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scim2_models import ResourceType
-from scim2_models import Schema
 
 from scim_tui.checker.answers import listed as listed_words
 from scim_tui.checker.checks.probes import answers_not_found
@@ -13,7 +12,7 @@ from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.discovery import read_resource_types
 from scim_tui.checker.discovery import relative_endpoint
-from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.discovery import schema_by_id
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -133,10 +132,5 @@ def resource_types_schema_validation(context: CheckContext) -> list[CheckResult]
 
 
 def _schema_problem(context: CheckContext, uri: str) -> str | None:
-    try:
-        schema = context.client.query(Schema, uri, expected_status_codes=context.expected_status_codes)
-    except Exception as exc:
-        return f"schema {uri} cannot be read ({describe_error(exc, 200)})"
-    if not isinstance(schema, Schema) or schema.id != uri:
-        return f"GET {context.root_path(f'/Schemas/{uri}')} answered another object"
-    return None
+    read = schema_by_id(context, uri)
+    return read if isinstance(read, str) else None

@@ -39,6 +39,7 @@ from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.exchanges import printable
 from scim_tui.history import RunChanges
 from scim_tui.journal import left_behind
 from scim_tui.profile_baseline import ProfileBaseline
@@ -190,7 +191,8 @@ class RunScreen(Screen[None]):
         chosen = set(self.profile.selection.resource_types)
         options = self.query_one("#resource-types", SelectionList)
         options.clear_options()
-        options.add_options([(name, name, not chosen or name in chosen) for name in message.names])
+        # The server's names, shown as text (never markup) with control characters made visible.
+        options.add_options([(Text(printable(name)), name, not chosen or name in chosen) for name in message.names])
         note.display = bool(message.error) or not message.names
         note.update(Text(f"Could not read the resource types: {message.error}" if message.error else "The server publishes no resource type."))
 
@@ -221,12 +223,12 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(RunRequest(self.run_id + 1, self.profile, selection.check_config(self.profile.jobs, self.profile.max_rate), selection))
+        self._start(RunRequest(self.run_id + 1, self.profile, selection.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types), selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
         everything = Selection()
-        self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs, self.profile.max_rate), everything, only=checks))
+        self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types), everything, only=checks))
 
     def action_rerun_failed(self) -> None:
         failed = self.state.failed_checks()
