@@ -12,6 +12,7 @@ from rich.console import Console
 from scim2_models import Group
 from scim2_models import User
 from textual.command import CommandList
+from textual.notifications import Notification
 from textual.pilot import Pilot
 
 from scim_tui.demo import make_app
@@ -34,6 +35,13 @@ PASSING = Selection(exclude_tags=sorted(SCIM2_SERVER_BREAKS))
 FEW = Selection(include_tags=["misc", "service-provider-config"])
 """Three checks (random_url among them, which broken_random_url fails), every other one
 skipped: for the tests that need a run with results, not a run of every check."""
+
+
+@pytest.fixture(autouse=True)
+def lasting_notifications(monkeypatch) -> None:
+    """Notifications stay until a test reads them: a busy machine may take longer than their few
+    seconds on screen to get there, and a test must not depend on how fast it is."""
+    monkeypatch.setattr(Notification, "has_expired", property(lambda notification: False))
 
 
 @pytest.fixture
