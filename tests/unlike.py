@@ -186,6 +186,22 @@ def _attribute_change(name: str, **changes: Any) -> Callable[[dict[str, Any]], d
     return change
 
 
+def _sub_attribute_dropped(name: str, sub: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def change(schema: dict[str, Any]) -> dict[str, Any]:
+        def dropped(attribute: dict[str, Any]) -> dict[str, Any]:
+            return attribute | {"subAttributes": [s for s in attribute.get("subAttributes", []) if s.get("name") != sub]}
+
+        return schema | {"attributes": [dropped(a) if a.get("name") == name else a for a in schema.get("attributes", [])]}
+
+    return change
+
+
+def replay_beyond_the_schema(app: WSGI) -> Broken:
+    """/Schemas describes a User's name without `formatted`, which Entra sends (and the server takes):
+    a provider's body is the server's to judge, not the client's."""
+    return _schema_change(app, USER, _sub_attribute_dropped("name", "formatted"))
+
+
 class ImmutableDisplayName(Middleware):
     """Declares a User's displayName immutable in /Schemas, and refuses (400 mutability) a
     PUT or PATCH that changes it, as RFC 7643 §2.2 lets it."""
@@ -364,6 +380,7 @@ PERSONALITIES: dict[str, Personality] = {
     "RFC schema name": Personality(lambda: rfc_schema_name(make_app())),
     "members ignored on create": Personality(lambda: members_ignored_on_create(make_app())),
     "filter ignored": Personality(lambda: filter_ignored(make_app())),
+    "replay body beyond the schema": Personality(lambda: replay_beyond_the_schema(make_app())),
     "soft delete": Personality(lambda: SoftDelete(make_app())),
     "duplicates accepted": Personality(lambda: DuplicatesAccepted(make_app())),
     "PATCH 501 though claimed": Personality(lambda: patch_not_implemented(make_app())),

@@ -19,11 +19,13 @@ from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import scim_error
 from tests.servers import stored
+from tests.unlike import PERSONALITIES
 
 RESOURCES = r"/v2/(Users|Groups)/[^/]+"
 USERS = "/v2/Users"
-SCIM2_SERVER_FAILS = {("entra_set_manager", "User"), ("entra_remove_member", "Group")}
+SCIM2_SERVER_FAILS = {("entra_set_manager", "User"), ("entra_create_group", "Group"), ("entra_remove_member", "Group")}
 """The Entra ID shapes scim2-server 0.8.3 really refuses (README, "Identity provider readiness")."""
+ENTRA_BLOCKS = "entra_set_manager (User) failed, entra_create_group (Group) failed, entra_remove_member (Group) failed"
 OKTA_READY = "READY for Okta: all 10 steps passed."
 
 
@@ -65,7 +67,7 @@ def assert_idp_run(server, results, fails: set, entra: str, okta: str = OKTA_REA
 def test_scim2_server_runs_every_step_and_fails_two_of_entra(serve):
     server = serve(make_app())
     results = run(server.url)
-    entra = "NOT READY for Entra ID: 2 of 14 steps block: entra_set_manager (User) failed, entra_remove_member (Group) failed."
+    entra = f"NOT READY for Entra ID: 3 of 14 steps block: {ENTRA_BLOCKS}."
     assert_idp_run(server, results, set(), entra)
     assert verdict(results, "entra").status is Status.ERROR
     [manager] = reasons(results, "entra_set_manager")
@@ -99,6 +101,35 @@ def test_the_requests_are_those_of_each_provider(serve):
     assert [ops[0]["op"] for ops in patches] == ["Replace", "Add", "Remove"]
 
 
+def test_each_replay_is_the_providers_own_request_on_the_wire(serve):
+    """Entra's group creation carries its second schema URN, its manager a $ref holding the manager's
+    URL; scim2-server refuses both shapes (the RFC spelling passes), and the group steps after the
+    creation still run, on a group made as the RFC spells it."""
+    server = serve(make_app())
+    results = run(server.url)
+    [group] = [r for r in results if r.title == "entra_create_group"]
+    sent = json.loads(group.exchanges[0].request_body)
+    assert sent["schemas"] == ["urn:ietf:params:scim:schemas:core:2.0:Group", "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group"]
+    assert sent["meta"] == {"resourceType": "Group"} and group.exchanges[0].request_headers["content-type"] == "application/scim+json"
+    assert group.reason == "POST /v2/Groups answered 400: Unknown extension schemas: http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group"
+    [manager] = [r for r in results if r.title == "entra_set_manager"]
+    [operation] = json.loads(next(e for e in manager.exchanges if e.method == "PATCH").request_body)["Operations"]
+    [value] = operation["value"]
+    assert operation["op"] == "Add" and operation["path"] == "manager" and value["$ref"] == f"{server.url}/Users/{value['value']}"
+    added = [r for r in results if r.title == "entra_add_members"]
+    assert [r.status for r in added] == [Status.SUCCESS]
+
+
+def test_a_replay_body_the_servers_schemas_do_not_describe_still_goes_on_the_wire(serve):
+    """A provider does not read /Schemas before it sends: neither does the replay (name.formatted,
+    absent from the User schema served, is sent, and the server takes it)."""
+    server = serve(PERSONALITIES["replay body beyond the schema"].app())
+    results = run(server.url)
+    assert_idp_run(server, results, set(), f"NOT READY for Entra ID: 3 of 14 steps block: {ENTRA_BLOCKS}.")
+    [creation, *_] = [r for r in results if r.title == "entra_create_user"]
+    assert json.loads(creation.exchanges[0].request_body)["name"]["formatted"].startswith("scim-tui-")
+
+
 def _lower_case_only(op: dict) -> dict:
     return op if op["op"] == op["op"].lower() else {**op, "op": f"unknown-{op['op']}"}
 
@@ -111,9 +142,9 @@ def test_ops_accepted_only_in_lower_case_fail_entra_not_okta(serve):
         ("entra_replace_employee_number", "User"), ("entra_add_members", "Group"),
     }
     entra = (
-        "NOT READY for Entra ID: 7 of 14 steps block: entra_capitalised_ops (User) failed, entra_disable_user (User) failed, "
+        "NOT READY for Entra ID: 8 of 14 steps block: entra_capitalised_ops (User) failed, entra_disable_user (User) failed, "
         "entra_replace_work_email (User) failed, entra_replace_employee_number (User) failed, entra_set_manager (User) failed, "
-        "entra_add_members (Group) failed and 1 more."
+        "entra_create_group (Group) failed and 2 more."
     )
     assert_idp_run(server, results, capitalised, entra)
     for title in ("entra_capitalised_ops", "entra_replace_work_email", "entra_replace_employee_number", "entra_add_members"):
@@ -133,7 +164,7 @@ def test_false_as_a_string_refused_fails_entra_disable_user_only(serve):
 
     server = serve(Broken(make_app()).rewrite_request_json("PATCH", RESOURCES, lambda body: operations(body, refuse_strings)))
     results = run(server.url)
-    entra = "NOT READY for Entra ID: 3 of 14 steps block: entra_disable_user (User) failed, entra_set_manager (User) failed, entra_remove_member (Group) failed."
+    entra = f"NOT READY for Entra ID: 4 of 14 steps block: entra_disable_user (User) failed, {ENTRA_BLOCKS}."
     assert_idp_run(server, results, {("entra_disable_user", "User")}, entra)
     [disable] = reasons(results, "entra_disable_user")
     assert 'The same change as the RFC spells it passes: Entra sends active as the string "False" by default' in disable
@@ -148,8 +179,7 @@ def test_a_filter_without_match_answered_404_fails_entra_test_connection_okta_to
     server = serve(Broken(make_app()).rewrite("GET", USERS, _no_match_is_404))
     results = run(server.url)
     entra = (
-        "NOT READY for Entra ID: 3 of 14 steps block: entra_test_connection (User) failed, entra_set_manager (User) failed, "
-        "entra_remove_member (Group) failed."
+        f"NOT READY for Entra ID: 4 of 14 steps block: entra_test_connection (User) failed, {ENTRA_BLOCKS}."
     )
     assert_idp_run(server, results, {("entra_test_connection", "User")}, entra, "READY for Okta: all 10 steps passed; 1 with a deviation the provider tolerates.")
     [connection] = reasons(results, "entra_test_connection")
@@ -178,7 +208,7 @@ def _member_removal(change):
 def test_remove_members_with_a_value_ignored_or_applied_to_all_fails_entra(serve, change, words, blamed):
     server = serve(Broken(make_app()).rewrite_request_json("PATCH", r"/v2/Groups/[^/]+", _member_removal(change)))
     results = run(server.url)
-    entra = "NOT READY for Entra ID: 2 of 14 steps block: entra_set_manager (User) failed, entra_remove_member (Group) failed."
+    entra = f"NOT READY for Entra ID: 3 of 14 steps block: {ENTRA_BLOCKS}."
     assert_idp_run(server, results, set(), entra)
     [removal] = reasons(results, "entra_remove_member")
     assert removal.startswith("Remove members with a value: a GET after the 204 answer") and words in removal
@@ -196,8 +226,8 @@ def test_a_disabled_user_hidden_from_filters_fails_entra(serve):
     server = serve(Broken(make_app()).rewrite_json("GET", USERS, _without_inactive))
     results = run(server.url)
     entra = (
-        "NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) failed, entra_disabled_user_found (User) failed, "
-        "entra_remove_member (Group) failed."
+        "NOT READY for Entra ID: 4 of 14 steps block: entra_set_manager (User) failed, entra_disabled_user_found (User) failed, "
+        "entra_create_group (Group) failed, entra_remove_member (Group) failed."
     )
     assert_idp_run(server, results, {("entra_disabled_user_found", "User")}, entra)
     read, found = [r for r in results if r.title == "entra_disabled_user_found"]
@@ -209,7 +239,7 @@ def test_start_index_and_count_ignored_fail_okta_test_connection(serve):
     ignoring = Broken(make_app()).rewrite_query("GET", USERS, lambda query: {k: v for k, v in query.items() if k not in ("startIndex", "count")})
     server = serve(ignoring)
     results = run(server.url)
-    entra = "NOT READY for Entra ID: 2 of 14 steps block: entra_set_manager (User) failed, entra_remove_member (Group) failed."
+    entra = f"NOT READY for Entra ID: 3 of 14 steps block: {ENTRA_BLOCKS}."
     assert_idp_run(server, results, {("okta_test_connection", "User")}, entra, "NOT READY for Okta: 1 of 10 steps block: okta_test_connection (User) failed.")
     [connection] = reasons(results, "okta_test_connection")
     assert re.fullmatch(r"GET /v2/Users\?startIndex=1&count=2 answered \d+ users: count is ignored \(RFC 7644 §3\.4\.2\.4\)\.", connection)
@@ -222,8 +252,8 @@ def test_patch_without_a_path_refused_fails_okta_and_entras_compliant_replace(se
     server = serve(Broken(make_app()).rewrite_request_json("PATCH", RESOURCES, lambda body: operations(body, refuse)))
     results = run(server.url)
     entra = (
-        "NOT READY for Entra ID: 3 of 14 steps block: entra_replace_dotted_keys (User) failed, entra_set_manager (User) failed, "
-        "entra_remove_member (Group) failed."
+        "NOT READY for Entra ID: 4 of 14 steps block: entra_replace_dotted_keys (User) failed, entra_set_manager (User) failed, "
+        "entra_create_group (Group) failed, entra_remove_member (Group) failed."
     )
     okta = "NOT READY for Okta: 2 of 10 steps block: okta_deactivate_user (User) failed, okta_rename_group (Group) failed."
     assert_idp_run(server, results, {("entra_replace_dotted_keys", "User"), ("okta_deactivate_user", "User"), ("okta_rename_group", "Group")}, entra, okta)
@@ -238,7 +268,7 @@ def test_the_compliant_dialect_is_a_tag_of_its_own(serve):
     assert {r.title for r in results if "idp:entra:compliant" in r.tags and r.status is Status.SKIPPED} == {
         "entra_disable_user_boolean", "entra_replace_dotted_keys", "entra_remove_member_filter",
     }
-    assert verdict(results, "entra").reason == "NOT READY for Entra ID: 2 of 11 steps block: entra_set_manager (User) failed, entra_remove_member (Group) failed."
+    assert verdict(results, "entra").reason == f"NOT READY for Entra ID: 3 of 11 steps block: {ENTRA_BLOCKS}."
     assert stored(server.url) == []
 
 
@@ -277,7 +307,7 @@ def test_counts_answered_as_strings_fail_the_steps_reading_lists(serve):
 
     server = serve(Broken(make_app()).rewrite_json("GET", USERS, strings))
     results = run(server.url)
-    lists = [r for r in results if r.status.failed and r.title not in ("entra_set_manager", "entra_remove_member") and not r.title.endswith("_readiness")]
+    lists = [r for r in results if r.status.failed and (r.title, r.resource_type) not in SCIM2_SERVER_FAILS and not r.title.endswith("_readiness")]
     assert {r.title for r in lists} == {
         "entra_test_connection", "entra_create_user", "entra_disabled_user_found",
         "okta_test_connection", "okta_lookup_missing_user", "okta_create_user", "okta_import_users",

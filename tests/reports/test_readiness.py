@@ -15,12 +15,12 @@ from tests.servers import Broken
 from tests.servers import stored
 
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
-NOT_READY = "NOT READY for Entra ID: 2 of 14 steps block: entra_set_manager (User) failed, entra_remove_member (Group) failed."
+NOT_READY = "NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) failed, entra_create_group (Group) failed, entra_remove_member (Group) failed."
 READY = "READY for Entra ID: all 14 steps passed."
 
 
 def _as_the_rfc_spells_it(operation: dict) -> list[dict]:
-    """Entra's two shapes scim2-server refuses, turned into the RFC's: a server speaking Entra's dialect."""
+    """Entra's PATCH shapes scim2-server refuses, turned into the RFC's: a server speaking Entra's dialect."""
     if operation.get("path") == "manager":
         return [{"op": "add", "path": f"{ENTERPRISE}:manager", "value": {"value": operation["value"][0]["value"]}}]
     if operation["op"] == "Remove" and operation.get("path") == "members" and "value" in operation:
@@ -28,9 +28,13 @@ def _as_the_rfc_spells_it(operation: dict) -> list[dict]:
     return [operation]
 
 
+def _core_schemas_only(body: dict) -> dict:
+    return {**body, "schemas": [urn for urn in body["schemas"] if urn.startswith("urn:ietf:params:scim:schemas:")]}
+
+
 def entra_speaking(app):
     rewrite = lambda body: {**body, "Operations": [new for op in body["Operations"] for new in _as_the_rfc_spells_it(op)]}  # noqa: E731
-    return Broken(app).rewrite_request_json("PATCH", r"/v2/(Users|Groups)/[^/]+", rewrite)
+    return Broken(app).rewrite_request_json("PATCH", r"/v2/(Users|Groups)/[^/]+", rewrite).rewrite_request_json("POST", "/v2/Groups", _core_schemas_only)
 
 
 @pytest.mark.parametrize(("speaks_entra", "status", "verdict"), [(False, 1, NOT_READY), (True, 0, READY)], ids=["scim2-server", "entra-dialect"])

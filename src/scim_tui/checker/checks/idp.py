@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
-from dataclasses import field
 from typing import Any
 
 from scim2_models import EnterpriseUser
@@ -24,7 +22,12 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.idp_wire import Provider
+from scim_tui.checker.checks.idp_wire import created as wire_created
+from scim_tui.checker.checks.idp_wire import patched
+from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
+from scim_tui.checker.checks.patch_paths import holds
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import unique_string
@@ -38,20 +41,6 @@ GROUP_SCHEMA = str(Group.__schema__)
 ENTERPRISE = str(EnterpriseUser.__schema__)
 NAMED = 6
 """How many blocking steps a readiness verdict names, so that its reason stays one readable line."""
-
-
-@dataclass(frozen=True)
-class Provider:
-    """An identity provider whose requests are replayed: its name, its tag, the headers it sends."""
-
-    name: str
-    tag: str
-    headers: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def request(self) -> dict[str, Any]:
-        """What goes with each of its requests (the client's keyword arguments)."""
-        return {"headers": dict(self.headers)} if self.headers else {}
 
 
 def step(context: CheckContext, label: str, run: Callable[[], CheckResult], note: str = "", plain: Callable[[], CheckResult] | None = None) -> CheckResult:
@@ -72,7 +61,7 @@ def step(context: CheckContext, label: str, run: Callable[[], CheckResult], note
 
 def get(context: CheckContext, provider: Provider, path: str, params: dict[str, Any]) -> Any:
     """A GET as the provider sends it; the raw response."""
-    return context.client.request("GET", path, params=params, **provider.request)
+    return send(context, provider, "GET", path, params=params)
 
 
 def asked(context: CheckContext, path: str, params: dict[str, Any]) -> str:
@@ -179,12 +168,17 @@ def reads_inactive(context: CheckContext, provider: Provider, target: Target) ->
     return CheckResult(Status.SUCCESS, reason=f"{request} answered the user, with active false.", data=payload)
 
 
-def created(
-    context: CheckContext, provider: Provider, model: type[Resource[Any]], values: dict[str, Any], extra: dict[str, Any], checked: bool = False
-) -> Target:
-    """A resource created with the provider's body (deleted when the check ends)."""
-    resource = context.resource_manager.create_and_register(model, fill_all=False, values=kept(model, values), checked=checked, extra=extra, **provider.request)
-    return Target(model, str(resource.id), resource_path(context, model, resource.id), resource.model_dump())
+def created(context: CheckContext, provider: Provider, model: type[Resource[Any]], values: dict[str, Any], extra: dict[str, Any], checked: bool = False) -> Target:
+    """A resource created with the provider's body: `values` of the attributes the server's model
+    has (a provider sends only those mapped to the app), and `extra` as it is (what the provider
+    always sends: its schemas, meta, an empty roles ...). Deleted when the check ends."""
+    return wire_created(context, provider, model, {**extra, **kept(model, values)}, checked=checked)
+
+
+def applied(context: CheckContext, provider: Provider, target: Target, label: str, operations: list[dict[str, Any]], expected: dict[str, Any], outcome: str) -> CheckResult:
+    """PATCH operations as the provider writes them, then whether the resource holds each expected value (patch_paths.holds)."""
+    seen, source = patched(context, provider, target, operations)
+    return holds(target, label, seen, source, expected, outcome)
 
 
 def member_ids(context: CheckContext, count: int, make: Callable[[CheckContext, type[Resource[Any]]], Target]) -> list[str] | CheckResult:

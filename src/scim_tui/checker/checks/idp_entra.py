@@ -21,7 +21,7 @@ from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import ENTERPRISE
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
-from scim_tui.checker.checks.idp import Provider
+from scim_tui.checker.checks.idp import applied
 from scim_tui.checker.checks.idp import asked
 from scim_tui.checker.checks.idp import created
 from scim_tui.checker.checks.idp import empty_list
@@ -34,17 +34,20 @@ from scim_tui.checker.checks.idp import readiness
 from scim_tui.checker.checks.idp import reads_inactive
 from scim_tui.checker.checks.idp import step
 from scim_tui.checker.checks.idp import user_body
+from scim_tui.checker.checks.idp_wire import Provider
+from scim_tui.checker.checks.idp_wire import patched
 from scim_tui.checker.checks.patch import Target
-from scim_tui.checker.checks.patch import send_patch
-from scim_tui.checker.checks.patch_paths import applied
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
 
-ENTRA = Provider("Entra ID", "idp:entra")
+ENTRA = Provider("Entra ID", "idp:entra", "entra")
+ENTRA_GROUP = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group"
+"""The second schema URN of the groups Entra creates (the tutorial's Create Group)."""
 TAGS = ("idp", "idp:entra")
 COMPLIANT = (*TAGS, "idp:entra:compliant")
 CAPITALISED = (
@@ -59,7 +62,7 @@ DOTTED_KEYS = (
     "with the attribute), which RFC 7644 §3.5.2.3 reads as the target location of each value."
 )
 MANAGER = (
-    'Entra sends the path "manager" without the enterprise extension\'s URN, and an array of one {"$ref": null, "value": …} '
+    'Entra sends the path "manager" without the enterprise extension\'s URN, and an array of one {"$ref": …, "value": …} '
     "though manager is single-valued (RFC 7643 §4.3); its tutorial shows this shape."
 )
 MEMBER_VALUE = (
@@ -73,7 +76,8 @@ def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = Fal
     body = user_body("entra")
     body["name"]["formatted"] = unique_string("formatted")
     body = {**body, ENTERPRISE: {"employeeNumber": unique_string("employee"), "department": unique_string("department")}, **values}
-    return created(context, ENTRA, model, body, {"meta": {"resourceType": "User"}, "roles": []}, checked=checked)
+    schemas = [USER_SCHEMA, *([ENTERPRISE] if has(model, ENTERPRISE) else [])]
+    return created(context, ENTRA, model, body, {"schemas": schemas, "meta": {"resourceType": "User"}, "roles": []}, checked=checked)
 
 
 def _patched(
@@ -82,8 +86,8 @@ def _patched(
     """One PATCH operation as Entra sends it, then each expected value read back; when it fails,
     the `plain` operation (the RFC's spelling of the same change) tells whether `note` is the cause."""
     outcome = "the value sent" if any(value is not None for value in expected.values()) else "no value any more"
-    run = partial(applied, context, target, label, [operation], expected, outcome)
-    return step(context, label, run, note, partial(applied, context, target, label, [plain], expected, outcome) if plain else None)
+    run = partial(applied, context, ENTRA, target, label, [operation], expected, outcome)
+    return step(context, label, run, note, partial(applied, context, ENTRA, target, label, [plain], expected, outcome) if plain else None)
 
 
 def _lower(operation: dict[str, Any]) -> dict[str, Any]:
@@ -236,7 +240,7 @@ def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) 
     label = 'Replace emails[type eq "work"].value'
 
     def replace(operation: dict[str, Any]) -> CheckResult:
-        seen, source = send_patch(context, target, [operation])
+        seen, source = patched(context, ENTRA, target, [operation])
         work = [item.get("value") for item in seen.get("emails") or [] if isinstance(item, dict) and str(item.get("type")).lower() == "work"]
         if address.lower() not in [str(value).lower() for value in work]:
             return CheckResult(Status.ERROR, reason=f"{label}: {source} holds {shown(work)} as the work email instead of {address!r}.", data=seen)
@@ -266,19 +270,20 @@ def entra_replace_employee_number(context: CheckContext, model: type[Resource[An
 
 @checker(*TAGS, section="3.5.2.1", schema=USER_SCHEMA)
 def entra_set_manager(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """Entra ID sets a user's manager with ``{"op": "Add", "path": "manager", "value": [{"$ref": null, "value": "<id>"}]}`` (RFC 7644 §3.5.2.1).
+    """Entra ID sets a user's manager with ``{"op": "Add", "path": "manager", "value": [{"$ref": "<manager's URL>", "value": "<id>"}]}`` (RFC 7644 §3.5.2.1).
 
-    The tutorial's shape (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups).
-    Creates the manager and the user, then sends it: SUCCESS when the
-    enterprise manager's value is the manager's id; ERROR otherwise; SKIPPED
-    when the server's User has no enterprise extension.
+    The tutorial's example 5 (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups),
+    its ``$ref`` the manager's URL under the tenant URL. Creates the manager and
+    the user, then sends it: SUCCESS when the enterprise manager's value is the
+    manager's id; ERROR otherwise; SKIPPED when the server's User has no
+    enterprise extension.
     """
     skipped = _no_enterprise(model)
     if skipped:
         return skipped
     manager = _user(context, model)
     target = _user(context, model)
-    operation = {"op": "Add", "path": "manager", "value": [{"$ref": None, "value": manager.id}]}
+    operation = {"op": "Add", "path": "manager", "value": [{"$ref": f"{context.guard.base_url}{manager.url}", "value": manager.id}]}
     path = f"{ENTERPRISE}:manager"
     plain = {"op": "add", "path": path, "value": {"value": manager.id}}
     return [_patched(context, target, "Add manager", operation, {path: {"value": manager.id}}, MANAGER, plain)]
@@ -304,11 +309,19 @@ def entra_disabled_user_found(context: CheckContext, model: type[Resource[Any]])
 
 
 def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False, members: list[str] | None = None) -> Target:
-    """A group created with Entra's body: externalId, displayName, meta.resourceType (and members to start with)."""
+    """A group created with Entra's body: its two schema URNs, externalId, displayName, meta.resourceType
+    (and members to start with). A group another step works on is created with the core schema
+    alone when the server refuses Entra's with a 4xx: entra_create_group reports that refusal."""
     values: dict[str, Any] = {"displayName": unique_string("displayName"), "externalId": unique_string("entra")}
     if members:
         values["members"] = [{"value": member} for member in members]
-    return created(context, ENTRA, model, values, {"meta": {"resourceType": "Group"}}, checked=checked)
+    extra = {"schemas": [GROUP_SCHEMA, ENTRA_GROUP], "meta": {"resourceType": "Group"}}
+    try:
+        return created(context, ENTRA, model, values, extra, checked=checked)
+    except PrerequisiteFailed:
+        if not 400 <= (context.exchanges[-1].status_code or 0) < 500:
+            raise
+    return created(context, ENTRA, model, values, {**extra, "schemas": [GROUP_SCHEMA]})
 
 
 @checker(*TAGS, section="3.4", schema=GROUP_SCHEMA)
@@ -316,7 +329,7 @@ def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> lis
     """Entra ID creates a group, then reads it without its members, by id and by displayName (RFC 7644 §3.3, §3.9).
 
     Per the tutorial (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups):
-    POST with ``meta.resourceType``, then ``GET /Groups/{id}?excludedAttributes=members``
+    POST with its two schema URNs (the core one and ``http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group``) and ``meta.resourceType``, then ``GET /Groups/{id}?excludedAttributes=members``
     and ``GET /Groups?excludedAttributes=members&filter=displayName eq "…"``.
     One result each: SUCCESS on 201, on 200 with the group, on a list holding
     the group alone; ERROR otherwise.
@@ -352,7 +365,7 @@ def entra_add_members(context: CheckContext, model: type[Resource[Any]]) -> list
     label = "Add two members"
 
     def add(operation: dict[str, Any]) -> CheckResult:
-        seen, source = send_patch(context, target, [operation])
+        seen, source = patched(context, ENTRA, target, [operation])
         return membership(label, source, seen, users, [])
 
     return [step(context, label, partial(add, operation), CAPITALISED, partial(add, _lower(operation)))]
@@ -368,7 +381,7 @@ def _removal(context: CheckContext, model: type[Resource[Any]], label: str, oper
     target = _group(context, model, members=users)
 
     def remove(operation: dict[str, Any]) -> CheckResult:
-        seen, source = send_patch(context, target, [operation])
+        seen, source = patched(context, ENTRA, target, [operation])
         return membership(label, source, seen, [kept], [removed])
 
     plain = partial(remove, _filtered_removal(removed)) if note else None

@@ -21,7 +21,7 @@ from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
-from scim_tui.checker.checks.idp import Provider
+from scim_tui.checker.checks.idp import applied
 from scim_tui.checker.checks.idp import asked
 from scim_tui.checker.checks.idp import created
 from scim_tui.checker.checks.idp import empty_list
@@ -36,10 +36,10 @@ from scim_tui.checker.checks.idp import reads_inactive
 from scim_tui.checker.checks.idp import resources_in
 from scim_tui.checker.checks.idp import step
 from scim_tui.checker.checks.idp import user_body
+from scim_tui.checker.checks.idp_wire import Provider
+from scim_tui.checker.checks.idp_wire import patched
+from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
-from scim_tui.checker.checks.patch import send_patch
-from scim_tui.checker.checks.patch_paths import applied
-from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import unique_string
@@ -48,7 +48,7 @@ from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-OKTA = Provider("Okta", "idp:okta", {"User-Agent": "Okta SCIM Client 1.0.0"})
+OKTA = Provider("Okta", "idp:okta", "okta", {"User-Agent": "Okta SCIM Client 1.0.0"})
 TAGS = ("idp", "idp:okta")
 PAGE = 100
 """Okta imports users in pages of this many."""
@@ -66,7 +66,8 @@ RENAME = (
 def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
     """A user created with the body Okta sends: password, an empty groups, externalId, locale."""
     body = {**user_body("okta"), "locale": "en-US"}
-    return created(context, OKTA, model, body, {"password": f"Scim-tui-{uuid.uuid4().hex}", "groups": []}, checked=checked)
+    extra = {"schemas": [USER_SCHEMA], "password": f"Scim-tui-{uuid.uuid4().hex}", "groups": []}
+    return created(context, OKTA, model, body, extra, checked=checked)
 
 
 @checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
@@ -207,7 +208,7 @@ def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> l
         current = body_of(read)
         if read.status_code != 200 or not isinstance(current, dict):
             return CheckResult(Status.ERROR, reason=f"GET {path} answered {read.status_code} with {body_kind(read.text)} instead of the User.", data=current)
-        response = send_json(context, "PUT", target.url, {**current, "displayName": value}, headers=OKTA.headers)
+        response = send(context, OKTA, "PUT", target.url, {**current, "displayName": value})
         payload = body_of(response)
         shown_name = member(payload, "displayName")
         if response.status_code != 200 or not matches(value, shown_name):
@@ -230,7 +231,7 @@ def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> l
     target = _user(context, model)
     label = 'replace without a path, value {"active": false}'
     deactivate, plain = (
-        partial(applied, context, target, label, [operation], {"active": False}, "active false", **OKTA.request)
+        partial(applied, context, OKTA, target, label, [operation], {"active": False}, "active false")
         for operation in ({"op": "replace", "value": {"active": False}}, {"op": "replace", "path": "active", "value": False})
     )
 
@@ -240,7 +241,7 @@ def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> l
 
 def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False, members: list[str] | None = None) -> Target:
     """A group created with Okta's body: displayName and members (an empty list unless given)."""
-    extra = {"members": [{"value": user} for user in members or []]}
+    extra = {"schemas": [GROUP_SCHEMA], "members": [{"value": user} for user in members or []]}
     return created(context, OKTA, model, {"displayName": unique_string("displayName")}, extra, checked=checked)
 
 
@@ -266,7 +267,7 @@ def okta_rename_group(context: CheckContext, model: type[Resource[Any]]) -> list
     name = unique_string("displayName")
     label = "replace without a path, value {id, displayName}"
     run, plain = (
-        partial(applied, context, target, label, [{"op": "replace", "value": value}], {"displayName": name}, "the new displayName", **OKTA.request)
+        partial(applied, context, OKTA, target, label, [{"op": "replace", "value": value}], {"displayName": name}, "the new displayName")
         for value in ({"id": target.id, "displayName": name}, {"displayName": name})
     )
     return [step(context, label, run, RENAME, plain)]
@@ -281,7 +282,7 @@ def _members_changed(context: CheckContext, model: type[Resource[Any]], label: s
     target = _group(context, model, members=[old])
 
     def change() -> CheckResult:
-        seen, source = send_patch(context, target, operations(old, new), **OKTA.request)
+        seen, source = patched(context, OKTA, target, operations(old, new))
         return membership(label, source, seen, [new], [old])
 
     return [step(context, label, change)]
