@@ -342,6 +342,6 @@ WHOLE_PATCH_ANSWER = {"QUERY_STRING": "excludedAttributes=password"}
 SCIM2_SERVER_BREAKS = frozenset({"discovery:strict", "projection", "errors:members", "idp:entra"})
 """The tags of the checks scim2-server really fails or deviates on (README, "What is checked":
 no authenticationSchemes, `attributes` ignored on POST, a Group member naming no resource kept;
-"Identity provider readiness": Entra's manager and member removal). A test that needs a run to
+"Identity provider readiness": three Entra shapes refused, DEVIATIONs). A test that needs a run to
 pass on scim2-server leaves them out; tests/checker/test_full_run.py and test_errors.py assert
 those verdicts."""

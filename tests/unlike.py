@@ -30,6 +30,7 @@ from tests.servers import scim_error
 USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group"
 SPC_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"
+ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 WSGI = Callable[[dict[str, Any], Callable[..., Any]], Any]
 
 
@@ -200,6 +201,26 @@ def replay_beyond_the_schema(app: WSGI) -> Broken:
     """/Schemas describes a User's name without `formatted`, which Entra sends (and the server takes):
     a provider's body is the server's to judge, not the client's."""
     return _schema_change(app, USER, _sub_attribute_dropped("name", "formatted"))
+
+
+def _as_the_rfc_spells_it(operation: dict[str, Any]) -> list[dict[str, Any]]:
+    """Entra's PATCH shapes scim2-server refuses, turned into the RFC's."""
+    if operation.get("path") == "manager":
+        return [{"op": "add", "path": f"{ENTERPRISE}:manager", "value": {"value": operation["value"][0]["value"]}}]
+    if operation["op"] == "Remove" and operation.get("path") == "members" and "value" in operation:
+        return [{"op": "remove", "path": f'members[value eq "{member["value"]}"]'} for member in operation["value"]]
+    return [operation]
+
+
+def _core_schemas_only(body: dict[str, Any]) -> dict[str, Any]:
+    return {**body, "schemas": [urn for urn in body.get("schemas", []) if urn.startswith("urn:ietf:params:scim:schemas:")]}
+
+
+def entra_speaking(app: WSGI) -> Broken:
+    """scim2-server taught the Entra ID shapes it refuses (its manager, its member removal, its
+    group's second schema URN): Entra is READY on it."""
+    rewrite = lambda body: {**body, "Operations": [new for op in body["Operations"] for new in _as_the_rfc_spells_it(op)]}  # noqa: E731
+    return Broken(app).rewrite_request_json("PATCH", r"/v2/(Users|Groups)/[^/]+", rewrite).rewrite_request_json("POST", "/v2/Groups", _core_schemas_only)
 
 
 class ImmutableDisplayName(Middleware):

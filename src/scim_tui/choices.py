@@ -7,6 +7,9 @@ FORMATS = ("text", "json", "junit", "markdown", "har")
 """The report formats."""
 FAIL_ON = ("compliant", "acceptable", "deviation", "error", "critical")
 """--fail-on: the least bad status that fails a run, from the mildest to the worst."""
+PROVIDERS = ("entra", "okta")
+"""The identity providers whose readiness a run can require (--require-ready, a profile's
+`require_ready`): the engine's verdict of each is the check `<key>_readiness`."""
 
 
 @dataclass(frozen=True)

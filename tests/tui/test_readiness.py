@@ -35,7 +35,10 @@ async def test_the_run_screen_shows_each_providers_readiness(scim_server):
         await run_checks(pilot)
         assert widget.display
         assert readiness_text(widget.verdicts.values()).plain.splitlines() == [
-            "✘ NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) failed, entra_create_group (Group) failed, entra_remove_member (Group) failed.",
+            (
+                "✘ NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) refused, entra_create_group (Group) refused, "
+                "entra_remove_member (Group) refused."
+            ),
             "✔ READY for Okta: all 10 steps passed.",
         ]
     assert_nothing_left(scim_server.url)

@@ -65,6 +65,9 @@ class CheckConfig:
     list or one object each). For a server that does not serve them."""
     pacing: Pacing = field(default_factory=Pacing)
     """How the run spares the server: a maximum rate, and busy answers (429, 503) waited out."""
+    require_ready: frozenset[str] = frozenset()
+    """The identity providers (their keys: "entra", "okta" ...) whose NOT READY is an ERROR of the
+    run; any other provider's NOT READY is a DEVIATION: readiness is not an RFC verdict."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,9 @@ class CheckResult:
     """The RFC that section is in: 7644 (the protocol) or 7643 (the schema)."""
     leftovers: list[str] = field(default_factory=list)
     """Ids of resources this check created and could not delete."""
+    blocks: bool | None = None
+    """For an identity provider's step: whether the provider cannot go on past it, whatever its
+    status by the RFCs says (None: as that status says: a failure, or a step that did not run)."""
 
     @property
     def check_id(self) -> CheckId:

@@ -24,17 +24,23 @@ from scim_tui.checker.checks.idp import USER_SCHEMA
 from scim_tui.checker.checks.idp import applied
 from scim_tui.checker.checks.idp import asked
 from scim_tui.checker.checks.idp import created
+from scim_tui.checker.checks.idp import creation
+from scim_tui.checker.checks.idp import decoy
 from scim_tui.checker.checks.idp import empty_list
 from scim_tui.checker.checks.idp import finds
 from scim_tui.checker.checks.idp import get
 from scim_tui.checker.checks.idp import has
+from scim_tui.checker.checks.idp import kept
 from scim_tui.checker.checks.idp import member_ids
 from scim_tui.checker.checks.idp import membership
-from scim_tui.checker.checks.idp import readiness
 from scim_tui.checker.checks.idp import reads_inactive
-from scim_tui.checker.checks.idp import step
 from scim_tui.checker.checks.idp import user_body
+from scim_tui.checker.checks.idp import with_members
+from scim_tui.checker.checks.idp_readiness import readiness
+from scim_tui.checker.checks.idp_readiness import replay
+from scim_tui.checker.checks.idp_readiness import step
 from scim_tui.checker.checks.idp_wire import Provider
+from scim_tui.checker.checks.idp_wire import created as wire_created
 from scim_tui.checker.checks.idp_wire import patched
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import steps
@@ -54,8 +60,8 @@ CAPITALISED = (
     "Entra sends capitalised ops; RFC 7644 §3.5.2 names them in lower case, and Entra's documentation asks servers to accept both."
 )
 FALSE_STRING = (
-    'Entra sends active as the string "False" by default; RFC 7643 §4.1.1 types it boolean, and Entra\'s known-issues page asks servers '
-    "to accept both until the app opts in to aadOptscim062020."
+    'Entra sends active as the string "False" by default (and a capitalised op); RFC 7643 §4.1.1 types active boolean, and Entra\'s '
+    "known-issues page asks servers to accept both until the app opts in to aadOptscim062020."
 )
 DOTTED_KEYS = (
     'Entra (aadOptscim062020) sends a replace without a path whose keys are attribute paths ("name.givenName", the extension URN '
@@ -64,6 +70,14 @@ DOTTED_KEYS = (
 MANAGER = (
     'Entra sends the path "manager" without the enterprise extension\'s URN, and an array of one {"$ref": …, "value": …} '
     "though manager is single-valued (RFC 7643 §4.3); its tutorial shows this shape."
+)
+HIDDEN_WHEN_DISABLED = (
+    "RFC 7643 §4.1.1 leaves what active means to the service provider, but Entra looks a user it disabled up again by userName, "
+    "and creates it anew when it is not found."
+)
+GROUP_URN = (
+    f"Entra creates groups with a second schema URN, {ENTRA_GROUP}, beside the core one (its tutorial's Create Group); "
+    "a server that refuses a URN it does not know refuses Entra's groups."
 )
 MEMBER_VALUE = (
     'Entra removes a member with path "members" and the member in "value"; RFC 7644 §3.5.2.2 selects values with a filter in the path, '
@@ -87,7 +101,8 @@ def _patched(
     the `plain` operation (the RFC's spelling of the same change) tells whether `note` is the cause."""
     outcome = "the value sent" if any(value is not None for value in expected.values()) else "no value any more"
     run = partial(applied, context, ENTRA, target, label, [operation], expected, outcome)
-    return step(context, label, run, note, partial(applied, context, ENTRA, target, label, [plain], expected, outcome) if plain else None)
+    rfc = partial(applied, context, ENTRA, target, label, [plain], expected, outcome) if plain else None
+    return step(context, ENTRA, label, run, note, rfc, (operation, plain))
 
 
 def _lower(operation: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +116,7 @@ def _no_enterprise(model: type[Resource[Any]]) -> list[CheckResult] | None:
 
 
 @checker(*TAGS, section="3.4.2.2", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_test_connection(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID's "Test connection": a filter on userName with a random GUID answers 200 and an empty ListResponse (RFC 7644 §3.4.2).
 
@@ -109,13 +125,15 @@ def entra_test_connection(context: CheckContext, model: type[Resource[Any]]) -> 
     resource. SUCCESS then; ERROR on a 404 or any other answer (Entra then
     reports the connection failed), or when resources come back.
     """
+    decoy(partial(_user, context, model))
     path = resource_path(context, model)
     params = {"filter": f'userName eq "{uuid.uuid4()}"'}
     why = "Entra ID reads any other answer as a failed test connection"
-    return [step(context, "test connection", partial(empty_list, context, ENTRA, path, params, why))]
+    return [step(context, ENTRA, "test connection", partial(empty_list, context, ENTRA, path, params, why))]
 
 
 @checker(*TAGS, section="3.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_create_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID creates a user with its own body, then finds it by userName and by externalId (RFC 7644 §3.3, §3.4.2.2).
 
@@ -127,16 +145,18 @@ def entra_create_user(context: CheckContext, model: type[Resource[Any]]) -> list
     when the list holds that user alone; ERROR otherwise.
     """
     target = _user(context, model, checked=True)
-    creation = CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Entra's body answered 201 with the User {target.id}.")
+    created_user = creation(context, ENTRA, target)
+    decoy(partial(_user, context, model))
     lookups = [
         (f"find by {name}", partial(finds, context, ENTRA, target, name, str(target.current.get(name) or "")))
         for name in ("userName", "externalId")
         if has(model, name)
     ]
-    return [creation, *steps(context, lookups)]
+    return [created_user, *steps(context, lookups)]
 
 
 @checker(*TAGS, section="3.5.2", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID's PATCH with capitalised ops: "Replace", "Add", "Remove" (RFC 7644 §3.5.2).
 
@@ -161,6 +181,7 @@ def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> 
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_disable_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID disables a user with ``{"op": "Replace", "path": "active", "value": "False"}``, a string (RFC 7644 §3.5.2.3).
 
@@ -173,10 +194,12 @@ def entra_disable_user(context: CheckContext, model: type[Resource[Any]]) -> lis
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
     target = _user(context, model)
     operation = {"op": "Replace", "path": "active", "value": "False"}
-    return [_patched(context, target, 'Replace active with "False"', operation, {"active": False}, FALSE_STRING, {**operation, "value": False})]
+    plain = {"op": "replace", "path": "active", "value": False}
+    return [_patched(context, target, 'Replace active with "False"', operation, {"active": False}, FALSE_STRING, plain)]
 
 
 @checker(*COMPLIANT, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_disable_user_boolean(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID (aadOptscim062020) disables a user with ``{"op": "replace", "path": "active", "value": false}`` (RFC 7644 §3.5.2.3).
 
@@ -192,6 +215,7 @@ def entra_disable_user_boolean(context: CheckContext, model: type[Resource[Any]]
 
 
 @checker(*COMPLIANT, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_replace_dotted_keys(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID (aadOptscim062020) replaces without a path, the value's keys being attribute paths (RFC 7644 §3.5.2.3).
 
@@ -225,6 +249,7 @@ def _nested(value: dict[str, Any]) -> dict[str, Any]:
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID replaces the work email with ``{"op": "Replace", "path": "emails[type eq \\"work\\"].value"}`` (RFC 7644 §3.5.2.3).
 
@@ -246,10 +271,11 @@ def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) 
             return CheckResult(Status.ERROR, reason=f"{label}: {source} holds {shown(work)} as the work email instead of {address!r}.", data=seen)
         return CheckResult(Status.SUCCESS, reason=f"{label}: {source} holds the new work email.", data=seen)
 
-    return [step(context, label, partial(replace, operation), CAPITALISED, partial(replace, _lower(operation)))]
+    return [step(context, ENTRA, label, partial(replace, operation), CAPITALISED, partial(replace, _lower(operation)), (operation, _lower(operation)))]
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_replace_employee_number(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID replaces the enterprise employeeNumber by its URN path (RFC 7644 §3.5.2.3).
 
@@ -269,6 +295,7 @@ def entra_replace_employee_number(context: CheckContext, model: type[Resource[An
 
 
 @checker(*TAGS, section="3.5.2.1", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_set_manager(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID sets a user's manager with ``{"op": "Add", "path": "manager", "value": [{"$ref": "<manager's URL>", "value": "<id>"}]}`` (RFC 7644 §3.5.2.1).
 
@@ -290,6 +317,7 @@ def entra_set_manager(context: CheckContext, model: type[Resource[Any]]) -> list
 
 
 @checker(*TAGS, section="3.4.2.2", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_disabled_user_found(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """A user Entra disabled (active false) is still returned by GET and by the userName filter (RFC 7644 §3.4).
 
@@ -303,39 +331,64 @@ def entra_disabled_user_found(context: CheckContext, model: type[Resource[Any]])
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
     target = _user(context, model, active=False)
-
+    decoy(partial(_user, context, model))
     user_name = str(target.current.get("userName") or "")
-    return steps(context, [("GET the disabled user", partial(reads_inactive, context, ENTRA, target)), ("find the disabled user by userName", partial(finds, context, ENTRA, target, "userName", user_name))])
+    find = partial(finds, context, ENTRA, target, "userName", user_name, unlisted=HIDDEN_WHEN_DISABLED)
+    return steps(context, [("GET the disabled user", partial(reads_inactive, context, ENTRA, target)), ("find the disabled user by userName", find)])
 
 
-def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False, members: list[str] | None = None) -> Target:
-    """A group created with Entra's body: its two schema URNs, externalId, displayName, meta.resourceType
-    (and members to start with). A group another step works on is created with the core schema
-    alone when the server refuses Entra's with a 4xx: entra_create_group reports that refusal."""
-    values: dict[str, Any] = {"displayName": unique_string("displayName"), "externalId": unique_string("entra")}
-    if members:
-        values["members"] = [{"value": member} for member in members]
-    extra = {"schemas": [GROUP_SCHEMA, ENTRA_GROUP], "meta": {"resourceType": "Group"}}
+def _group_body(model: type[Resource[Any]]) -> dict[str, Any]:
+    """Entra's body for a new group: its two schema URNs, externalId, displayName, meta.resourceType."""
+    values = {"displayName": unique_string("displayName"), "externalId": unique_string("entra")}
+    return {"schemas": [GROUP_SCHEMA, ENTRA_GROUP], "meta": {"resourceType": "Group"}, **kept(model, values)}
+
+
+def _core_schema_only(body: dict[str, Any]) -> dict[str, Any]:
+    """A group's body as the RFC spells it: the core schema alone in "schemas"."""
+    return {**body, "schemas": [GROUP_SCHEMA]}
+
+
+def _group(context: CheckContext, model: type[Resource[Any]]) -> Target:
+    """A group created with Entra's body for another step to work on; created with the core schema
+    alone when the server refuses Entra's with a 4xx (entra_create_group reports that refusal)."""
+    body = _group_body(model)
     try:
-        return created(context, ENTRA, model, values, extra, checked=checked)
+        return wire_created(context, ENTRA, model, body)
     except PrerequisiteFailed:
         if not 400 <= (context.exchanges[-1].status_code or 0) < 500:
             raise
-    return created(context, ENTRA, model, values, {**extra, "schemas": [GROUP_SCHEMA]})
+    return wire_created(context, ENTRA, model, _core_schema_only(body))
 
 
-@checker(*TAGS, section="3.4", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.3", schema=GROUP_SCHEMA)
+@replay(ENTRA)
 def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID creates a group, then reads it without its members, by id and by displayName (RFC 7644 §3.3, §3.9).
 
-    Per the tutorial (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups):
-    POST with its two schema URNs (the core one and ``http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group``) and ``meta.resourceType``, then ``GET /Groups/{id}?excludedAttributes=members``
-    and ``GET /Groups?excludedAttributes=members&filter=displayName eq "…"``.
-    One result each: SUCCESS on 201, on 200 with the group, on a list holding
-    the group alone; ERROR otherwise.
+    Per the tutorial's Create Group (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups):
+    POST with two schema URNs (the core one and
+    ``http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group``),
+    ``externalId``, ``displayName`` and ``meta.resourceType``; then
+    ``GET /Groups/{id}?excludedAttributes=members`` and
+    ``GET /Groups?excludedAttributes=members&filter=displayName eq "…"``. One
+    result each: SUCCESS on 201, on 200 with the group, on a list holding the
+    group alone (beside a group of the check's own that it must leave out);
+    ERROR otherwise; a DEVIATION when only Entra's second URN is refused (the
+    core schema alone passes).
     """
-    target = _group(context, model, checked=True)
-    creation = CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Entra's body answered 201 with the Group {target.id}.")
+    body = _group_body(model)
+    made: list[Target] = []
+
+    def create(sent: dict[str, Any]) -> CheckResult:
+        made.append(wire_created(context, ENTRA, model, sent, checked=True))
+        return creation(context, ENTRA, made[-1])
+
+    plain = _core_schema_only(body)
+    result = step(context, ENTRA, "create", partial(create, body), GROUP_URN, partial(create, plain), (body, plain))
+    if not made:
+        return [result]
+    target = made[-1]
+    decoy(partial(_group, context, model))
     no_members = {"excludedAttributes": "members"}
 
     def read() -> CheckResult:
@@ -347,10 +400,11 @@ def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> lis
         return CheckResult(Status.SUCCESS, reason=f"{request} answered the Group.", data=payload)
 
     name = str(target.current.get("displayName") or "")
-    return [creation, *steps(context, [("read without members", read), ("find by displayName without members", partial(finds, context, ENTRA, target, "displayName", name, no_members))])]
+    return [result, *steps(context, [("read without members", read), ("find by displayName without members", partial(finds, context, ENTRA, target, "displayName", name, no_members))])]
 
 
 @checker(*TAGS, section="3.5.2.1", schema=GROUP_SCHEMA)
+@replay(ENTRA)
 def entra_add_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID adds several members in one PATCH: ``{"op": "Add", "path": "members", "value": [{"$ref": null, "value": …}, …]}`` (RFC 7644 §3.5.2.1).
 
@@ -368,7 +422,7 @@ def entra_add_members(context: CheckContext, model: type[Resource[Any]]) -> list
         seen, source = patched(context, ENTRA, target, [operation])
         return membership(label, source, seen, users, [])
 
-    return [step(context, label, partial(add, operation), CAPITALISED, partial(add, _lower(operation)))]
+    return [step(context, ENTRA, label, partial(add, operation), CAPITALISED, partial(add, _lower(operation)), (operation, _lower(operation)))]
 
 
 def _removal(context: CheckContext, model: type[Resource[Any]], label: str, operation: Any, note: str = "") -> list[CheckResult]:
@@ -377,15 +431,16 @@ def _removal(context: CheckContext, model: type[Resource[Any]], label: str, oper
     users = member_ids(context, 2, _user)
     if isinstance(users, CheckResult):
         return [users]
-    removed, kept = users
-    target = _group(context, model, members=users)
+    removed, stays = users
+    target = _group(context, model)
+    with_members(context, ENTRA, target, users)
 
     def remove(operation: dict[str, Any]) -> CheckResult:
         seen, source = patched(context, ENTRA, target, [operation])
-        return membership(label, source, seen, [kept], [removed])
+        return membership(label, source, seen, [stays], [removed])
 
     plain = partial(remove, _filtered_removal(removed)) if note else None
-    return [step(context, label, partial(remove, operation(removed)), note, plain)]
+    return [step(context, ENTRA, label, partial(remove, operation(removed)), note, plain, (operation(removed), _filtered_removal(removed)))]
 
 
 def _filtered_removal(user: str) -> dict[str, Any]:
@@ -393,6 +448,7 @@ def _filtered_removal(user: str) -> dict[str, Any]:
 
 
 @checker(*TAGS, section="3.5.2.2", schema=GROUP_SCHEMA)
+@replay(ENTRA)
 def entra_remove_member(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID removes a member with ``{"op": "Remove", "path": "members", "value": [{"value": "<id>"}]}`` (RFC 7644 §3.5.2.2).
 
@@ -407,6 +463,7 @@ def entra_remove_member(context: CheckContext, model: type[Resource[Any]]) -> li
 
 
 @checker(*COMPLIANT, section="3.5.2.2", schema=GROUP_SCHEMA)
+@replay(ENTRA)
 def entra_remove_member_filter(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID (aadOptscim062020) removes a member with ``{"op": "remove", "path": "members[value eq \\"<id>\\"]"}`` (RFC 7644 §3.5.2.2).
 
