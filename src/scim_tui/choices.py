@@ -3,11 +3,11 @@ the engine (so the command starts fast)."""
 
 from dataclasses import dataclass
 
-FORMATS = ("text", "json", "junit", "markdown", "har")
-"""The report formats."""
+FORMATS = ("text", "json", "junit", "markdown", "har", "entra-gallery")
+"""The report formats (entra-gallery: the outcome of Microsoft's gallery validation replayed, shaped as its result file)."""
 FAIL_ON = ("compliant", "acceptable", "deviation", "error", "critical")
 """--fail-on: the least bad status that fails a run, from the mildest to the worst."""
-PROVIDERS = ("entra", "okta")
+PROVIDERS = ("entra", "entra_gallery", "okta")
 """The identity providers whose readiness a run can require (--require-ready, a profile's
 `require_ready`): the engine's verdict of each is the check `<key>_readiness`."""
 

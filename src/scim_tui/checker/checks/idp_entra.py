@@ -23,7 +23,6 @@ from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
 from scim_tui.checker.checks.idp import applied
 from scim_tui.checker.checks.idp import asked
-from scim_tui.checker.checks.idp import created
 from scim_tui.checker.checks.idp import creation
 from scim_tui.checker.checks.idp import decoy
 from scim_tui.checker.checks.idp import empty_list
@@ -85,16 +84,22 @@ MEMBER_VALUE = (
 )
 
 
-def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = False, **values: Any) -> Target:
-    """A user created with the body Entra sends: meta.resourceType, an empty roles, the enterprise extension."""
+def entra_user_body(model: type[Resource[Any]], **values: Any) -> dict[str, Any]:
+    """The body Entra sends for a new user: its schemas, meta.resourceType, an empty roles, and the
+    mapped attributes the server's User has (the enterprise extension's among them)."""
     body = user_body("entra")
     body["name"]["formatted"] = unique_string("formatted")
     body = {**body, ENTERPRISE: {"employeeNumber": unique_string("employee"), "department": unique_string("department")}, **values}
     schemas = [USER_SCHEMA, *([ENTERPRISE] if has(model, ENTERPRISE) else [])]
-    return created(context, ENTRA, model, body, {"schemas": schemas, "meta": {"resourceType": "User"}, "roles": []}, checked=checked)
+    return {"schemas": schemas, "meta": {"resourceType": "User"}, "roles": [], **kept(model, body)}
 
 
-def _patched(
+def entra_user(context: CheckContext, model: type[Resource[Any]], checked: bool = False, **values: Any) -> Target:
+    """A user created with the body Entra sends (entra_user_body)."""
+    return wire_created(context, ENTRA, model, entra_user_body(model, **values), checked=checked)
+
+
+def entra_patched(
     context: CheckContext, target: Target, label: str, operation: dict[str, Any], expected: dict[str, Any], note: str = "", plain: dict[str, Any] | None = None
 ) -> CheckResult:
     """One PATCH operation as Entra sends it, then each expected value read back; when it fails,
@@ -105,11 +110,11 @@ def _patched(
     return step(context, ENTRA, label, run, note, rfc, (operation, plain))
 
 
-def _lower(operation: dict[str, Any]) -> dict[str, Any]:
+def lower_op(operation: dict[str, Any]) -> dict[str, Any]:
     return {**operation, "op": operation["op"].lower()}
 
 
-def _no_enterprise(model: type[Resource[Any]]) -> list[CheckResult] | None:
+def no_enterprise(model: type[Resource[Any]]) -> list[CheckResult] | None:
     if has(model, ENTERPRISE):
         return None
     return [CheckResult(Status.SKIPPED, reason=f"Skipped: the server's {model.__name__} has no enterprise extension ({ENTERPRISE}), whose attributes Entra maps.")]
@@ -125,7 +130,7 @@ def entra_test_connection(context: CheckContext, model: type[Resource[Any]]) -> 
     resource. SUCCESS then; ERROR on a 404 or any other answer (Entra then
     reports the connection failed), or when resources come back.
     """
-    decoy(partial(_user, context, model))
+    decoy(partial(entra_user, context, model))
     path = resource_path(context, model)
     params = {"filter": f'userName eq "{uuid.uuid4()}"'}
     why = "Entra ID reads any other answer as a failed test connection"
@@ -144,9 +149,9 @@ def entra_create_user(context: CheckContext, model: type[Resource[Any]]) -> list
     lookup ``filter=userName eq "…"`` and ``filter=externalId eq "…"``: SUCCESS
     when the list holds that user alone; ERROR otherwise.
     """
-    target = _user(context, model, checked=True)
+    target = entra_user(context, model, checked=True)
     created_user = creation(context, ENTRA, target)
-    decoy(partial(_user, context, model))
+    decoy(partial(entra_user, context, model))
     lookups = [
         (f"find by {name}", partial(finds, context, ENTRA, target, name, str(target.current.get(name) or "")))
         for name in ("userName", "externalId")
@@ -167,7 +172,7 @@ def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> 
     when the answer (or a GET after a 204) shows the change; ERROR otherwise,
     saying how Entra's request differs from the RFC's spelling.
     """
-    target = _user(context, model)
+    target = entra_user(context, model)
     changes = []
     if has(model, "displayName"):
         value = unique_string("displayName")
@@ -176,7 +181,7 @@ def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> 
         nick = unique_string("nickName")
         changes.append(("Add nickName", {"op": "Add", "path": "nickName", "value": nick}, {"nickName": nick}))
         changes.append(("Remove nickName", {"op": "Remove", "path": "nickName"}, {"nickName": None}))
-    labelled = [(label, partial(_patched, context, target, label, operation, expected, CAPITALISED, _lower(operation))) for label, operation, expected in changes]
+    labelled = [(label, partial(entra_patched, context, target, label, operation, expected, CAPITALISED, lower_op(operation))) for label, operation, expected in changes]
     return steps(context, labelled) or [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has neither displayName nor nickName.")]
 
 
@@ -192,10 +197,10 @@ def entra_disable_user(context: CheckContext, model: type[Resource[Any]]) -> lis
     """
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
-    target = _user(context, model)
+    target = entra_user(context, model)
     operation = {"op": "Replace", "path": "active", "value": "False"}
     plain = {"op": "replace", "path": "active", "value": False}
-    return [_patched(context, target, 'Replace active with "False"', operation, {"active": False}, FALSE_STRING, plain)]
+    return [entra_patched(context, target, 'Replace active with "False"', operation, {"active": False}, FALSE_STRING, plain)]
 
 
 @checker(*COMPLIANT, section="3.5.2.3", schema=USER_SCHEMA)
@@ -209,9 +214,9 @@ def entra_disable_user_boolean(context: CheckContext, model: type[Resource[Any]]
     """
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
-    target = _user(context, model)
+    target = entra_user(context, model)
     operation = {"op": "replace", "path": "active", "value": False}
-    return [_patched(context, target, "replace active with false", operation, {"active": False})]
+    return [entra_patched(context, target, "replace active with false", operation, {"active": False})]
 
 
 @checker(*COMPLIANT, section="3.5.2.3", schema=USER_SCHEMA)
@@ -224,7 +229,7 @@ def entra_replace_dotted_keys(context: CheckContext, model: type[Resource[Any]])
     SUCCESS when the answer (or a GET after a 204) holds each value at its path;
     ERROR otherwise.
     """
-    target = _user(context, model)
+    target = entra_user(context, model)
     value = {
         name: unique_string(name.rsplit(".", 1)[-1].rsplit(":", 1)[-1])
         for name, needs in (("displayName", "displayName"), ("name.givenName", "name"), (f"{ENTERPRISE}:employeeNumber", ENTERPRISE))
@@ -233,7 +238,7 @@ def entra_replace_dotted_keys(context: CheckContext, model: type[Resource[Any]])
     if not value:
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has none of displayName, name and the enterprise extension.")]
     label = f"replace without a path, value {{{', '.join(value)}}}"
-    return [_patched(context, target, label, {"op": "replace", "value": value}, value, DOTTED_KEYS, {"op": "replace", "value": _nested(value)})]
+    return [entra_patched(context, target, label, {"op": "replace", "value": value}, value, DOTTED_KEYS, {"op": "replace", "value": _nested(value)})]
 
 
 def _nested(value: dict[str, Any]) -> dict[str, Any]:
@@ -259,7 +264,7 @@ def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) 
     """
     if not has(model, "emails"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no emails attribute.")]
-    target = _user(context, model)
+    target = entra_user(context, model)
     address = f"{unique_string()}@example.com"
     operation = {"op": "Replace", "path": 'emails[type eq "work"].value', "value": address}
     label = 'Replace emails[type eq "work"].value'
@@ -271,7 +276,7 @@ def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) 
             return CheckResult(Status.ERROR, reason=f"{label}: {source} holds {shown(work)} as the work email instead of {address!r}.", data=seen)
         return CheckResult(Status.SUCCESS, reason=f"{label}: {source} holds the new work email.", data=seen)
 
-    return [step(context, ENTRA, label, partial(replace, operation), CAPITALISED, partial(replace, _lower(operation)), (operation, _lower(operation)))]
+    return [step(context, ENTRA, label, partial(replace, operation), CAPITALISED, partial(replace, lower_op(operation)), (operation, lower_op(operation)))]
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
@@ -284,14 +289,14 @@ def entra_replace_employee_number(context: CheckContext, model: type[Resource[An
     SUCCESS when the extension holds the new value; ERROR otherwise; SKIPPED
     when the server's User has no enterprise extension.
     """
-    skipped = _no_enterprise(model)
+    skipped = no_enterprise(model)
     if skipped:
         return skipped
-    target = _user(context, model)
+    target = entra_user(context, model)
     path = f"{ENTERPRISE}:employeeNumber"
     value = unique_string("employee")
     operation = {"op": "Replace", "path": path, "value": value}
-    return [_patched(context, target, f"Replace {path}", operation, {path: value}, CAPITALISED, _lower(operation))]
+    return [entra_patched(context, target, f"Replace {path}", operation, {path: value}, CAPITALISED, lower_op(operation))]
 
 
 @checker(*TAGS, section="3.5.2.1", schema=USER_SCHEMA)
@@ -305,15 +310,15 @@ def entra_set_manager(context: CheckContext, model: type[Resource[Any]]) -> list
     manager's id; ERROR otherwise; SKIPPED when the server's User has no
     enterprise extension.
     """
-    skipped = _no_enterprise(model)
+    skipped = no_enterprise(model)
     if skipped:
         return skipped
-    manager = _user(context, model)
-    target = _user(context, model)
+    manager = entra_user(context, model)
+    target = entra_user(context, model)
     operation = {"op": "Add", "path": "manager", "value": [{"$ref": f"{context.guard.base_url}{manager.url}", "value": manager.id}]}
     path = f"{ENTERPRISE}:manager"
     plain = {"op": "add", "path": path, "value": {"value": manager.id}}
-    return [_patched(context, target, "Add manager", operation, {path: {"value": manager.id}}, MANAGER, plain)]
+    return [entra_patched(context, target, "Add manager", operation, {path: {"value": manager.id}}, MANAGER, plain)]
 
 
 @checker(*TAGS, section="3.4.2.2", schema=USER_SCHEMA)
@@ -330,34 +335,34 @@ def entra_disabled_user_found(context: CheckContext, model: type[Resource[Any]])
     """
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
-    target = _user(context, model, active=False)
-    decoy(partial(_user, context, model))
+    target = entra_user(context, model, active=False)
+    decoy(partial(entra_user, context, model))
     user_name = str(target.current.get("userName") or "")
     find = partial(finds, context, ENTRA, target, "userName", user_name, unlisted=HIDDEN_WHEN_DISABLED)
     return steps(context, [("GET the disabled user", partial(reads_inactive, context, ENTRA, target)), ("find the disabled user by userName", find)])
 
 
-def _group_body(model: type[Resource[Any]]) -> dict[str, Any]:
+def entra_group_body(model: type[Resource[Any]]) -> dict[str, Any]:
     """Entra's body for a new group: its two schema URNs, externalId, displayName, meta.resourceType."""
     values = {"displayName": unique_string("displayName"), "externalId": unique_string("entra")}
     return {"schemas": [GROUP_SCHEMA, ENTRA_GROUP], "meta": {"resourceType": "Group"}, **kept(model, values)}
 
 
-def _core_schema_only(body: dict[str, Any]) -> dict[str, Any]:
+def core_schema_only(body: dict[str, Any]) -> dict[str, Any]:
     """A group's body as the RFC spells it: the core schema alone in "schemas"."""
     return {**body, "schemas": [GROUP_SCHEMA]}
 
 
-def _group(context: CheckContext, model: type[Resource[Any]]) -> Target:
+def entra_group(context: CheckContext, model: type[Resource[Any]]) -> Target:
     """A group created with Entra's body for another step to work on; created with the core schema
     alone when the server refuses Entra's with a 4xx (entra_create_group reports that refusal)."""
-    body = _group_body(model)
+    body = entra_group_body(model)
     try:
         return wire_created(context, ENTRA, model, body)
     except PrerequisiteFailed:
         if not 400 <= (context.exchanges[-1].status_code or 0) < 500:
             raise
-    return wire_created(context, ENTRA, model, _core_schema_only(body))
+    return wire_created(context, ENTRA, model, core_schema_only(body))
 
 
 @checker(*TAGS, section="3.3", schema=GROUP_SCHEMA)
@@ -376,19 +381,19 @@ def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> lis
     ERROR otherwise; a DEVIATION when only Entra's second URN is refused (the
     core schema alone passes).
     """
-    body = _group_body(model)
+    body = entra_group_body(model)
     made: list[Target] = []
 
     def create(sent: dict[str, Any]) -> CheckResult:
         made.append(wire_created(context, ENTRA, model, sent, checked=True))
         return creation(context, ENTRA, made[-1])
 
-    plain = _core_schema_only(body)
+    plain = core_schema_only(body)
     result = step(context, ENTRA, "create", partial(create, body), GROUP_URN, partial(create, plain), (body, plain))
     if not made:
         return [result]
     target = made[-1]
-    decoy(partial(_group, context, model))
+    decoy(partial(entra_group, context, model))
     no_members = {"excludedAttributes": "members"}
 
     def read() -> CheckResult:
@@ -411,10 +416,10 @@ def entra_add_members(context: CheckContext, model: type[Resource[Any]]) -> list
     Per the tutorial (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups).
     SUCCESS when the group then holds both users; ERROR otherwise.
     """
-    users = member_ids(context, 2, _user)
+    users = member_ids(context, 2, entra_user)
     if isinstance(users, CheckResult):
         return [users]
-    target = _group(context, model)
+    target = entra_group(context, model)
     operation = {"op": "Add", "path": "members", "value": [{"$ref": None, "value": user} for user in users]}
     label = "Add two members"
 
@@ -422,28 +427,28 @@ def entra_add_members(context: CheckContext, model: type[Resource[Any]]) -> list
         seen, source = patched(context, ENTRA, target, [operation])
         return membership(label, source, seen, users, [])
 
-    return [step(context, ENTRA, label, partial(add, operation), CAPITALISED, partial(add, _lower(operation)), (operation, _lower(operation)))]
+    return [step(context, ENTRA, label, partial(add, operation), CAPITALISED, partial(add, lower_op(operation)), (operation, lower_op(operation)))]
 
 
 def _removal(context: CheckContext, model: type[Resource[Any]], label: str, operation: Any, note: str = "") -> list[CheckResult]:
     """A group holding two members loses the first by `operation(id)`; the second stays. When that
     fails, the RFC's removal by a filter tells whether `note` is the cause."""
-    users = member_ids(context, 2, _user)
+    users = member_ids(context, 2, entra_user)
     if isinstance(users, CheckResult):
         return [users]
     removed, stays = users
-    target = _group(context, model)
+    target = entra_group(context, model)
     with_members(context, ENTRA, target, users)
 
     def remove(operation: dict[str, Any]) -> CheckResult:
         seen, source = patched(context, ENTRA, target, [operation])
         return membership(label, source, seen, [stays], [removed])
 
-    plain = partial(remove, _filtered_removal(removed)) if note else None
-    return [step(context, ENTRA, label, partial(remove, operation(removed)), note, plain, (operation(removed), _filtered_removal(removed)))]
+    plain = partial(remove, filtered_removal(removed)) if note else None
+    return [step(context, ENTRA, label, partial(remove, operation(removed)), note, plain, (operation(removed), filtered_removal(removed)))]
 
 
-def _filtered_removal(user: str) -> dict[str, Any]:
+def filtered_removal(user: str) -> dict[str, Any]:
     return {"op": "remove", "path": f"members[value eq {json.dumps(user)}]"}
 
 
@@ -471,18 +476,19 @@ def entra_remove_member_filter(context: CheckContext, model: type[Resource[Any]]
     (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility).
     SUCCESS when that member is gone and the other stays; ERROR otherwise.
     """
-    return _removal(context, model, "remove members[value eq …]", _filtered_removal)
+    return _removal(context, model, "remove members[value eq …]", filtered_removal)
 
 
 @checker(*TAGS, section="3")
 def entra_readiness(context: CheckContext, results: list[CheckResult]) -> list[CheckResult]:
     """Will Entra ID provisioning work? READY when every Entra ID step passed (the ``idp:entra`` checks).
 
-    Given once every check ended: SUCCESS (READY) when each Entra ID step that
-    ran passed, and none was kept from running but by the run's selection;
-    ERROR (NOT READY) naming the steps that failed or could not run; SKIPPED
-    when no step ran. Sources: https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups
+    Given once every check ended (idp_readiness.py): SUCCESS (READY) when no
+    Entra ID step blocks it, and none was kept from running but by the run's
+    selection; NOT READY naming the blocking steps, a DEVIATION (an ERROR with
+    ``--require-ready entra``); SKIPPED when no step ran. Microsoft's gallery
+    validation (``idp:entra:gallery``) has a verdict of its own. Sources: https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups
     and https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility.
     """
-    return readiness(ENTRA, context, results)
+    return readiness(ENTRA, context, results, apart=("idp:entra:gallery",))
 

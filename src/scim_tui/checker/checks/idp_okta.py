@@ -69,7 +69,7 @@ RENAME = (
 )
 
 
-def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
+def okta_user(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
     """A user created with the body Okta sends: password, an empty groups, externalId, locale."""
     body = {**user_body("okta"), "locale": "en-US"}
     extra = {"schemas": [USER_SCHEMA], "password": f"Scim-tui-{uuid.uuid4().hex}", "groups": []}
@@ -88,7 +88,7 @@ def okta_test_connection(context: CheckContext, model: type[Resource[Any]]) -> l
     at most 2 resources; ERROR otherwise.
     """
     for _ in range(CONNECTION_COUNT + 1):
-        _user(context, model)
+        okta_user(context, model)
     path = resource_path(context, model)
     params = {"startIndex": 1, "count": CONNECTION_COUNT}
 
@@ -115,7 +115,7 @@ def okta_lookup_missing_user(context: CheckContext, model: type[Resource[Any]]) 
     SUCCESS on 200 with an empty ListResponse; DEVIATION on a 404, which Okta
     reads as no match too; ERROR on anything else, or when resources come back.
     """
-    decoy(partial(_user, context, model))
+    decoy(partial(okta_user, context, model))
     path = resource_path(context, model)
     params = {"filter": f'userName eq "{unique_string()}@example.com"', "startIndex": 1, "count": PAGE}
     run = partial(empty_list, context, OKTA, path, params, "Okta cannot tell whether the user exists", "Okta reads it as no match")
@@ -133,9 +133,9 @@ def okta_create_user(context: CheckContext, model: type[Resource[Any]]) -> list[
     with an id, ERROR otherwise), one for ``filter=userName eq "…"&startIndex=1&count=100``
     (SUCCESS when the list holds that user alone).
     """
-    target = _user(context, model, checked=True)
+    target = okta_user(context, model, checked=True)
     created_user = creation(context, OKTA, target)
-    decoy(partial(_user, context, model))
+    decoy(partial(okta_user, context, model))
     user_name = str(target.current.get("userName") or "")
     lookup = partial(finds, context, OKTA, target, "userName", user_name, {"startIndex": 1, "count": PAGE})
     return [created_user, *steps(context, [("look the user up", lookup)])]
@@ -152,7 +152,7 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
     asked, no user comes twice (a stable order) and both users are found;
     ERROR otherwise.
     """
-    made = [_user(context, model).id for _ in range(2)]
+    made = [okta_user(context, model).id for _ in range(2)]
     path = resource_path(context, model)
 
     def pages() -> CheckResult:
@@ -212,7 +212,7 @@ def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> l
     """
     if not has(model, "displayName"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no displayName to change.")]
-    target = _user(context, model)
+    target = okta_user(context, model)
     value = unique_string("displayName")
 
     def put() -> CheckResult:
@@ -242,7 +242,7 @@ def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> l
     """
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
-    target = _user(context, model)
+    target = okta_user(context, model)
     label = 'replace without a path, value {"active": false}'
     shapes = ({"op": "replace", "value": {"active": False}}, {"op": "replace", "path": "active", "value": False})
     deactivate, plain = (partial(applied, context, OKTA, target, label, [operation], {"active": False}, "active false") for operation in shapes)
@@ -253,7 +253,7 @@ def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> l
     return [deactivated, read]
 
 
-def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
+def okta_group(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
     """A group created with Okta's body: displayName and an empty members (members come by PATCH)."""
     return created(context, OKTA, model, {"displayName": unique_string("displayName")}, {"schemas": [GROUP_SCHEMA], "members": []}, checked=checked)
 
@@ -266,7 +266,7 @@ def okta_create_group(context: CheckContext, model: type[Resource[Any]]) -> list
     Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
     SUCCESS on 201 with an id; ERROR otherwise.
     """
-    return [creation(context, OKTA, _group(context, model, checked=True))]
+    return [creation(context, OKTA, okta_group(context, model, checked=True))]
 
 
 @checker(*TAGS, section="3.5.2.3", schema=GROUP_SCHEMA)
@@ -277,21 +277,25 @@ def okta_rename_group(context: CheckContext, model: type[Resource[Any]]) -> list
     Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
     SUCCESS when the group then has the new displayName; ERROR otherwise.
     """
-    target = _group(context, model)
-    name = unique_string("displayName")
+    return [renamed(context, okta_group(context, model), unique_string("displayName"))]
+
+
+def renamed(context: CheckContext, target: Target, name: str) -> CheckResult:
+    """Okta's rename of a group, ``{"op": "replace", "value": {"id": …, "displayName": …}}``; when it
+    is refused, the RFC's spelling (without the id) tells whether the id is the cause."""
     label = "replace without a path, value {id, displayName}"
     shapes = ({"op": "replace", "value": {"id": target.id, "displayName": name}}, {"op": "replace", "value": {"displayName": name}})
     run, plain = (partial(applied, context, OKTA, target, label, [operation], {"displayName": name}, "the new displayName") for operation in shapes)
-    return [step(context, OKTA, label, run, RENAME, plain, shapes)]
+    return step(context, OKTA, label, run, RENAME, plain, shapes)
 
 
 def _members_changed(context: CheckContext, model: type[Resource[Any]], label: str, operations: Any) -> list[CheckResult]:
     """A group holding one user gets `operations(old, new)` in one PATCH: the new user in, the old one out."""
-    users = member_ids(context, 2, _user)
+    users = member_ids(context, 2, okta_user)
     if isinstance(users, CheckResult):
         return [users]
     old, new = users
-    target = _group(context, model)
+    target = okta_group(context, model)
     with_members(context, OKTA, target, [old])
 
     def change() -> CheckResult:
@@ -340,9 +344,10 @@ def okta_replace_members(context: CheckContext, model: type[Resource[Any]]) -> l
 def okta_readiness(context: CheckContext, results: list[CheckResult]) -> list[CheckResult]:
     """Will Okta provisioning work? READY when every Okta step passed (the ``idp:okta`` checks).
 
-    Given once every check ended: SUCCESS (READY) when each Okta step that ran
-    passed (a DEVIATION Okta tolerates is named), and none was kept from
-    running but by the run's selection; ERROR (NOT READY) naming the steps that
-    failed or could not run; SKIPPED when no step ran. Source: https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    Given once every check ended (idp_readiness.py): SUCCESS (READY) when no
+    Okta step blocks it (a DEVIATION Okta tolerates is named), and none was
+    kept from running but by the run's selection; NOT READY naming the
+    blocking steps, a DEVIATION (an ERROR with ``--require-ready okta``);
+    SKIPPED when no step ran. Source: https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
     """
     return readiness(OKTA, context, results)

@@ -164,37 +164,34 @@ def said_unsupported(context: CheckContext, feature: str) -> bool:
     return support is not None and support.supported is False
 
 
-def readiness(provider: Provider, context: CheckContext, results: list[CheckResult], optional: frozenset[str] = frozenset()) -> list[CheckResult]:
+def readiness(provider: Provider, context: CheckContext, results: list[CheckResult], apart: tuple[str, ...] = ()) -> list[CheckResult]:
     """READY (SUCCESS) when no step of the provider blocks it (`blocking`), and none was kept from
     running but by the run's selection; NOT READY naming the blocking steps (an ERROR when the run
     requires the provider, else a DEVIATION); SKIPPED when none ran (the server could not be
-    described, the run was cancelled ...): that fault is reported where it happened. A step of
-    `optional` (by checker name) that blocks is a WARNING, as the provider's own validation says."""
+    described, the run was cancelled ...): that fault is reported where it happened. Steps of a
+    tag in `apart` have a verdict of their own (Microsoft's gallery validation)."""
     verdicts = verdict_names()
-    steps = [r for r in results if any_tag_matches([provider.tag], r.tags) and r.title not in verdicts]
+    steps = [r for r in results if any_tag_matches([provider.tag], r.tags) and not any_tag_matches(apart, r.tags) and r.title not in verdicts]
     chosen = [r for r in steps if not _left_out(r, context)]
     named: dict[str, str] = {}
-    warned: dict[str, str] = {}
     for result in chosen:
         how = blocking(result)
         if how:
-            (warned if result.title in optional else named).setdefault(_name(result), how)
+            named.setdefault(_name(result), how)
     count = len({r.check_id for r in chosen})
     required = provider.key in context.conf.require_ready
     if not any(r.status is not Status.SKIPPED or r.blocks for r in chosen):
         why = f": {(chosen[0].reason or '').removeprefix('Skipped: ').rstrip('.')}" if chosen else ""
         told = f"No {provider.name} step ran, so readiness cannot be told{why}"
         return [CheckResult(Status.ERROR, reason=f"{told}, and the run requires it.")] if required else [CheckResult(Status.SKIPPED, reason=f"{told}.")]
-    warnings = f"; {len(warned)} optional {'step' if len(warned) == 1 else 'steps'} WARNING: {_listed(warned)}" if warned else ""
     if named:
         status = Status.ERROR if required else Status.DEVIATION
-        return [CheckResult(status, reason=f"NOT READY for {provider.name}: {len(named)} of {count} steps block: {_listed(named)}{warnings}.")]
+        return [CheckResult(status, reason=f"NOT READY for {provider.name}: {len(named)} of {count} steps block: {_listed(named)}.")]
     left_out = len({r.check_id for r in steps}) - count
     aside = f" ({left_out} left out by the run's selection)" if left_out else ""
     tolerated = sum(1 for r in chosen if r.status is Status.DEVIATION and r.blocks is False)
     caveat = f"; {tolerated} with a deviation the provider tolerates" if tolerated else ""
-    passed = f"all {count} steps passed" if not warned else f"{count - len(warned)} of {count} steps passed"
-    return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: {passed}{aside}{caveat}{warnings}.")]
+    return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: all {count} steps passed{aside}{caveat}.")]
 
 
 def blocking(result: CheckResult) -> str | None:

@@ -10,6 +10,7 @@ builds (``resource_path``). Answers are read as raw JSON, as the provider reads 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -29,6 +30,9 @@ from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.results import PrerequisiteFailed
 
 SCIM_JSON = "application/scim+json"
+LIBRARY_DOCS = re.compile(r"\s*\[type=\w+[^\]]*\]|\s*For further information visit \S+")
+"""What a server's detail may carry of the library it validates with (pydantic's error type and
+the address of its docs), which tells a person nothing: left out of reasons."""
 PATCH_SCHEMA = str(PatchOp.__schema__)
 
 
@@ -62,7 +66,7 @@ def told(response: Any) -> str:
     """What an answer says, in a few words: its SCIM Error's detail, else what its body is."""
     detail = member(body_of(response), "detail")
     if isinstance(detail, str) and detail.strip():
-        return " ".join(detail.split())[:300]
+        return LIBRARY_DOCS.sub("", " ".join(detail.split())).strip()[:300]
     return f"its body is {body_kind(response.text or '')}"
 
 
