@@ -50,12 +50,12 @@ def test_a_profile_requires_providers_and_a_bad_provider_is_bad_usage(serve):
     process = scim_tui_here("check", "--profile", "Local", "--include-tags", "idp", "--no-history")
     assert process.returncode == 1 and f"Readiness: {NOT_READY}" in process.stdout.splitlines()
     unknown = scim_tui_here("check", "--url", server.url, "--require-ready", "entra,azure")
-    assert unknown.returncode == 2 and "Unknown identity provider azure in --require-ready: use some of entra, entra_gallery, okta." in unknown.stderr
+    assert unknown.returncode == 2 and "Unknown identity provider azure in --require-ready: use some of entra, entra_gallery, google, jumpcloud, okta, onelogin, pingfederate, rippling, sailpoint." in unknown.stderr
     left_out = scim_tui_here("check", "--url", server.url, "--include-tags", "discovery", "--require-ready", "okta")
     assert left_out.returncode == 2 and "--require-ready okta, but the selection leaves out its readiness: select the tag idp:okta too." in left_out.stderr
     (profiles / "bad.toml").write_text(f'name = "Bad"\nurl = "{server.url}"\nrequire_ready = ["azure"]\n')
     broken = scim_tui_here("check", "--profile", "Bad")
-    assert broken.returncode == 2 and "unknown identity provider 'azure': use some of entra, entra_gallery, okta" in broken.stderr
+    assert broken.returncode == 2 and "unknown identity provider 'azure': use some of entra, entra_gallery, google, jumpcloud, okta, onelogin, pingfederate, rippling, sailpoint" in broken.stderr
     assert stored(server.url) == []
 
 
@@ -64,7 +64,7 @@ def test_every_format_shows_the_verdicts(serve, tmp_path):
     outputs = {}
     for format in ("json", "junit", "markdown", "text"):  # noqa: A001
         path = tmp_path / f"report.{format}"
-        process = scim_tui_here("check", "--url", server.url, "--include-tags", "idp", "--exclude-tags", "idp:entra:gallery,idp:okta:oin", "--format", format, "--output", str(path))
+        process = scim_tui_here("check", "--url", server.url, "--include-tags", "idp:entra,idp:okta", "--exclude-tags", "idp:entra:gallery,idp:okta:oin", "--format", format, "--output", str(path))
         assert process.returncode == 0, process.stderr
         outputs[format] = path.read_text()
     okta = "READY for Okta: all 10 steps passed (6 left out by the run's selection)."

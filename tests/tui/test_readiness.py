@@ -22,13 +22,13 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_the_run_screen_shows_each_providers_readiness(scim_server):
-    profile = Profile(name="Local", url=scim_server.url, selection=Selection(include_tags=["idp"]))
+    profile = Profile(name="Local", url=scim_server.url, selection=Selection(include_tags=["idp:entra", "idp:okta"]))
     app = ScimTuiApp(profile)
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(pilot)
         drawn = boxes(screen.query_one(CheckTree))
-        assert {tag: drawn[tag] for tag in ("idp", "idp:entra", "idp:entra:compliant", "idp:entra:gallery", "idp:okta", "idp:okta:oin")} == dict.fromkeys(
-            ("idp", "idp:entra", "idp:entra:compliant", "idp:entra:gallery", "idp:okta", "idp:okta:oin"), "[x]"
+        assert {tag: drawn[tag] for tag in ("idp:entra", "idp:entra:compliant", "idp:entra:gallery", "idp:okta", "idp:okta:oin")} == dict.fromkeys(
+            ("idp:entra", "idp:entra:compliant", "idp:entra:gallery", "idp:okta", "idp:okta:oin"), "[x]"
         )
         widget = screen.query_one(Readiness)
         assert not widget.display, "no verdict before a run"

@@ -34,4 +34,6 @@ from scim_tui.checker.checks import idp_gallery_users  # noqa: F401
 from scim_tui.checker.checks import idp_gallery_groups  # noqa: F401
 from scim_tui.checker.checks import idp_gallery_scim  # noqa: F401
 from scim_tui.checker.checks import idp_gallery_direct  # noqa: F401
+from scim_tui.checker.checks import idp_platforms  # noqa: F401
+from scim_tui.checker.checks import idp_workforce  # noqa: F401
 from scim_tui.checker.checks import resource_type  # noqa: F401  (last: it sums up the others)

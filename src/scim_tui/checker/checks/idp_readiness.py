@@ -191,7 +191,8 @@ def readiness(provider: Provider, context: CheckContext, results: list[CheckResu
     aside = f" ({left_out} left out by the run's selection)" if left_out else ""
     tolerated = sum(1 for r in chosen if r.status is Status.DEVIATION and r.blocks is False)
     caveat = f"; {tolerated} with a deviation the provider tolerates" if tolerated else ""
-    return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: all {count} steps passed{aside}{caveat}.")]
+    passed = "its one step passed" if count == 1 else f"all {count} steps passed"
+    return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: {passed}{aside}{caveat}.")]
 
 
 def blocking(result: CheckResult) -> str | None:
