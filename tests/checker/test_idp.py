@@ -40,7 +40,7 @@ SCIM2_SERVER_REFUSES = {("entra_set_manager", "User"), ("entra_create_group", "G
 make Entra NOT READY (README, "Identity provider readiness")."""
 ENTRA_BLOCKS = "entra_set_manager (User) refused, entra_create_group (Group) refused, entra_remove_member (Group) refused"
 ENTRA_NOT_READY = f"NOT READY for Entra ID: 3 of 14 steps block: {ENTRA_BLOCKS}."
-OKTA_READY = "READY for Okta: all 10 steps passed (6 left out by the run's selection)."
+OKTA_READY = "READY for Okta: all 10 steps passed (7 left out by the run's selection)."
 ENTRA_GROUP = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group"
 
 
@@ -213,7 +213,7 @@ def test_a_filter_without_match_answered_404_blocks_entra_okta_tolerates_it(serv
     server = serve(Broken(make_app()).rewrite("GET", USERS, _no_match_is_404))
     results = run(server.url)
     entra = f"NOT READY for Entra ID: 4 of 14 steps block: entra_test_connection (User) refused, {ENTRA_BLOCKS}."
-    okta = "READY for Okta: all 10 steps passed (6 left out by the run's selection); 1 with a deviation the provider tolerates."
+    okta = "READY for Okta: all 10 steps passed (7 left out by the run's selection); 1 with a deviation the provider tolerates."
     assert_idp_run(server, results, set(), entra, okta, blocks={("entra_test_connection", "User")})
     [connection] = [r for r in results if r.title == "entra_test_connection"]
     assert connection.status is Status.DEVIATION
@@ -326,7 +326,7 @@ def test_a_server_without_groups_skips_the_group_steps_and_is_not_ready(serve):
     )
     # Left out by the run's own selection, the group steps do not block.
     only_users = run(server.url, resource_types=["User"])
-    assert verdict(only_users, "okta").reason == "READY for Okta: all 6 steps passed (10 left out by the run's selection)."
+    assert verdict(only_users, "okta").reason == "READY for Okta: all 6 steps passed (11 left out by the run's selection)."
     assert stored(server.url, "/Users") == []
 
 
@@ -337,7 +337,7 @@ def test_a_verdict_run_again_runs_again_every_step_it_judges(serve):
         results = list(iter_checks(scim, CheckConfig(), only={CheckId("okta_readiness"), CheckId("okta_test_connection", "User")}))
     assert {r.title for r in results} == {r.name for r in all_checkers() if "idp:okta" in r.tags}
     # Okta's OIN suites run with it: the server, asking for no credential, fails the SPEC suite's 401.
-    assert verdict(results, "okta").reason == "NOT READY for Okta: 1 of 16 steps block: okta_spec_test (User) unsupported."
+    assert verdict(results, "okta").reason == "NOT READY for Okta: 1 of 17 steps block: okta_spec_test (User) unsupported."
     assert stored(server.url) == []
 
 

@@ -41,7 +41,7 @@ def test_scim2_server_passes_every_oin_assert_but_the_401_it_cannot_give_without
     assert not [r for r in oin if r.status.failed], [(r.title, r.reason) for r in oin if r.status.failed]
     [unauthenticated] = [r for r in oin if r.status is Status.SKIPPED and r.blocks]
     assert unauthenticated.reason.startswith("Not judged: GET /v2/Users?filter=… with Authorization: non-token answered 200: the server asks for no credential")
-    assert verdict(results).reason == "NOT READY for Okta: 1 of 16 steps block: okta_spec_test (User) unsupported."
+    assert verdict(results).reason == "NOT READY for Okta: 1 of 17 steps block: okta_spec_test (User) unsupported."
     spec = of(results, "okta_spec_test")
     [creation] = [e for r in spec for e in r.exchanges if e.method == "POST"][:1]
     assert creation.request_headers["content-type"] == "application/json" and creation.request_headers.get("user-agent") != "OKTA SCIM Integration"
@@ -57,7 +57,7 @@ def test_a_server_that_authenticates_is_ready_for_okta(serve):
     [refused] = [r for r in of(results, "okta_spec_test") if "non-token" in (r.reason or "")]
     assert refused.status is Status.SUCCESS and refused.reason.endswith("answered 401 with a SCIM Error and its detail.")
     assert "okta-t0ken" not in json.dumps([e.to_dict() for e in refused.exchanges]), "the run's own token never leaves with the wrong one"
-    assert verdict(results).reason == "READY for Okta: all 16 steps passed."
+    assert verdict(results).reason == "READY for Okta: all 17 steps passed."
 
 
 def test_a_duplicate_user_accepted_fails_the_spec_suite(serve):

@@ -33,7 +33,7 @@ def test_scim2_server_is_ready_for_each_but_onelogins_scim11_templates(serve):
     assert verdicts(results) == {
         "onelogin_readiness": "NOT READY for OneLogin: 1 of 3 steps block: onelogin_scim11_schema (User) refused.",
         "pingfederate_readiness": "READY for PingFederate: all 2 steps passed.",
-        "jumpcloud_readiness": "READY for JumpCloud: its one step passed.",
+        "jumpcloud_readiness": "READY for JumpCloud: all 2 steps passed.",
         "sailpoint_readiness": "READY for SailPoint: its one step passed.",
         "google_readiness": "READY for Google Workspace: its one step passed.",
         "rippling_readiness": "READY for Rippling: all 2 steps passed.",
@@ -59,7 +59,7 @@ def _add_without_path_refused(body: dict) -> dict:
         (lambda: Broken(make_app()).answer("PATCH", r"/v2/Groups/[^/]+", 405), "onelogin_group_patch", Status.ERROR),
         (lambda: Broken(make_app()).rewrite_request_json("PATCH", r"/v2/Users/[^/]+", _add_without_path_refused), "sailpoint_disable_enable", Status.ERROR),
         (PERSONALITIES["duplicates accepted"].app, "rippling_create_and_retry", Status.ERROR),
-        (PERSONALITIES["soft delete"].app, "jumpcloud_test_connection", Status.ERROR),
+        (PERSONALITIES["soft delete"].app, "jumpcloud_test_user", Status.ERROR),
     ],
     ids=["onelogin emails object", "onelogin group PATCH 405", "sailpoint add without path", "rippling duplicate", "jumpcloud soft delete"],
 )

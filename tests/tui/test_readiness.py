@@ -39,7 +39,7 @@ async def test_the_run_screen_shows_each_providers_readiness(scim_server):
                 "✘ NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) refused, entra_create_group (Group) refused, "
                 "entra_remove_member (Group) refused."
             ),
-            "✘ NOT READY for Okta: 1 of 16 steps block: okta_spec_test (User) unsupported.",
+            "✘ NOT READY for Okta: 1 of 17 steps block: okta_spec_test (User) unsupported.",
             (
                 "✘ NOT READY for the Entra app gallery: 4 mandatory tests fail: User_Update_Manager_Test, Create_Group_Test, "
                 "Group_Update_Remove_Member_Test, SCIM_Update_Manager_Test; no authentication test passed (Validate_Credentials_Test "

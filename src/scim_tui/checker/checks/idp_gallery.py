@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scim_tui.checker.checks.idp_readiness import blocking
+from scim_tui.checker.checks.idp_readiness import untold
 from scim_tui.checker.checks.idp_wire import Provider
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.registry import checker
@@ -134,8 +135,9 @@ def entra_gallery_readiness(context: CheckContext, results: list[CheckResult]) -
     """
     names = {test.check for test in GALLERY_TESTS}
     replayed = [r for r in results if r.title in names]
-    if not any(r.status is not Status.SKIPPED or r.blocks for r in replayed if not r.deselected):
-        return [CheckResult(Status.SKIPPED, reason="No test of Microsoft's gallery validation ran, so its outcome cannot be told.")]
+    if context.discovery.failure or not any(r.status is not Status.SKIPPED or r.blocks for r in replayed if not r.deselected):
+        why = f": the server could not be described ({context.discovery.failure})" if context.discovery.failure else ""
+        return untold(GALLERY, context, f"No test of Microsoft's gallery validation ran, so its outcome cannot be told{why}")
     outcome = gallery_outcome(replayed)
     tests = outcome["testResults"]
     unreplayed = [t["testName"] for t in tests if t["testResult"].startswith(f"SKIPPED - {NOT_REPLAYABLE}")]

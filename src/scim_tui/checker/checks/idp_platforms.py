@@ -24,7 +24,6 @@ from scim_tui.checker.checks.idp import kept
 from scim_tui.checker.checks.idp import list_problem
 from scim_tui.checker.checks.idp import member_ids
 from scim_tui.checker.checks.idp import membership
-from scim_tui.checker.checks.idp import model_of
 from scim_tui.checker.checks.idp import resources_in
 from scim_tui.checker.checks.idp import user_body
 from scim_tui.checker.checks.idp_lifecycle import create_step
@@ -209,28 +208,37 @@ def pingfederate_readiness(context: CheckContext, results: list[CheckResult]) ->
 
 @checker("idp", "idp:jumpcloud", section="3.6", schema=USER_SCHEMA)
 @replay(JUMPCLOUD)
-def jumpcloud_test_connection(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """JumpCloud's test connection: it creates a test user and a test group, then deletes both (RFC 7644 §3.3, §3.6).
+def jumpcloud_test_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """JumpCloud's test connection, its user: a test user created, then deleted (RFC 7644 §3.3, §3.6).
 
     JumpCloud's custom SCIM integration guide (https://jumpcloud.com/support/provision-and-manage-users-and-groups-in-apps-using-custom-scim-identity-management-integration);
     the test user's email is in the app's verified domain (here example.com).
-    One result per phase: the user created (201), the group created (201),
-    the group deleted and the user deleted (204, then gone: 404 and no match).
-    SUCCESS; ERROR otherwise. (JumpCloud deactivates the user when DELETE is
-    refused; the RFC's DELETE is judged here.)
+    One result for the creation (201), one for the deletion (204, then gone:
+    404 and no match for its userName). SUCCESS; ERROR otherwise. (JumpCloud
+    deactivates the user when DELETE is refused; the RFC's DELETE is judged
+    here.)
     """
-    group_model = model_of(context, GROUP_SCHEMA)
     body = {"schemas": [USER_SCHEMA], **kept(model, user_body("jumpcloud"))}
+    return _made_then_deleted(context, model, body, "userName")
+
+
+@checker("idp", "idp:jumpcloud", section="3.6", schema=GROUP_SCHEMA)
+@replay(JUMPCLOUD)
+def jumpcloud_test_group(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    """JumpCloud's test connection, its group: a test group created, then deleted (RFC 7644 §3.3, §3.6).
+
+    JumpCloud's custom SCIM integration guide (https://jumpcloud.com/support/provision-and-manage-users-and-groups-in-apps-using-custom-scim-identity-management-integration).
+    One result for the creation (201), one for the deletion (204, then gone:
+    404 and no match for its displayName). SUCCESS; ERROR otherwise.
+    """
+    return _made_then_deleted(context, model, {"schemas": [GROUP_SCHEMA], "displayName": unique_string("displayName")}, "displayName")
+
+
+def _made_then_deleted(context: CheckContext, model: type[Resource[Any]], body: dict[str, Any], attribute: str) -> list[CheckResult]:
     made, target = create_step(context, JUMPCLOUD, model, body)
     if target is None:
         return [made]
-    results = [made]
-    if group_model is not None:
-        group_made, group_target = create_step(context, JUMPCLOUD, group_model, {"schemas": [GROUP_SCHEMA], "displayName": unique_string("displayName")})
-        results.append(group_made)
-        if group_target is not None:
-            results += steps(context, [("delete the test group", partial(deletion, context, JUMPCLOUD, group_target, "displayName", str(group_target.current.get("displayName") or "")))])
-    return [*results, *steps(context, [("delete the test user", partial(deletion, context, JUMPCLOUD, target, "userName", str(body.get("userName"))))])]
+    return [made, *steps(context, [("delete", partial(deletion, context, JUMPCLOUD, target, attribute, str(body[attribute])))])]
 
 
 @checker("idp", "idp:jumpcloud", section="3")

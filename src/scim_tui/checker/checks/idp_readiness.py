@@ -179,13 +179,11 @@ def readiness(provider: Provider, context: CheckContext, results: list[CheckResu
         if how:
             named.setdefault(_name(result), how)
     count = len({r.check_id for r in chosen})
-    required = provider.key in context.conf.require_ready
-    if not any(r.status is not Status.SKIPPED or r.blocks for r in chosen):
-        why = f": {(chosen[0].reason or '').removeprefix('Skipped: ').rstrip('.')}" if chosen else ""
-        told = f"No {provider.name} step ran, so readiness cannot be told{why}"
-        return [CheckResult(Status.ERROR, reason=f"{told}, and the run requires it.")] if required else [CheckResult(Status.SKIPPED, reason=f"{told}.")]
+    if context.discovery.failure or not any(r.status is not Status.SKIPPED or r.blocks for r in chosen):
+        why = context.discovery.failure or ((chosen[0].reason or "").removeprefix("Skipped: ").rstrip(".") if chosen else "")
+        return untold(provider, context, f"No {provider.name} step ran, so readiness cannot be told{f': {why}' if why else ''}")
     if named:
-        status = Status.ERROR if required else Status.DEVIATION
+        status = Status.ERROR if provider.key in context.conf.require_ready else Status.DEVIATION
         return [CheckResult(status, reason=f"NOT READY for {provider.name}: {len(named)} of {count} steps block: {_listed(named)}.")]
     left_out = len({r.check_id for r in steps}) - count
     aside = f" ({left_out} left out by the run's selection)" if left_out else ""
@@ -193,6 +191,14 @@ def readiness(provider: Provider, context: CheckContext, results: list[CheckResu
     caveat = f"; {tolerated} with a deviation the provider tolerates" if tolerated else ""
     passed = "its one step passed" if count == 1 else f"all {count} steps passed"
     return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: {passed}{aside}{caveat}.")]
+
+
+def untold(provider: Provider, context: CheckContext, told: str) -> list[CheckResult]:
+    """A verdict that cannot be given (the server could not be described, no step ran): SKIPPED, an
+    ERROR when the run requires the provider."""
+    if provider.key in context.conf.require_ready:
+        return [CheckResult(Status.ERROR, reason=f"{told}, and the run requires it.")]
+    return [CheckResult(Status.SKIPPED, reason=f"{told}.")]
 
 
 def blocking(result: CheckResult) -> str | None:

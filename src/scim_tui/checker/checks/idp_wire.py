@@ -33,6 +33,8 @@ SCIM_JSON = "application/scim+json"
 LIBRARY_DOCS = re.compile(r"\s*\[type=\w+[^\]]*\]|\s*For further information visit \S+")
 """What a server's detail may carry of the library it validates with (pydantic's error type and
 the address of its docs), which tells a person nothing: left out of reasons."""
+VALIDATION_DUMP = re.compile(r"^\d+ validation errors? for \S+ (?P<field>\S+) ")
+"""A validation library's heading ("1 validation error for EnterpriseUser manager …"): the field is kept."""
 PATCH_SCHEMA = str(PatchOp.__schema__)
 
 
@@ -66,7 +68,8 @@ def told(response: Any) -> str:
     """What an answer says, in a few words: its SCIM Error's detail, else what its body is."""
     detail = member(body_of(response), "detail")
     if isinstance(detail, str) and detail.strip():
-        return LIBRARY_DOCS.sub("", " ".join(detail.split())).strip()[:300]
+        text = LIBRARY_DOCS.sub("", " ".join(detail.split())).strip()
+        return VALIDATION_DUMP.sub(lambda found: f"{found['field']}: ", text)[:300]
     return f"its body is {body_kind(response.text or '')}"
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import ValidationError
 from scim2_models import Error
 
 from scim_tui.checker.answers import JSON_KINDS
@@ -117,8 +118,9 @@ def scim_error_problem(payload: Any, status: int | None = None) -> str | None:
         return problem
     try:
         Error.model_validate(payload)
-    except ValueError as exc:
-        return f"its SCIM Error is invalid ({' '.join(str(exc).split())[:200]})"
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        return f"its SCIM Error is invalid ({'.'.join(str(part) for part in first['loc']) or 'the object'}: {first['msg']})"
     return None
 
 
