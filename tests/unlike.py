@@ -30,6 +30,7 @@ from tests.servers import scim_error
 USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group"
 SPC_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"
+ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 WSGI = Callable[[dict[str, Any], Callable[..., Any]], Any]
 
 
@@ -184,6 +185,67 @@ def _attribute_change(name: str, **changes: Any) -> Callable[[dict[str, Any]], d
         return schema | {"attributes": [a | changes if a.get("name") == name else a for a in schema.get("attributes", [])]}
 
     return change
+
+
+def _sub_attribute_dropped(name: str, sub: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def change(schema: dict[str, Any]) -> dict[str, Any]:
+        def dropped(attribute: dict[str, Any]) -> dict[str, Any]:
+            return attribute | {"subAttributes": [s for s in attribute.get("subAttributes", []) if s.get("name") != sub]}
+
+        return schema | {"attributes": [dropped(a) if a.get("name") == name else a for a in schema.get("attributes", [])]}
+
+    return change
+
+
+def _without_formatted_name(body: Any) -> Any:
+    if isinstance(body, dict) and isinstance(body.get("name"), dict):
+        return {**body, "name": {k: v for k, v in body["name"].items() if k != "formatted"}}
+    return body
+
+
+def replay_beyond_the_schema(app: WSGI) -> Broken:
+    """/Schemas describes a User's name without `formatted`, which Entra sends: the server takes
+    the body and ignores what its schema does not describe. A provider's body is the server's to
+    judge, not the client's."""
+    return _schema_change(app, USER, _sub_attribute_dropped("name", "formatted")).rewrite_request_json("POST", "/v2/Users", _without_formatted_name)
+
+
+def _as_the_rfc_spells_it(operation: dict[str, Any]) -> list[dict[str, Any]]:
+    """Entra's PATCH shapes scim2-server refuses, turned into the RFC's."""
+    if operation.get("path") == "manager" and "value" in operation:
+        return [{"op": "add", "path": f"{ENTERPRISE}:manager", "value": {"value": operation["value"][0]["value"]}}]
+    if operation.get("path") == "manager":
+        return [{"op": "remove", "path": f"{ENTERPRISE}:manager"}]
+    if operation["op"] == "Remove" and operation.get("path") == "members" and "value" in operation:
+        return [{"op": "remove", "path": f'members[value eq "{member["value"]}"]'} for member in operation["value"]]
+    return [operation]
+
+
+def _core_schemas_only(body: dict[str, Any]) -> dict[str, Any]:
+    return {**body, "schemas": [urn for urn in body.get("schemas", []) if urn.startswith("urn:ietf:params:scim:schemas:")]}
+
+
+def entra_speaking(app: WSGI) -> Broken:
+    """scim2-server taught the Entra ID shapes it refuses (its manager, its member removal, its
+    group's second schema URN): Entra is READY on it."""
+    rewrite = lambda body: {**body, "Operations": [new for op in body["Operations"] for new in _as_the_rfc_spells_it(op)]}  # noqa: E731
+    return Broken(app).rewrite_request_json("PATCH", r"/v2/(Users|Groups)/[^/]+", rewrite).rewrite_request_json("POST", "/v2/Groups", _core_schemas_only)
+
+
+def _manager_as_the_rfc_spells_it(operation: dict[str, Any]) -> dict[str, Any]:
+    """The Logic App's manager, a bare id (or "" to remove it), turned into the RFC's complex value."""
+    if not str(operation.get("path", "")).endswith(":manager") or isinstance(operation.get("value"), dict) or "value" not in operation:
+        return operation
+    if operation["value"] in ("", None):
+        return {"op": "remove", "path": operation["path"]}
+    return {**operation, "value": {"value": operation["value"]}}
+
+
+def entra_gallery_speaking(app: WSGI) -> Broken:
+    """entra_speaking, also taught the manager as Microsoft's gallery validation sends it: the
+    gallery's tests all pass on it (but those that need a tenant, or OAuth)."""
+    rewrite = lambda body: {**body, "Operations": [_manager_as_the_rfc_spells_it(op) for op in body["Operations"]]}  # noqa: E731
+    return Broken(entra_speaking(app)).rewrite_request_json("PATCH", r"/v2/Users/[^/]+", rewrite)
 
 
 class Immutable(Middleware):
@@ -370,6 +432,7 @@ PERSONALITIES: dict[str, Personality] = {
     "RFC schema name": Personality(lambda: rfc_schema_name(make_app())),
     "members ignored on create": Personality(lambda: members_ignored_on_create(make_app())),
     "filter ignored": Personality(lambda: filter_ignored(make_app())),
+    "replay body beyond the schema": Personality(lambda: replay_beyond_the_schema(make_app())),
     "soft delete": Personality(lambda: SoftDelete(make_app())),
     "duplicates accepted": Personality(lambda: DuplicatesAccepted(make_app())),
     "PATCH 501 though claimed": Personality(lambda: patch_not_implemented(make_app())),

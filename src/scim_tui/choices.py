@@ -5,10 +5,13 @@ from dataclasses import dataclass
 
 from scim_tui.checker.limits import MAX_RESOURCE_TYPES
 
-FORMATS = ("text", "json", "junit", "markdown", "har")
-"""The report formats."""
+FORMATS = ("text", "json", "junit", "markdown", "har", "entra-gallery")
+"""The report formats (entra-gallery: the outcome of Microsoft's gallery validation replayed, shaped as its result file)."""
 FAIL_ON = ("compliant", "acceptable", "deviation", "error", "critical")
 """--fail-on: the least bad status that fails a run, from the mildest to the worst."""
+PROVIDERS = ("entra", "entra_gallery", "google", "jumpcloud", "okta", "onelogin", "pingfederate", "rippling", "sailpoint")
+"""The identity providers whose readiness a run can require (--require-ready, a profile's
+`require_ready`): the engine's verdict of each is the check `<key>_readiness`."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from scim_tui.choices import FAIL_ON
 from scim_tui.choices import FORMATS
 from scim_tui.choices import JOBS
 from scim_tui.choices import MAX_RATE
+from scim_tui.choices import PROVIDERS
 from scim_tui.choices import RESOURCE_TYPES
 from scim_tui.choices import Limit
 from scim_tui.errors import UserError
@@ -72,6 +73,7 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--har", metavar="FILE", help="also write every request and response of the run to FILE as HAR 1.2 (secrets replaced by ***)")
     parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
+    parser.add_argument("--require-ready", action="append", default=[], metavar="PROVIDERS", help=f"exit 1 when one of these identity providers is NOT READY ({', '.join(PROVIDERS)}; comma-separated, repeatable; added to the profile's require_ready)")
     parser.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
     accepted = parser.add_mutually_exclusive_group()
     accepted.add_argument("--baseline", metavar="FILE", help="failures accepted for now (TOML): only the others, or worse ones, fail the run")

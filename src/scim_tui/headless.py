@@ -28,6 +28,7 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.registry import tag_matches
 from scim_tui.checker.secrets import Secrets
+from scim_tui.choices import PROVIDERS
 from scim_tui.connect import Connection
 from scim_tui.connect import open_client
 from scim_tui.connect import unusable
@@ -77,8 +78,10 @@ def check(args: argparse.Namespace) -> int:
     output = _writable(args.output)
     har = _writable(args.har)
     entries = _baseline_entries(args)
-    report = run(target, selection, args.jobs, args.max_rate, args.max_resource_types)
+    required = required_providers(args.require_ready, target.profile)
+    report = run(target, selection, args.jobs, args.max_rate, args.max_resource_types, required)
     _check_resource_types(report)
+    _check_required(report, required)
     judgement = _judged(report, args, entries)
     previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
     if target.recorded:
@@ -179,6 +182,23 @@ def _tags(values: list[str], flag: str) -> list[str]:
     return tags
 
 
+def required_providers(values: list[str], profile: Profile) -> frozenset[str]:
+    """The providers whose NOT READY fails the run: those of --require-ready (comma-separated,
+    repeatable) and the profile's; an unknown one is bad usage."""
+    keys = [key.strip() for value in values for key in value.split(",") if key.strip()]
+    unknown = [key for key in keys if key not in PROVIDERS]
+    if unknown:
+        raise UsageError(f"Unknown identity provider {', '.join(unknown)} in --require-ready: use some of {', '.join(PROVIDERS)}.")
+    return frozenset([*keys, *profile.require_ready])
+
+
+def _check_required(report: RunReport, required: frozenset[str]) -> None:
+    """A provider required ready whose verdict the selection left out would pass a CI job that judged nothing: bad usage."""
+    left_out = sorted(key for key in required for r in report.results if r.title == f"{key}_readiness" and r.deselected)
+    if left_out:
+        raise UsageError(f"--require-ready {', '.join(left_out)}, but the selection leaves out its readiness: select the tag idp:{left_out[0]} too.")
+
+
 def _check_resource_types(report: RunReport) -> None:
     """A --resource-type the server does not have would pass a CI job that tested nothing: bad usage."""
     published = list(dict.fromkeys(r.resource_type for r in report.results if r.resource_type))
@@ -197,11 +217,18 @@ def _check_something_ran(report: RunReport) -> None:
     raise UsageError(f"No check could run on {report.target}: {why}.")
 
 
-def run(target: Target, selection: Selection, jobs: int | None, max_rate: int | None = None, max_resource_types: int | None = None) -> RunReport:
+def run(
+    target: Target,
+    selection: Selection,
+    jobs: int | None,
+    max_rate: int | None = None,
+    max_resource_types: int | None = None,
+    require_ready: frozenset[str] = frozenset(),
+) -> RunReport:
     """Run the selected checks on a target; UsageError when it cannot be reached, RunInterrupted
     on Ctrl-C, SIGTERM or SIGHUP once the running checks deleted what they created."""
     profile = target.profile
-    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate, max_resource_types or profile.max_resource_types)
+    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate, max_resource_types or profile.max_resource_types, require_ready)
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
     results: list[CheckResult] = []
     late: list[str] = []

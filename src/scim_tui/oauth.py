@@ -42,6 +42,9 @@ class ClientCredentials(httpx2.Auth):
         self.secrets = secrets
         self._token: str | None = None
         self._refresh_at = 0.0
+        self.token_lifetime: float | None = None
+        """Seconds the last token fetched lives (its expires_in; None when the endpoint gave none):
+        the gallery validation's Validate_Credentials_Test reads it."""
         self._lock = threading.Lock()
 
     def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, httpx2.Response, None]:
@@ -59,7 +62,7 @@ class ClientCredentials(httpx2.Auth):
             if self._token is None or expired or self._token == stale:
                 token, lifetime = self._fetch()
                 self.secrets.add(token)  # before anyone can use it
-                self._token = token
+                self._token, self.token_lifetime = token, lifetime
                 self._refresh_at = time.monotonic() + lifetime - min(REFRESH_MARGIN, lifetime / 2) if lifetime else float("inf")
             return self._token
 

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
@@ -25,6 +26,7 @@ from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import ValidationError
+from pydantic import field_validator
 from tomlkit.exceptions import ParseError
 
 from scim_tui.checker import CheckConfig
@@ -34,6 +36,7 @@ from scim_tui.choices import JOBS
 from scim_tui.choices import LIMITS
 from scim_tui.choices import MAX_RATE
 from scim_tui.choices import MAX_RESPONSE_BYTES
+from scim_tui.choices import PROVIDERS
 from scim_tui.choices import RESOURCE_TYPES
 from scim_tui.choices import TIMEOUT
 from scim_tui.choices import Limit
@@ -118,13 +121,16 @@ class Selection(BaseModel):
     exclude_tags: list[str] = Field(default_factory=list)
     resource_types: list[str] = Field(default_factory=list)
 
-    def check_config(self, jobs: int | None = None, max_rate: int | None = None, max_resource_types: int | None = None) -> CheckConfig:
+    def check_config(
+        self, jobs: int | None = None, max_rate: int | None = None, max_resource_types: int | None = None, require_ready: Iterable[str] = ()
+    ) -> CheckConfig:
         """The engine configuration of this selection (an empty list means everything)."""
         conf = CheckConfig(
             include_tags=set(self.include_tags) or None,
             exclude_tags=set(self.exclude_tags) or None,
             resource_types=list(self.resource_types) or None,
             pacing=Pacing(max_rate=max_rate),
+            require_ready=frozenset(require_ready),
         )
         if jobs:
             conf.jobs = jobs
@@ -159,11 +165,22 @@ class Profile(BaseModel):
     """The file of the failures accepted for now (the format of `scim-tui check --baseline`),
     relative to the config directory (not the profiles directory: each TOML file there is a
     profile) unless absolute; None: the app keeps it in its data dir."""
+    require_ready: list[str] = Field(default_factory=list)
+    """The identity providers (choices.PROVIDERS) whose NOT READY fails a run of this profile;
+    any other provider's readiness is shown, and fails nothing."""
     selection: Selection = Field(default_factory=Selection)
     """The selection the run screen starts from the first time (the app remembers later ones in
     its own state, selections.py, and never writes them here)."""
     demo: bool = Field(default=False, exclude=True)
     """The embedded demo profile: not a file, targets the built-in server."""
+
+    @field_validator("require_ready")
+    @classmethod
+    def _known_providers(cls, keys: list[str]) -> list[str]:
+        unknown = [key for key in keys if key not in PROVIDERS]
+        if unknown:
+            raise ValueError(f"unknown identity provider {', '.join(map(repr, unknown))}: use some of {', '.join(PROVIDERS)}")
+        return list(dict.fromkeys(keys))
 
     @classmethod
     def demo_profile(cls) -> Profile:

@@ -22,21 +22,30 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_the_run_screen_shows_each_providers_readiness(scim_server):
-    profile = Profile(name="Local", url=scim_server.url, selection=Selection(include_tags=["idp"]))
+    profile = Profile(name="Local", url=scim_server.url, selection=Selection(include_tags=["idp:entra", "idp:okta"]))
     app = ScimTuiApp(profile)
     async with app.run_test(size=SIZE) as pilot:
         screen = run_screen(pilot)
         drawn = boxes(screen.query_one(CheckTree))
-        assert {tag: drawn[tag] for tag in ("idp", "idp:entra", "idp:entra:compliant", "idp:okta")} == dict.fromkeys(
-            ("idp", "idp:entra", "idp:entra:compliant", "idp:okta"), "[x]"
+        assert {tag: drawn[tag] for tag in ("idp:entra", "idp:entra:compliant", "idp:entra:gallery", "idp:okta", "idp:okta:oin")} == dict.fromkeys(
+            ("idp:entra", "idp:entra:compliant", "idp:entra:gallery", "idp:okta", "idp:okta:oin"), "[x]"
         )
         widget = screen.query_one(Readiness)
         assert not widget.display, "no verdict before a run"
         await run_checks(pilot)
         assert widget.display
         assert readiness_text(widget.verdicts.values()).plain.splitlines() == [
-            "✘ NOT READY for Entra ID: 2 of 14 steps block: entra_set_manager (User) failed, entra_remove_member (Group) failed.",
-            "✔ READY for Okta: all 10 steps passed.",
+            (
+                "✘ NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) refused, entra_create_group (Group) refused, "
+                "entra_remove_member (Group) refused."
+            ),
+            "✘ NOT READY for Okta: 1 of 17 steps block: okta_spec_test (User) unsupported.",
+            (
+                "✘ NOT READY for the Entra app gallery: 4 mandatory tests fail: User_Update_Manager_Test, Create_Group_Test, "
+                "Group_Update_Remove_Member_Test, SCIM_Update_Manager_Test; no authentication test passed (Validate_Credentials_Test "
+                "needs a profile with OAuth client credentials); not replayed here (they need an Entra tenant): POD_User_Test, "
+                "POD_Group_Test, Federated_Identity_Test."
+            ),
         ]
     assert_nothing_left(scim_server.url)
 

@@ -110,6 +110,8 @@ class CheckContext:
         own resource manager, so deleted when the run ends)."""
         self.pointed_at: set[str] = set()
         """The ids of the shared resources this check's references point at."""
+        self.decoys: dict[str, str] = {}
+        """The resource this check made, by endpoint, for its filters to leave out (checks/idp.py decoy)."""
         self.creations = creations or Creations()
         """How the run creates resources a server refused without more than their required attributes."""
         if recorder is None:

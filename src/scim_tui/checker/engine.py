@@ -110,13 +110,15 @@ def iter_checks(
     pacer = Pacer(conf.pacing, on_wait)
     context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=pacer, journal=journal, log=exchanges)
 
+    verdicts = _chosen([Step(c) for c in all_checkers() if c.scope == "results"], wanted)
+    if wanted is not None and verdicts:
+        wanted = wanted | {CheckId(c.name) for c in all_checkers() if c.scope == "server" and any(v.checker.tags <= c.tags for v in verdicts)}
     server_steps = _chosen([Step(c) for c in all_checkers() if c.scope == "server"], wanted)
     per_type = [c for c in all_checkers() if c.per_type]
-    verdicts = _chosen([Step(c) for c in all_checkers() if c.scope == "results"], wanted)
     seen: list[CheckResult] = []
     if on_plan:
         on_plan(_selected(conf, [*server_steps, *verdicts]) if wanted is None else sum(not check.is_summary for check in wanted))  # summaries are not counted
-    yield from _run_steps(context, server_steps)
+    yield from _kept(_run_steps(context, server_steps), seen)
 
     if wanted is not None and not verdicts and all(check.resource_type is None for check in wanted):
         return

@@ -69,6 +69,9 @@ class CheckConfig:
     max_resource_types: int = MAX_RESOURCE_TYPES
     """How many resource types the run checks at most (each takes hundreds of requests): the
     first ones the server publishes (of those selected); the checks of the others are SKIPPED saying so."""
+    require_ready: frozenset[str] = frozenset()
+    """The identity providers (their keys: "entra", "okta" ...) whose NOT READY is an ERROR of the
+    run; any other provider's NOT READY is a DEVIATION: readiness is not an RFC verdict."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,9 @@ class CheckResult:
     cause: str | None = None
     """The request failing as a whole that this result follows from, when it is one another
     result reports too (``PATCH /v2/Users/{id} answered 501``): the same text on each (causes.py)."""
+    blocks: bool | None = None
+    """For an identity provider's step: whether the provider cannot go on past it, whatever its
+    status by the RFCs says (None: as that status says: a failure, or a step that did not run)."""
 
     @property
     def check_id(self) -> CheckId:

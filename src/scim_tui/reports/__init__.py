@@ -1,10 +1,12 @@
-"""Reports of a run: text, JSON, JUnit XML, Markdown and HAR (its exchanges), all written from one RunReport."""
+"""Reports of a run: text, JSON, JUnit XML, Markdown, HAR (its exchanges) and the outcome of
+Microsoft's gallery validation replayed, all written from one RunReport."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from scim_tui.choices import FORMATS
+from scim_tui.reports import entra_gallery
 from scim_tui.reports import har
 from scim_tui.reports import json_report
 from scim_tui.reports import junit
@@ -13,7 +15,7 @@ from scim_tui.reports import text
 from scim_tui.reports.model import SCHEMA_VERSION
 from scim_tui.reports.model import RunReport
 
-EXTENSIONS = {"text": "txt", "json": "json", "junit": "xml", "markdown": "md", "har": "har"}
+EXTENSIONS = {"text": "txt", "json": "json", "junit": "xml", "markdown": "md", "har": "har", "entra-gallery": "json"}
 """The usual file extension of each format, for a default export file name."""
 
 
@@ -34,6 +36,8 @@ def report_pieces(report: RunReport, format: str, *, color: bool = False) -> Ite
         yield markdown.render(report)
     elif format == "har":
         yield har.render(report)
+    elif format == "entra-gallery":
+        yield entra_gallery.render(report)
     else:
         raise ValueError(f"Unknown report format {format!r}: choose one of {', '.join(FORMATS)}.")
 

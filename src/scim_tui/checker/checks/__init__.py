@@ -28,4 +28,12 @@ from scim_tui.checker.checks import bulk  # noqa: F401
 from scim_tui.checker.checks import authentication  # noqa: F401
 from scim_tui.checker.checks import idp_entra  # noqa: F401
 from scim_tui.checker.checks import idp_okta  # noqa: F401
+from scim_tui.checker.checks import idp_okta_oin  # noqa: F401
+from scim_tui.checker.checks import idp_gallery  # noqa: F401
+from scim_tui.checker.checks import idp_gallery_users  # noqa: F401
+from scim_tui.checker.checks import idp_gallery_groups  # noqa: F401
+from scim_tui.checker.checks import idp_gallery_scim  # noqa: F401
+from scim_tui.checker.checks import idp_gallery_direct  # noqa: F401
+from scim_tui.checker.checks import idp_platforms  # noqa: F401
+from scim_tui.checker.checks import idp_workforce  # noqa: F401
 from scim_tui.checker.checks import resource_type  # noqa: F401  (last: it sums up the others)

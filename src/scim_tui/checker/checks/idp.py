@@ -1,17 +1,15 @@
-"""What the identity-provider checks share (idp_entra.py, idp_okta.py): the providers, requests
-sent as a provider sends them, the resources it creates, and the readiness verdict on its steps.
+"""What the identity-provider checks share (idp_entra.py, idp_okta.py ...): the bodies they
+send, the resources they create, and how their answers are judged (lists, members, values).
 
 A step replays what the provider documents, whatever the ServiceProviderConfig claims: the
-provider does not read it either. A step failing because the request differs from plain RFC
-usage says so in its reason, once the same change spelt as the RFC does passed (`step`).
+provider does not read it either (idp_readiness.py judges what then fails).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
-from dataclasses import field
+from contextlib import suppress
 from typing import Any
 
 from scim2_models import EnterpriseUser
@@ -24,55 +22,31 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.idp_wire import Provider
+from scim_tui.checker.checks.idp_wire import Refused
+from scim_tui.checker.checks.idp_wire import created as wire_created
+from scim_tui.checker.checks.idp_wire import patched
+from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
-from scim_tui.checker.checks.probes import checked
+from scim_tui.checker.checks.patch_paths import holds
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.exchanges import noted
 from scim_tui.checker.filling import unique_string
-from scim_tui.checker.registry import any_tag_matches
-from scim_tui.checker.registry import filtered_out
+from scim_tui.checker.guard import normal_endpoint
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
 
 USER_SCHEMA = str(User.__schema__)
 GROUP_SCHEMA = str(Group.__schema__)
 ENTERPRISE = str(EnterpriseUser.__schema__)
-NAMED = 6
-"""How many blocking steps a readiness verdict names, so that its reason stays one readable line."""
-
-
-@dataclass(frozen=True)
-class Provider:
-    """An identity provider whose requests are replayed: its name, its tag, the headers it sends."""
-
-    name: str
-    tag: str
-    headers: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def request(self) -> dict[str, Any]:
-        """What goes with each of its requests (the client's keyword arguments)."""
-        return {"headers": dict(self.headers)} if self.headers else {}
-
-
-def step(context: CheckContext, label: str, run: Callable[[], CheckResult], note: str = "", plain: Callable[[], CheckResult] | None = None) -> CheckResult:
-    """One labelled step (probes.checked). When it fails and `plain` sends the same change as the
-    RFC spells it, that is tried too: when it passes, the provider's spelling is the cause, and
-    the reason says so with `note`."""
-    result = checked(context, run, label)
-    last = result.exchanges[-1] if result.exchanges else None
-    if not result.status.failed or plain is None or last is None or last.status_code is None:
-        return result
-    retry = checked(context, plain, label)
-    result.exchanges = [*result.exchanges, *retry.exchanges]
-    if not retry.status.failed:
-        reason = (result.reason or "").rstrip()
-        result.reason = f"{reason}{'' if reason.endswith('.') else '.'} The same change as the RFC spells it passes: {note}"
-    return result
+DECOY_NOTE = "sent by scim-tui, not the provider: a resource the step's filter must leave out"
 
 
 def get(context: CheckContext, provider: Provider, path: str, params: dict[str, Any]) -> Any:
     """A GET as the provider sends it; the raw response."""
-    return context.client.request("GET", path, params=params, **provider.request)
+    return send(context, provider, "GET", path, params=params)
 
 
 def asked(context: CheckContext, path: str, params: dict[str, Any]) -> str:
@@ -103,14 +77,21 @@ def resources_in(response: Any) -> list[dict[str, Any]]:
     return [item for item in member(body_of(response), "Resources") or [] if isinstance(item, dict)]
 
 
-def empty_list(context: CheckContext, provider: Provider, path: str, params: dict[str, Any], why: str, tolerated_404: str | None = None) -> CheckResult:
-    """A query matching nothing answers 200 with an empty ListResponse (RFC 7644 §3.4.2); `why`
-    tells what the provider makes of another answer. A 404 is a DEVIATION, saying
-    `tolerated_404`, for a provider that reads it as no match."""
+def empty_list(
+    context: CheckContext, provider: Provider, model: type[Resource[Any]], params: dict[str, Any], why: str, tolerated_404: str | None = None
+) -> CheckResult:
+    """A query of the model's endpoint matching nothing answers 200 with an empty ListResponse
+    (RFC 7644 §3.4.2); `why` tells what the provider makes of another answer. A 404 is a DEVIATION
+    by the RFC, which blocks the provider unless it reads a 404 as no match too (`tolerated_404`
+    says so)."""
+    path = resource_path(context, model)
+    decoy(context, model)
     response = get(context, provider, path, params)
     request = asked(context, path, params)
-    if response.status_code == 404 and tolerated_404:
-        return CheckResult(Status.DEVIATION, reason=f"{request} answered 404: {tolerated_404}, but RFC 7644 §3.4.2 answers a query matching nothing with 200 and totalResults 0.", data=body_of(response))
+    if response.status_code == 404:
+        how = tolerated_404 or why
+        reason = f"{request} answered 404: {how}, but RFC 7644 §3.4.2 answers a query matching nothing with 200 and totalResults 0."
+        return CheckResult(Status.DEVIATION, reason=reason, data=body_of(response), blocks=tolerated_404 is None)
     problem = list_problem(response)
     if problem:
         return CheckResult(Status.ERROR, reason=f"{request} {problem}: {why} (RFC 7644 §3.4.2: no match is a 200 with totalResults 0).", data=body_of(response))
@@ -121,9 +102,14 @@ def empty_list(context: CheckContext, provider: Provider, path: str, params: dic
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 200 with an empty ListResponse.", data=body_of(response))
 
 
-def finds(context: CheckContext, provider: Provider, target: Target, attribute: str, value: str, params: dict[str, Any] | None = None) -> CheckResult:
-    """A filter `attribute eq "value"` answers a list holding the resource, and nothing else."""
+def finds(
+    context: CheckContext, provider: Provider, target: Target, attribute: str, value: str, params: dict[str, Any] | None = None, unlisted: str | None = None
+) -> CheckResult:
+    """A filter `attribute eq "value"` answers a list holding the resource, and nothing else. An
+    answer without the resource (and nothing else) is a DEVIATION that blocks the provider when
+    the RFCs let the server leave it out (`unlisted` says why), else an ERROR."""
     path = resource_path(context, target.model)
+    decoy(context, target.model)
     query = {"filter": f"{attribute} eq {json.dumps(value)}", **(params or {})}
     response = get(context, provider, path, query)
     request = asked(context, path, query)
@@ -131,6 +117,8 @@ def finds(context: CheckContext, provider: Provider, target: Target, attribute: 
     if problem:
         return CheckResult(Status.ERROR, reason=f"{request} {problem}.", data=body_of(response))
     ids = [str(item.get("id")) for item in resources_in(response)]
+    if not ids and unlisted:
+        return CheckResult(Status.DEVIATION, reason=f"{request} answered no resource: {unlisted}", data=body_of(response), blocks=True)
     if ids != [target.id]:
         return CheckResult(Status.ERROR, reason=f"{request} answered {shown(ids)} instead of the {target.model.__name__} {target.id} alone.", data=body_of(response))
     return CheckResult(Status.SUCCESS, reason=f"{request} answered the {target.model.__name__} {target.id}.", data=body_of(response))
@@ -179,12 +167,54 @@ def reads_inactive(context: CheckContext, provider: Provider, target: Target) ->
     return CheckResult(Status.SUCCESS, reason=f"{request} answered the user, with active false.", data=payload)
 
 
-def created(
-    context: CheckContext, provider: Provider, model: type[Resource[Any]], values: dict[str, Any], extra: dict[str, Any], checked: bool = False
-) -> Target:
-    """A resource created with the provider's body (deleted when the check ends)."""
-    resource = context.resource_manager.create_and_register(model, fill_all=False, values=kept(model, values), checked=checked, extra=extra, **provider.request)
-    return Target(model, str(resource.id), resource_path(context, model, resource.id), resource.model_dump())
+def created(context: CheckContext, provider: Provider, model: type[Resource[Any]], values: dict[str, Any], extra: dict[str, Any], checked: bool = False) -> Target:
+    """A resource created with the provider's body: `values` of the attributes the server's model
+    has (a provider sends only those mapped to the app), and `extra` as it is (what the provider
+    always sends: its schemas, meta, an empty roles ...). Deleted when the check ends."""
+    return wire_created(context, provider, model, {**extra, **kept(model, values)}, checked=checked)
+
+
+def applied(context: CheckContext, provider: Provider, target: Target, label: str, operations: list[dict[str, Any]], expected: dict[str, Any], outcome: str) -> CheckResult:
+    """PATCH operations as the provider writes them, then whether the resource holds each expected value (patch_paths.holds)."""
+    seen, source = patched(context, provider, target, operations)
+    return holds(target, label, seen, source, expected, outcome)
+
+
+def creation(context: CheckContext, provider: Provider, target: Target) -> CheckResult:
+    """The result of a creation the check judges, just made: SUCCESS on 201; another 2xx is an ERROR
+    (RFC 7644 §3.3: the server SHALL answer 201) that the provider goes past, reading the resource."""
+    code = context.exchanges[-1].status_code
+    request = f"POST {context.root_path(resource_path(context, target.model))} with {provider.name}'s body"
+    kind = target.model.__name__.split("[", 1)[0]
+    if code == 201:
+        return CheckResult(Status.SUCCESS, reason=f"{request} answered 201 with the {kind} {target.id}.")
+    reason = f"{request} answered {code} instead of 201 Created (RFC 7644 §3.3 SHALL), which {provider.name} reads as created all the same."
+    return CheckResult(Status.ERROR, reason=reason, blocks=False)
+
+
+def decoy(context: CheckContext, model: type[Resource[Any]]) -> None:
+    """Make, once per check and endpoint, a resource of the check's own that its filters must
+    leave out: with it, a server ignoring a filter answers more than asked whatever else it holds,
+    so a step's verdict never depends on what the run's other checks hold at the time (a decoy that
+    cannot be made is none)."""
+    endpoint = normal_endpoint(context.client.resource_endpoint(model))
+    if endpoint in context.decoys:
+        return
+    with suppress(PrerequisiteFailed), noted(DECOY_NOTE):
+        context.decoys[endpoint] = str(context.resource_manager.create_and_register(model, fill_all=False).id)
+
+
+def with_members(context: CheckContext, provider: Provider, target: Target, users: list[str]) -> None:
+    """Give a group its first members as providers do, after creating it: one PATCH add (RFC 7644
+    §3.5.2.1). A group that then lacks them cannot be worked on: PrerequisiteFailed, naming why."""
+    operation = {"op": "add", "path": "members", "value": [{"value": user} for user in users]}
+    try:
+        seen, source = patched(context, provider, target, [operation])
+    except Refused as refused:
+        raise PrerequisiteFailed(f"the Group's first members could not be added: {failure_reason(refused, context.exchanges[-1:])}") from refused
+    missing = [user for user in users if user not in members_of(seen)]
+    if missing:
+        raise PrerequisiteFailed(f"the Group's first members could not be added: after PATCH add, {source} lacks {', '.join(missing)}")
 
 
 def member_ids(context: CheckContext, count: int, make: Callable[[CheckContext, type[Resource[Any]]], Target]) -> list[str] | CheckResult:
@@ -211,39 +241,3 @@ def membership(label: str, source: str, seen: dict[str, Any], present: list[str]
     if left:
         return CheckResult(Status.ERROR, reason=f"{label}: {source} still holds the member(s) {', '.join(left)}.", data=seen)
     return CheckResult(Status.SUCCESS, reason=f"{label}: {source} holds the members expected ({len(members)}).", data=seen)
-
-
-def readiness(provider: Provider, context: CheckContext, results: list[CheckResult]) -> list[CheckResult]:
-    """READY (SUCCESS) when every step of the provider that ran passed and none was kept from
-    running but by the run's selection; NOT READY (ERROR) naming the blocking steps; SKIPPED when
-    none ran (the server could not be described, the run was cancelled ...): that fault is
-    reported where it happened."""
-    steps = [r for r in results if any_tag_matches([provider.tag], r.tags)]
-    chosen = [r for r in steps if not _left_out(r, context)]
-    named: dict[str, str] = {}
-    for result in chosen:
-        if result.status.failed or result.status is Status.SKIPPED:
-            name = f"{result.title} ({result.resource_type})" if result.resource_type else str(result.title)
-            named.setdefault(name, "failed" if result.status.failed else "did not run")
-    count = len({r.check_id for r in chosen})
-    ran = [r for r in chosen if r.status is not Status.SKIPPED]
-    if not ran:
-        why = f": {(chosen[0].reason or '').removeprefix('Skipped: ').rstrip('.')}" if chosen else ""
-        return [CheckResult(Status.SKIPPED, reason=f"No {provider.name} step ran, so readiness cannot be told{why}.")]
-    if named:
-        shown_names = [f"{name} {how}" for name, how in list(named.items())[:NAMED]]
-        more = f" and {len(named) - NAMED} more" if len(named) > NAMED else ""
-        return [CheckResult(Status.ERROR, reason=f"NOT READY for {provider.name}: {len(named)} of {count} steps block: {', '.join(shown_names)}{more}.")]
-    left_out = len({r.check_id for r in steps}) - count
-    aside = f" ({left_out} left out by the run's selection)" if left_out else ""
-    caveats = sum(1 for r in chosen if r.status is Status.DEVIATION)
-    caveat = f"; {caveats} with a deviation the provider tolerates" if caveats else ""
-    return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: all {count} steps passed{aside}{caveat}.")]
-
-
-def _left_out(result: CheckResult, context: CheckContext) -> bool:
-    """Whether a step was SKIPPED by the run's selection (tags, resource types), not by the server."""
-    if result.status is not Status.SKIPPED:
-        return False
-    conf = context.conf
-    return bool(filtered_out(result.tags, conf)) or bool(conf.resource_types and result.resource_type not in conf.resource_types)

@@ -17,50 +17,64 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.comparison import shown
-from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import ENTERPRISE
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
-from scim_tui.checker.checks.idp import Provider
+from scim_tui.checker.checks.idp import applied
 from scim_tui.checker.checks.idp import asked
-from scim_tui.checker.checks.idp import created
+from scim_tui.checker.checks.idp import creation
 from scim_tui.checker.checks.idp import empty_list
 from scim_tui.checker.checks.idp import finds
 from scim_tui.checker.checks.idp import get
 from scim_tui.checker.checks.idp import has
+from scim_tui.checker.checks.idp import kept
 from scim_tui.checker.checks.idp import member_ids
 from scim_tui.checker.checks.idp import membership
-from scim_tui.checker.checks.idp import readiness
 from scim_tui.checker.checks.idp import reads_inactive
-from scim_tui.checker.checks.idp import step
 from scim_tui.checker.checks.idp import user_body
+from scim_tui.checker.checks.idp import with_members
+from scim_tui.checker.checks.idp_readiness import readiness
+from scim_tui.checker.checks.idp_readiness import replay
+from scim_tui.checker.checks.idp_readiness import step
+from scim_tui.checker.checks.idp_wire import Provider
+from scim_tui.checker.checks.idp_wire import created as wire_created
+from scim_tui.checker.checks.idp_wire import patched
 from scim_tui.checker.checks.patch import Target
-from scim_tui.checker.checks.patch import send_patch
-from scim_tui.checker.checks.patch_paths import applied
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
 
-ENTRA = Provider("Entra ID", "idp:entra")
+ENTRA = Provider("Entra ID", "idp:entra", "entra")
+ENTRA_GROUP = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group"
+"""The second schema URN of the groups Entra creates (the tutorial's Create Group)."""
 TAGS = ("idp", "idp:entra")
 COMPLIANT = (*TAGS, "idp:entra:compliant")
 CAPITALISED = (
     "Entra sends capitalised ops; RFC 7644 §3.5.2 names them in lower case, and Entra's documentation asks servers to accept both."
 )
 FALSE_STRING = (
-    'Entra sends active as the string "False" by default; RFC 7643 §4.1.1 types it boolean, and Entra\'s known-issues page asks servers '
-    "to accept both until the app opts in to aadOptscim062020."
+    'Entra sends active as the string "False" by default (and a capitalised op); RFC 7643 §4.1.1 types active boolean, and Entra\'s '
+    "known-issues page asks servers to accept both until the app opts in to aadOptscim062020."
 )
 DOTTED_KEYS = (
     'Entra (aadOptscim062020) sends a replace without a path whose keys are attribute paths ("name.givenName", the extension URN '
     "with the attribute), which RFC 7644 §3.5.2.3 reads as the target location of each value."
 )
 MANAGER = (
-    'Entra sends the path "manager" without the enterprise extension\'s URN, and an array of one {"$ref": null, "value": …} '
+    'Entra sends the path "manager" without the enterprise extension\'s URN, and an array of one {"$ref": …, "value": …} '
     "though manager is single-valued (RFC 7643 §4.3); its tutorial shows this shape."
+)
+HIDDEN_WHEN_DISABLED = (
+    "RFC 7643 §4.1.1 leaves what active means to the service provider, but Entra looks a user it disabled up again by userName, "
+    "and creates it anew when it is not found."
+)
+GROUP_URN = (
+    f"Entra creates groups with a second schema URN, {ENTRA_GROUP}, beside the core one (its tutorial's Create Group); "
+    "a server that refuses a URN it does not know refuses Entra's groups."
 )
 MEMBER_VALUE = (
     'Entra removes a member with path "members" and the member in "value"; RFC 7644 §3.5.2.2 selects values with a filter in the path, '
@@ -68,35 +82,44 @@ MEMBER_VALUE = (
 )
 
 
-def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = False, **values: Any) -> Target:
-    """A user created with the body Entra sends: meta.resourceType, an empty roles, the enterprise extension."""
+def entra_user_body(model: type[Resource[Any]], **values: Any) -> dict[str, Any]:
+    """The body Entra sends for a new user: its schemas, meta.resourceType, an empty roles, and the
+    mapped attributes the server's User has (the enterprise extension's among them)."""
     body = user_body("entra")
     body["name"]["formatted"] = unique_string("formatted")
     body = {**body, ENTERPRISE: {"employeeNumber": unique_string("employee"), "department": unique_string("department")}, **values}
-    return created(context, ENTRA, model, body, {"meta": {"resourceType": "User"}, "roles": []}, checked=checked)
+    schemas = [USER_SCHEMA, *([ENTERPRISE] if has(model, ENTERPRISE) else [])]
+    return {"schemas": schemas, "meta": {"resourceType": "User"}, "roles": [], **kept(model, body)}
 
 
-def _patched(
+def entra_user(context: CheckContext, model: type[Resource[Any]], checked: bool = False, **values: Any) -> Target:
+    """A user created with the body Entra sends (entra_user_body)."""
+    return wire_created(context, ENTRA, model, entra_user_body(model, **values), checked=checked)
+
+
+def entra_patched(
     context: CheckContext, target: Target, label: str, operation: dict[str, Any], expected: dict[str, Any], note: str = "", plain: dict[str, Any] | None = None
 ) -> CheckResult:
     """One PATCH operation as Entra sends it, then each expected value read back; when it fails,
     the `plain` operation (the RFC's spelling of the same change) tells whether `note` is the cause."""
     outcome = "the value sent" if any(value is not None for value in expected.values()) else "no value any more"
-    run = partial(applied, context, target, label, [operation], expected, outcome)
-    return step(context, label, run, note, partial(applied, context, target, label, [plain], expected, outcome) if plain else None)
+    run = partial(applied, context, ENTRA, target, label, [operation], expected, outcome)
+    rfc = partial(applied, context, ENTRA, target, label, [plain], expected, outcome) if plain else None
+    return step(context, ENTRA, label, run, note, rfc, (operation, plain))
 
 
-def _lower(operation: dict[str, Any]) -> dict[str, Any]:
+def lower_op(operation: dict[str, Any]) -> dict[str, Any]:
     return {**operation, "op": operation["op"].lower()}
 
 
-def _no_enterprise(model: type[Resource[Any]]) -> list[CheckResult] | None:
+def no_enterprise(model: type[Resource[Any]]) -> list[CheckResult] | None:
     if has(model, ENTERPRISE):
         return None
     return [CheckResult(Status.SKIPPED, reason=f"Skipped: the server's {model.__name__} has no enterprise extension ({ENTERPRISE}), whose attributes Entra maps.")]
 
 
 @checker(*TAGS, section="3.4.2.2", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_test_connection(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID's "Test connection": a filter on userName with a random GUID answers 200 and an empty ListResponse (RFC 7644 §3.4.2).
 
@@ -105,13 +128,13 @@ def entra_test_connection(context: CheckContext, model: type[Resource[Any]]) -> 
     resource. SUCCESS then; ERROR on a 404 or any other answer (Entra then
     reports the connection failed), or when resources come back.
     """
-    path = resource_path(context, model)
     params = {"filter": f'userName eq "{uuid.uuid4()}"'}
     why = "Entra ID reads any other answer as a failed test connection"
-    return [step(context, "test connection", partial(empty_list, context, ENTRA, path, params, why))]
+    return [step(context, ENTRA, "test connection", partial(empty_list, context, ENTRA, model, params, why))]
 
 
 @checker(*TAGS, section="3.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_create_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID creates a user with its own body, then finds it by userName and by externalId (RFC 7644 §3.3, §3.4.2.2).
 
@@ -122,17 +145,18 @@ def entra_create_user(context: CheckContext, model: type[Resource[Any]]) -> list
     lookup ``filter=userName eq "…"`` and ``filter=externalId eq "…"``: SUCCESS
     when the list holds that user alone; ERROR otherwise.
     """
-    target = _user(context, model, checked=True)
-    creation = CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Entra's body answered 201 with the User {target.id}.")
+    target = entra_user(context, model, checked=True)
+    created_user = creation(context, ENTRA, target)
     lookups = [
         (f"find by {name}", partial(finds, context, ENTRA, target, name, str(target.current.get(name) or "")))
         for name in ("userName", "externalId")
         if has(model, name)
     ]
-    return [creation, *steps(context, lookups)]
+    return [created_user, *steps(context, lookups)]
 
 
 @checker(*TAGS, section="3.5.2", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID's PATCH with capitalised ops: "Replace", "Add", "Remove" (RFC 7644 §3.5.2).
 
@@ -143,7 +167,7 @@ def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> 
     when the answer (or a GET after a 204) shows the change; ERROR otherwise,
     saying how Entra's request differs from the RFC's spelling.
     """
-    target = _user(context, model)
+    target = entra_user(context, model)
     changes = []
     if has(model, "displayName"):
         value = unique_string("displayName")
@@ -152,11 +176,12 @@ def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> 
         nick = unique_string("nickName")
         changes.append(("Add nickName", {"op": "Add", "path": "nickName", "value": nick}, {"nickName": nick}))
         changes.append(("Remove nickName", {"op": "Remove", "path": "nickName"}, {"nickName": None}))
-    labelled = [(label, partial(_patched, context, target, label, operation, expected, CAPITALISED, _lower(operation))) for label, operation, expected in changes]
+    labelled = [(label, partial(entra_patched, context, target, label, operation, expected, CAPITALISED, lower_op(operation))) for label, operation, expected in changes]
     return steps(context, labelled) or [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has neither displayName nor nickName.")]
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_disable_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID disables a user with ``{"op": "Replace", "path": "active", "value": "False"}``, a string (RFC 7644 §3.5.2.3).
 
@@ -167,12 +192,14 @@ def entra_disable_user(context: CheckContext, model: type[Resource[Any]]) -> lis
     """
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
-    target = _user(context, model)
+    target = entra_user(context, model)
     operation = {"op": "Replace", "path": "active", "value": "False"}
-    return [_patched(context, target, 'Replace active with "False"', operation, {"active": False}, FALSE_STRING, {**operation, "value": False})]
+    plain = {"op": "replace", "path": "active", "value": False}
+    return [entra_patched(context, target, 'Replace active with "False"', operation, {"active": False}, FALSE_STRING, plain)]
 
 
 @checker(*COMPLIANT, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_disable_user_boolean(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID (aadOptscim062020) disables a user with ``{"op": "replace", "path": "active", "value": false}`` (RFC 7644 §3.5.2.3).
 
@@ -182,12 +209,13 @@ def entra_disable_user_boolean(context: CheckContext, model: type[Resource[Any]]
     """
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
-    target = _user(context, model)
+    target = entra_user(context, model)
     operation = {"op": "replace", "path": "active", "value": False}
-    return [_patched(context, target, "replace active with false", operation, {"active": False})]
+    return [entra_patched(context, target, "replace active with false", operation, {"active": False})]
 
 
 @checker(*COMPLIANT, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_replace_dotted_keys(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID (aadOptscim062020) replaces without a path, the value's keys being attribute paths (RFC 7644 §3.5.2.3).
 
@@ -196,7 +224,7 @@ def entra_replace_dotted_keys(context: CheckContext, model: type[Resource[Any]])
     SUCCESS when the answer (or a GET after a 204) holds each value at its path;
     ERROR otherwise.
     """
-    target = _user(context, model)
+    target = entra_user(context, model)
     value = {
         name: unique_string(name.rsplit(".", 1)[-1].rsplit(":", 1)[-1])
         for name, needs in (("displayName", "displayName"), ("name.givenName", "name"), (f"{ENTERPRISE}:employeeNumber", ENTERPRISE))
@@ -205,7 +233,7 @@ def entra_replace_dotted_keys(context: CheckContext, model: type[Resource[Any]])
     if not value:
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has none of displayName, name and the enterprise extension.")]
     label = f"replace without a path, value {{{', '.join(value)}}}"
-    return [_patched(context, target, label, {"op": "replace", "value": value}, value, DOTTED_KEYS, {"op": "replace", "value": _nested(value)})]
+    return [entra_patched(context, target, label, {"op": "replace", "value": value}, value, DOTTED_KEYS, {"op": "replace", "value": _nested(value)})]
 
 
 def _nested(value: dict[str, Any]) -> dict[str, Any]:
@@ -221,6 +249,7 @@ def _nested(value: dict[str, Any]) -> dict[str, Any]:
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID replaces the work email with ``{"op": "Replace", "path": "emails[type eq \\"work\\"].value"}`` (RFC 7644 §3.5.2.3).
 
@@ -230,22 +259,23 @@ def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) 
     """
     if not has(model, "emails"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no emails attribute.")]
-    target = _user(context, model)
+    target = entra_user(context, model)
     address = f"{unique_string()}@example.com"
     operation = {"op": "Replace", "path": 'emails[type eq "work"].value', "value": address}
     label = 'Replace emails[type eq "work"].value'
 
     def replace(operation: dict[str, Any]) -> CheckResult:
-        seen, source = send_patch(context, target, [operation])
+        seen, source = patched(context, ENTRA, target, [operation])
         work = [item.get("value") for item in seen.get("emails") or [] if isinstance(item, dict) and str(item.get("type")).lower() == "work"]
         if address.lower() not in [str(value).lower() for value in work]:
             return CheckResult(Status.ERROR, reason=f"{label}: {source} holds {shown(work)} as the work email instead of {address!r}.", data=seen)
         return CheckResult(Status.SUCCESS, reason=f"{label}: {source} holds the new work email.", data=seen)
 
-    return [step(context, label, partial(replace, operation), CAPITALISED, partial(replace, _lower(operation)))]
+    return [step(context, ENTRA, label, partial(replace, operation), CAPITALISED, partial(replace, lower_op(operation)), (operation, lower_op(operation)))]
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_replace_employee_number(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID replaces the enterprise employeeNumber by its URN path (RFC 7644 §3.5.2.3).
 
@@ -254,37 +284,40 @@ def entra_replace_employee_number(context: CheckContext, model: type[Resource[An
     SUCCESS when the extension holds the new value; ERROR otherwise; SKIPPED
     when the server's User has no enterprise extension.
     """
-    skipped = _no_enterprise(model)
+    skipped = no_enterprise(model)
     if skipped:
         return skipped
-    target = _user(context, model)
+    target = entra_user(context, model)
     path = f"{ENTERPRISE}:employeeNumber"
     value = unique_string("employee")
     operation = {"op": "Replace", "path": path, "value": value}
-    return [_patched(context, target, f"Replace {path}", operation, {path: value}, CAPITALISED, _lower(operation))]
+    return [entra_patched(context, target, f"Replace {path}", operation, {path: value}, CAPITALISED, lower_op(operation))]
 
 
 @checker(*TAGS, section="3.5.2.1", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_set_manager(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """Entra ID sets a user's manager with ``{"op": "Add", "path": "manager", "value": [{"$ref": null, "value": "<id>"}]}`` (RFC 7644 §3.5.2.1).
+    """Entra ID sets a user's manager with ``{"op": "Add", "path": "manager", "value": [{"$ref": "<manager's URL>", "value": "<id>"}]}`` (RFC 7644 §3.5.2.1).
 
-    The tutorial's shape (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups).
-    Creates the manager and the user, then sends it: SUCCESS when the
-    enterprise manager's value is the manager's id; ERROR otherwise; SKIPPED
-    when the server's User has no enterprise extension.
+    The tutorial's example 5 (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups),
+    its ``$ref`` the manager's URL under the tenant URL. Creates the manager and
+    the user, then sends it: SUCCESS when the enterprise manager's value is the
+    manager's id; ERROR otherwise; SKIPPED when the server's User has no
+    enterprise extension.
     """
-    skipped = _no_enterprise(model)
+    skipped = no_enterprise(model)
     if skipped:
         return skipped
-    manager = _user(context, model)
-    target = _user(context, model)
-    operation = {"op": "Add", "path": "manager", "value": [{"$ref": None, "value": manager.id}]}
+    manager = entra_user(context, model)
+    target = entra_user(context, model)
+    operation = {"op": "Add", "path": "manager", "value": [{"$ref": f"{context.guard.base_url}{manager.url}", "value": manager.id}]}
     path = f"{ENTERPRISE}:manager"
     plain = {"op": "add", "path": path, "value": {"value": manager.id}}
-    return [_patched(context, target, "Add manager", operation, {path: {"value": manager.id}}, MANAGER, plain)]
+    return [entra_patched(context, target, "Add manager", operation, {path: {"value": manager.id}}, MANAGER, plain)]
 
 
 @checker(*TAGS, section="3.4.2.2", schema=USER_SCHEMA)
+@replay(ENTRA)
 def entra_disabled_user_found(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """A user Entra disabled (active false) is still returned by GET and by the userName filter (RFC 7644 §3.4).
 
@@ -297,32 +330,63 @@ def entra_disabled_user_found(context: CheckContext, model: type[Resource[Any]])
     """
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
-    target = _user(context, model, active=False)
-
+    target = entra_user(context, model, active=False)
     user_name = str(target.current.get("userName") or "")
-    return steps(context, [("GET the disabled user", partial(reads_inactive, context, ENTRA, target)), ("find the disabled user by userName", partial(finds, context, ENTRA, target, "userName", user_name))])
+    find = partial(finds, context, ENTRA, target, "userName", user_name, unlisted=HIDDEN_WHEN_DISABLED)
+    return steps(context, [("GET the disabled user", partial(reads_inactive, context, ENTRA, target)), ("find the disabled user by userName", find)])
 
 
-def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False, members: list[str] | None = None) -> Target:
-    """A group created with Entra's body: externalId, displayName, meta.resourceType (and members to start with)."""
-    values: dict[str, Any] = {"displayName": unique_string("displayName"), "externalId": unique_string("entra")}
-    if members:
-        values["members"] = [{"value": member} for member in members]
-    return created(context, ENTRA, model, values, {"meta": {"resourceType": "Group"}}, checked=checked)
+def entra_group_body(model: type[Resource[Any]]) -> dict[str, Any]:
+    """Entra's body for a new group: its two schema URNs, externalId, displayName, meta.resourceType."""
+    values = {"displayName": unique_string("displayName"), "externalId": unique_string("entra")}
+    return {"schemas": [GROUP_SCHEMA, ENTRA_GROUP], "meta": {"resourceType": "Group"}, **kept(model, values)}
 
 
-@checker(*TAGS, section="3.4", schema=GROUP_SCHEMA)
+def core_schema_only(body: dict[str, Any]) -> dict[str, Any]:
+    """A group's body as the RFC spells it: the core schema alone in "schemas"."""
+    return {**body, "schemas": [GROUP_SCHEMA]}
+
+
+def entra_group(context: CheckContext, model: type[Resource[Any]]) -> Target:
+    """A group created with Entra's body for another step to work on; created with the core schema
+    alone when the server refuses Entra's with a 4xx (entra_create_group reports that refusal)."""
+    body = entra_group_body(model)
+    try:
+        return wire_created(context, ENTRA, model, body)
+    except PrerequisiteFailed:
+        if not 400 <= (context.exchanges[-1].status_code or 0) < 500:
+            raise
+    return wire_created(context, ENTRA, model, core_schema_only(body))
+
+
+@checker(*TAGS, section="3.3", schema=GROUP_SCHEMA)
+@replay(ENTRA)
 def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID creates a group, then reads it without its members, by id and by displayName (RFC 7644 §3.3, §3.9).
 
-    Per the tutorial (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups):
-    POST with ``meta.resourceType``, then ``GET /Groups/{id}?excludedAttributes=members``
-    and ``GET /Groups?excludedAttributes=members&filter=displayName eq "…"``.
-    One result each: SUCCESS on 201, on 200 with the group, on a list holding
-    the group alone; ERROR otherwise.
+    Per the tutorial's Create Group (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups):
+    POST with two schema URNs (the core one and
+    ``http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group``),
+    ``externalId``, ``displayName`` and ``meta.resourceType``; then
+    ``GET /Groups/{id}?excludedAttributes=members`` and
+    ``GET /Groups?excludedAttributes=members&filter=displayName eq "…"``. One
+    result each: SUCCESS on 201, on 200 with the group, on a list holding the
+    group alone (beside a group of the check's own that it must leave out);
+    ERROR otherwise; a DEVIATION when only Entra's second URN is refused (the
+    core schema alone passes).
     """
-    target = _group(context, model, checked=True)
-    creation = CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Entra's body answered 201 with the Group {target.id}.")
+    body = entra_group_body(model)
+    made: list[Target] = []
+
+    def create(sent: dict[str, Any]) -> CheckResult:
+        made.append(wire_created(context, ENTRA, model, sent, checked=True))
+        return creation(context, ENTRA, made[-1])
+
+    plain = core_schema_only(body)
+    result = step(context, ENTRA, "create", partial(create, body), GROUP_URN, partial(create, plain), (body, plain))
+    if not made:
+        return [result]
+    target = made[-1]
     no_members = {"excludedAttributes": "members"}
 
     def read() -> CheckResult:
@@ -334,52 +398,55 @@ def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> lis
         return CheckResult(Status.SUCCESS, reason=f"{request} answered the Group.", data=payload)
 
     name = str(target.current.get("displayName") or "")
-    return [creation, *steps(context, [("read without members", read), ("find by displayName without members", partial(finds, context, ENTRA, target, "displayName", name, no_members))])]
+    return [result, *steps(context, [("read without members", read), ("find by displayName without members", partial(finds, context, ENTRA, target, "displayName", name, no_members))])]
 
 
 @checker(*TAGS, section="3.5.2.1", schema=GROUP_SCHEMA)
+@replay(ENTRA)
 def entra_add_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID adds several members in one PATCH: ``{"op": "Add", "path": "members", "value": [{"$ref": null, "value": …}, …]}`` (RFC 7644 §3.5.2.1).
 
     Per the tutorial (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups).
     SUCCESS when the group then holds both users; ERROR otherwise.
     """
-    users = member_ids(context, 2, _user)
+    users = member_ids(context, 2, entra_user)
     if isinstance(users, CheckResult):
         return [users]
-    target = _group(context, model)
+    target = entra_group(context, model)
     operation = {"op": "Add", "path": "members", "value": [{"$ref": None, "value": user} for user in users]}
     label = "Add two members"
 
     def add(operation: dict[str, Any]) -> CheckResult:
-        seen, source = send_patch(context, target, [operation])
+        seen, source = patched(context, ENTRA, target, [operation])
         return membership(label, source, seen, users, [])
 
-    return [step(context, label, partial(add, operation), CAPITALISED, partial(add, _lower(operation)))]
+    return [step(context, ENTRA, label, partial(add, operation), CAPITALISED, partial(add, lower_op(operation)), (operation, lower_op(operation)))]
 
 
 def _removal(context: CheckContext, model: type[Resource[Any]], label: str, operation: Any, note: str = "") -> list[CheckResult]:
     """A group holding two members loses the first by `operation(id)`; the second stays. When that
     fails, the RFC's removal by a filter tells whether `note` is the cause."""
-    users = member_ids(context, 2, _user)
+    users = member_ids(context, 2, entra_user)
     if isinstance(users, CheckResult):
         return [users]
-    removed, kept = users
-    target = _group(context, model, members=users)
+    removed, stays = users
+    target = entra_group(context, model)
+    with_members(context, ENTRA, target, users)
 
     def remove(operation: dict[str, Any]) -> CheckResult:
-        seen, source = send_patch(context, target, [operation])
-        return membership(label, source, seen, [kept], [removed])
+        seen, source = patched(context, ENTRA, target, [operation])
+        return membership(label, source, seen, [stays], [removed])
 
-    plain = partial(remove, _filtered_removal(removed)) if note else None
-    return [step(context, label, partial(remove, operation(removed)), note, plain)]
+    plain = partial(remove, filtered_removal(removed)) if note else None
+    return [step(context, ENTRA, label, partial(remove, operation(removed)), note, plain, (operation(removed), filtered_removal(removed)))]
 
 
-def _filtered_removal(user: str) -> dict[str, Any]:
+def filtered_removal(user: str) -> dict[str, Any]:
     return {"op": "remove", "path": f"members[value eq {json.dumps(user)}]"}
 
 
 @checker(*TAGS, section="3.5.2.2", schema=GROUP_SCHEMA)
+@replay(ENTRA)
 def entra_remove_member(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID removes a member with ``{"op": "Remove", "path": "members", "value": [{"value": "<id>"}]}`` (RFC 7644 §3.5.2.2).
 
@@ -394,6 +461,7 @@ def entra_remove_member(context: CheckContext, model: type[Resource[Any]]) -> li
 
 
 @checker(*COMPLIANT, section="3.5.2.2", schema=GROUP_SCHEMA)
+@replay(ENTRA)
 def entra_remove_member_filter(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID (aadOptscim062020) removes a member with ``{"op": "remove", "path": "members[value eq \\"<id>\\"]"}`` (RFC 7644 §3.5.2.2).
 
@@ -401,18 +469,19 @@ def entra_remove_member_filter(context: CheckContext, model: type[Resource[Any]]
     (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility).
     SUCCESS when that member is gone and the other stays; ERROR otherwise.
     """
-    return _removal(context, model, "remove members[value eq …]", _filtered_removal)
+    return _removal(context, model, "remove members[value eq …]", filtered_removal)
 
 
 @checker(*TAGS, section="3")
 def entra_readiness(context: CheckContext, results: list[CheckResult]) -> list[CheckResult]:
     """Will Entra ID provisioning work? READY when every Entra ID step passed (the ``idp:entra`` checks).
 
-    Given once every check ended: SUCCESS (READY) when each Entra ID step that
-    ran passed, and none was kept from running but by the run's selection;
-    ERROR (NOT READY) naming the steps that failed or could not run; SKIPPED
-    when no step ran. Sources: https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups
+    Given once every check ended (idp_readiness.py): SUCCESS (READY) when no
+    Entra ID step blocks it, and none was kept from running but by the run's
+    selection; NOT READY naming the blocking steps, a DEVIATION (an ERROR with
+    ``--require-ready entra``); SKIPPED when no step ran. Microsoft's gallery
+    validation (``idp:entra:gallery``) has a verdict of its own. Sources: https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups
     and https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility.
     """
-    return readiness(ENTRA, context, results)
+    return readiness(ENTRA, context, results, apart=("idp:entra:gallery",))
 

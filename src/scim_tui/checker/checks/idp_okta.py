@@ -21,9 +21,10 @@ from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
-from scim_tui.checker.checks.idp import Provider
+from scim_tui.checker.checks.idp import applied
 from scim_tui.checker.checks.idp import asked
 from scim_tui.checker.checks.idp import created
+from scim_tui.checker.checks.idp import creation
 from scim_tui.checker.checks.idp import empty_list
 from scim_tui.checker.checks.idp import finds
 from scim_tui.checker.checks.idp import get
@@ -31,15 +32,17 @@ from scim_tui.checker.checks.idp import has
 from scim_tui.checker.checks.idp import list_problem
 from scim_tui.checker.checks.idp import member_ids
 from scim_tui.checker.checks.idp import membership
-from scim_tui.checker.checks.idp import readiness
 from scim_tui.checker.checks.idp import reads_inactive
 from scim_tui.checker.checks.idp import resources_in
-from scim_tui.checker.checks.idp import step
 from scim_tui.checker.checks.idp import user_body
+from scim_tui.checker.checks.idp import with_members
+from scim_tui.checker.checks.idp_readiness import readiness
+from scim_tui.checker.checks.idp_readiness import replay
+from scim_tui.checker.checks.idp_readiness import step
+from scim_tui.checker.checks.idp_wire import Provider
+from scim_tui.checker.checks.idp_wire import patched
+from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
-from scim_tui.checker.checks.patch import send_patch
-from scim_tui.checker.checks.patch_paths import applied
-from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import unique_string
@@ -48,7 +51,7 @@ from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-OKTA = Provider("Okta", "idp:okta", {"User-Agent": "Okta SCIM Client 1.0.0"})
+OKTA = Provider("Okta", "idp:okta", "okta", {"User-Agent": "Okta SCIM Client 1.0.0"})
 TAGS = ("idp", "idp:okta")
 PAGE = 100
 """Okta imports users in pages of this many."""
@@ -56,20 +59,24 @@ MAX_PAGES = 20
 CONNECTION_COUNT = 2
 """Okta's test connection asks for this many users."""
 NO_PATH = (
-    "Okta deactivates with a replace without a path, which RFC 7644 §3.5.2.3 allows (the target is then the resource itself)."
+    "Okta deactivates with a replace without a path, which RFC 7644 §3.5.2.3 defines (the target is then the resource itself), "
+    "so the refusal is the server's fault by the RFC too."
 )
 RENAME = (
-    "Okta sends the group's id inside the value of a replace without a path; the id is unchanged, and a server must let it through."
+    "Okta sends the group's id, unchanged, inside the value of a replace without a path, where RFC 7644 §3.5.2 says a client MUST NOT "
+    "modify a readOnly attribute; Okta's documentation shows this shape, and a server must let the unchanged id through."
 )
 
 
-def _user(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
+def okta_user(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
     """A user created with the body Okta sends: password, an empty groups, externalId, locale."""
     body = {**user_body("okta"), "locale": "en-US"}
-    return created(context, OKTA, model, body, {"password": f"Scim-tui-{uuid.uuid4().hex}", "groups": []}, checked=checked)
+    extra = {"schemas": [USER_SCHEMA], "password": f"Scim-tui-{uuid.uuid4().hex}", "groups": []}
+    return created(context, OKTA, model, body, extra, checked=checked)
 
 
 @checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
+@replay(OKTA)
 def okta_test_connection(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta's test connection: ``GET /Users?startIndex=1&count=2`` answers a page of at most 2 users (RFC 7644 §3.4.2.4).
 
@@ -80,7 +87,7 @@ def okta_test_connection(context: CheckContext, model: type[Resource[Any]]) -> l
     at most 2 resources; ERROR otherwise.
     """
     for _ in range(CONNECTION_COUNT + 1):
-        _user(context, model)
+        okta_user(context, model)
     path = resource_path(context, model)
     params = {"startIndex": 1, "count": CONNECTION_COUNT}
 
@@ -95,10 +102,11 @@ def okta_test_connection(context: CheckContext, model: type[Resource[Any]]) -> l
             return CheckResult(Status.ERROR, reason=f"{request} answered {len(found)} users: count is ignored (RFC 7644 §3.4.2.4).", data=body_of(response))
         return CheckResult(Status.SUCCESS, reason=f"{request} answered a page of {len(found)} users.", data=body_of(response))
 
-    return [step(context, "test connection", connect)]
+    return [step(context, OKTA, "test connection", connect)]
 
 
 @checker(*TAGS, section="3.4.2.2", schema=USER_SCHEMA)
+@replay(OKTA)
 def okta_lookup_missing_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta looks a user up before creating it: ``filter=userName eq "…"&startIndex=1&count=100`` with no match (RFC 7644 §3.4.2.2).
 
@@ -106,13 +114,13 @@ def okta_lookup_missing_user(context: CheckContext, model: type[Resource[Any]]) 
     SUCCESS on 200 with an empty ListResponse; DEVIATION on a 404, which Okta
     reads as no match too; ERROR on anything else, or when resources come back.
     """
-    path = resource_path(context, model)
     params = {"filter": f'userName eq "{unique_string()}@example.com"', "startIndex": 1, "count": PAGE}
-    run = partial(empty_list, context, OKTA, path, params, "Okta cannot tell whether the user exists", "Okta reads it as no match")
-    return [step(context, "look up a user that does not exist", run)]
+    run = partial(empty_list, context, OKTA, model, params, "Okta cannot tell whether the user exists", "Okta reads it as no match")
+    return [step(context, OKTA, "look up a user that does not exist", run)]
 
 
 @checker(*TAGS, section="3.3", schema=USER_SCHEMA)
+@replay(OKTA)
 def okta_create_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta creates a user with ``password`` and ``groups: []`` in the body, then finds it by userName (RFC 7644 §3.3).
 
@@ -122,14 +130,15 @@ def okta_create_user(context: CheckContext, model: type[Resource[Any]]) -> list[
     with an id, ERROR otherwise), one for ``filter=userName eq "…"&startIndex=1&count=100``
     (SUCCESS when the list holds that user alone).
     """
-    target = _user(context, model, checked=True)
-    creation = CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Okta's body answered 201 with the User {target.id}.")
+    target = okta_user(context, model, checked=True)
+    created_user = creation(context, OKTA, target)
     user_name = str(target.current.get("userName") or "")
     lookup = partial(finds, context, OKTA, target, "userName", user_name, {"startIndex": 1, "count": PAGE})
-    return [creation, *steps(context, [("look the user up", lookup)])]
+    return [created_user, *steps(context, [("look the user up", lookup)])]
 
 
 @checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
+@replay(OKTA)
 def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta imports users in pages: ``startIndex=1&count=100``, then ``startIndex`` += 100 (RFC 7644 §3.4.2.4).
 
@@ -139,7 +148,7 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
     asked, no user comes twice (a stable order) and both users are found;
     ERROR otherwise.
     """
-    made = [_user(context, model).id for _ in range(2)]
+    made = [okta_user(context, model).id for _ in range(2)]
     path = resource_path(context, model)
 
     def pages() -> CheckResult:
@@ -159,7 +168,7 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
             return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, in the first {MAX_PAGES} pages (the import read no further).")
         return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, the two created among them.")
 
-    return [step(context, "import users", pages)]
+    return [step(context, OKTA, "import users", pages)]
 
 
 def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[str], bool] | CheckResult:
@@ -190,6 +199,7 @@ def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[s
 
 
 @checker(*TAGS, section="3.5.1", schema=USER_SCHEMA)
+@replay(OKTA)
 def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta updates a user by PUT of the whole resource: read, modify, write back (RFC 7644 §3.5.1).
 
@@ -198,7 +208,7 @@ def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> l
     """
     if not has(model, "displayName"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no displayName to change.")]
-    target = _user(context, model)
+    target = okta_user(context, model)
     value = unique_string("displayName")
 
     def put() -> CheckResult:
@@ -207,17 +217,18 @@ def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> l
         current = body_of(read)
         if read.status_code != 200 or not isinstance(current, dict):
             return CheckResult(Status.ERROR, reason=f"GET {path} answered {read.status_code} with {body_kind(read.text)} instead of the User.", data=current)
-        response = send_json(context, "PUT", target.url, {**current, "displayName": value}, headers=OKTA.headers)
+        response = send(context, OKTA, "PUT", target.url, {**current, "displayName": value})
         payload = body_of(response)
         shown_name = member(payload, "displayName")
         if response.status_code != 200 or not matches(value, shown_name):
             return CheckResult(Status.ERROR, reason=f"PUT {path} answered {response.status_code} with displayName {shown(shown_name)} instead of 200 with {value!r}.", data=payload)
         return CheckResult(Status.SUCCESS, reason=f"PUT {path} of the whole user answered 200 with the new displayName.", data=payload)
 
-    return [step(context, "PUT the whole user", put)]
+    return [step(context, OKTA, "PUT the whole user", put)]
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+@replay(OKTA)
 def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta deactivates a user with ``{"op": "replace", "value": {"active": false}}``, no path (RFC 7644 §3.5.2.3).
 
@@ -227,67 +238,71 @@ def okta_deactivate_user(context: CheckContext, model: type[Resource[Any]]) -> l
     """
     if not has(model, "active"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no active attribute.")]
-    target = _user(context, model)
+    target = okta_user(context, model)
     label = 'replace without a path, value {"active": false}'
-    deactivate, plain = (
-        partial(applied, context, target, label, [operation], {"active": False}, "active false", **OKTA.request)
-        for operation in ({"op": "replace", "value": {"active": False}}, {"op": "replace", "path": "active", "value": False})
-    )
+    shapes = ({"op": "replace", "value": {"active": False}}, {"op": "replace", "path": "active", "value": False})
+    deactivate, plain = (partial(applied, context, OKTA, target, label, [operation], {"active": False}, "active false") for operation in shapes)
+    deactivated = step(context, OKTA, label, deactivate, NO_PATH, plain, shapes, provider_only=False)
+    [read] = steps(context, [("read the deactivated user", partial(reads_inactive, context, OKTA, target))])
+    if deactivated.status.failed and read.status.failed:  # neither spelling deactivated it: one fault, told once
+        read = CheckResult(Status.SKIPPED, reason="Skipped: the user was not deactivated, so there is no deactivated user to read.", blocks=False)
+    return [deactivated, read]
 
-    deactivated = step(context, label, deactivate, NO_PATH, plain)
-    return [deactivated, *steps(context, [("read the deactivated user", partial(reads_inactive, context, OKTA, target))])]
 
-
-def _group(context: CheckContext, model: type[Resource[Any]], checked: bool = False, members: list[str] | None = None) -> Target:
-    """A group created with Okta's body: displayName and members (an empty list unless given)."""
-    extra = {"members": [{"value": user} for user in members or []]}
-    return created(context, OKTA, model, {"displayName": unique_string("displayName")}, extra, checked=checked)
+def okta_group(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
+    """A group created with Okta's body: displayName and an empty members (members come by PATCH)."""
+    return created(context, OKTA, model, {"displayName": unique_string("displayName")}, {"schemas": [GROUP_SCHEMA], "members": []}, checked=checked)
 
 
 @checker(*TAGS, section="3.3", schema=GROUP_SCHEMA)
+@replay(OKTA)
 def okta_create_group(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta pushes a group with ``{"displayName": …, "members": []}`` (RFC 7644 §3.3).
 
     Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
     SUCCESS on 201 with an id; ERROR otherwise.
     """
-    target = _group(context, model, checked=True)
-    return [CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} with Okta's body answered 201 with the Group {target.id}.")]
+    return [creation(context, OKTA, okta_group(context, model, checked=True))]
 
 
 @checker(*TAGS, section="3.5.2.3", schema=GROUP_SCHEMA)
+@replay(OKTA)
 def okta_rename_group(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta renames a group with ``{"op": "replace", "value": {"id": …, "displayName": …}}`` (RFC 7644 §3.5.2.3).
 
     Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
     SUCCESS when the group then has the new displayName; ERROR otherwise.
     """
-    target = _group(context, model)
-    name = unique_string("displayName")
+    return [renamed(context, okta_group(context, model), unique_string("displayName"))]
+
+
+def renamed(context: CheckContext, target: Target, name: str) -> CheckResult:
+    """Okta's rename of a group, ``{"op": "replace", "value": {"id": …, "displayName": …}}``; when it
+    is refused, the RFC's spelling (without the id) tells whether the id is the cause."""
     label = "replace without a path, value {id, displayName}"
-    run, plain = (
-        partial(applied, context, target, label, [{"op": "replace", "value": value}], {"displayName": name}, "the new displayName", **OKTA.request)
-        for value in ({"id": target.id, "displayName": name}, {"displayName": name})
-    )
-    return [step(context, label, run, RENAME, plain)]
+    shapes = ({"op": "replace", "value": {"id": target.id, "displayName": name}}, {"op": "replace", "value": {"displayName": name}})
+    run, plain = (partial(applied, context, OKTA, target, label, [operation], {"displayName": name}, "the new displayName") for operation in shapes)
+    return step(context, OKTA, label, run, RENAME, plain, shapes)
 
 
 def _members_changed(context: CheckContext, model: type[Resource[Any]], label: str, operations: Any) -> list[CheckResult]:
     """A group holding one user gets `operations(old, new)` in one PATCH: the new user in, the old one out."""
-    users = member_ids(context, 2, _user)
+    users = member_ids(context, 2, okta_user)
     if isinstance(users, CheckResult):
         return [users]
     old, new = users
-    target = _group(context, model, members=[old])
+    target = okta_group(context, model)
+    with_members(context, OKTA, target, [old])
 
     def change() -> CheckResult:
-        seen, source = send_patch(context, target, operations(old, new), **OKTA.request)
+        seen, source = patched(context, OKTA, target, operations(old, new))
         return membership(label, source, seen, [new], [old])
 
-    return [step(context, label, change)]
+    return [step(context, OKTA, label, change)]
 
 
 @checker(*TAGS, section="3.5.2", schema=GROUP_SCHEMA)
+@replay(OKTA)
 def okta_update_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta changes members in one PATCH: remove ``members[value eq "…"]``, then add ``[{"value": …, "display": …}]`` (RFC 7644 §3.5.2).
 
@@ -306,6 +321,7 @@ def okta_update_members(context: CheckContext, model: type[Resource[Any]]) -> li
 
 
 @checker(*TAGS, section="3.5.2.3", schema=GROUP_SCHEMA)
+@replay(OKTA)
 def okta_replace_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta replaces a group's whole member list: ``{"op": "replace", "path": "members", "value": [...]}`` (RFC 7644 §3.5.2.3).
 
@@ -324,9 +340,10 @@ def okta_replace_members(context: CheckContext, model: type[Resource[Any]]) -> l
 def okta_readiness(context: CheckContext, results: list[CheckResult]) -> list[CheckResult]:
     """Will Okta provisioning work? READY when every Okta step passed (the ``idp:okta`` checks).
 
-    Given once every check ended: SUCCESS (READY) when each Okta step that ran
-    passed (a DEVIATION Okta tolerates is named), and none was kept from
-    running but by the run's selection; ERROR (NOT READY) naming the steps that
-    failed or could not run; SKIPPED when no step ran. Source: https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
+    Given once every check ended (idp_readiness.py): SUCCESS (READY) when no
+    Okta step blocks it (a DEVIATION Okta tolerates is named), and none was
+    kept from running but by the run's selection; NOT READY naming the
+    blocking steps, a DEVIATION (an ERROR with ``--require-ready okta``);
+    SKIPPED when no step ran. Source: https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
     """
     return readiness(OKTA, context, results)

@@ -211,6 +211,11 @@ def applied(
     """Send operations, then tell whether the resource holds each expected value (None: unassigned) at
     its attribute path, `outcome` in words. `request` goes to the HTTP requests (headers=...)."""
     seen, source = send_patch(context, target, operations, **request)
+    return holds(target, label, seen, source, expected, outcome)
+
+
+def holds(target: Target, label: str, seen: dict[str, Any], source: str, expected: dict[str, Any], outcome: str) -> CheckResult:
+    """Whether a resource `seen` (in `source`) holds each expected value (None: unassigned) at its attribute path."""
     for name, value in expected.items():
         path = _path(target.model, name)
         actual = value_at(seen, path)

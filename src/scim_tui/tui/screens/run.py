@@ -223,12 +223,12 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(RunRequest(self.run_id + 1, self.profile, selection.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types), selection))
+        self._start(RunRequest(self.run_id + 1, self.profile, selection.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready), selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
         everything = Selection()
-        self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types), everything, only=checks))
+        self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready), everything, only=checks))
 
     def action_rerun_failed(self) -> None:
         failed = self.state.failed_checks()

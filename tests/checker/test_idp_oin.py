@@ -1,0 +1,117 @@
+"""Okta's OIN suites replayed (idp:okta:oin): the SPEC suite, the CRUD lifecycle, the AIW PUT
+variants and the Entitlements suite, on scim2-server and on servers that break one of their asserts."""
+
+from __future__ import annotations
+
+import json
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from tests.servers import SCIM_JSON
+from tests.servers import Broken
+from tests.servers import make_client
+from tests.servers import scim_error
+from tests.servers import stored
+from tests.unlike import PERSONALITIES
+
+OIN = CheckConfig(include_tags={"idp:okta"})
+ENTITLEMENT = "urn:okta:scim:schemas:core:1.0:Entitlement"
+
+
+def run(url: str, **client) -> list:
+    with make_client(url, **client) as scim:
+        return list(iter_checks(scim, OIN))
+
+
+def of(results, title: str) -> list:
+    return [r for r in results if r.title == title]
+
+
+def verdict(results):
+    [result] = of(results, "okta_readiness")
+    return result
+
+
+def test_scim2_server_passes_every_oin_assert_but_the_401_it_cannot_give_without_credentials(serve):
+    server = serve(make_app())
+    results = run(server.url)
+    oin = [r for r in results if "idp:okta:oin" in r.tags]
+    assert not [r for r in oin if r.status.failed], [(r.title, r.reason) for r in oin if r.status.failed]
+    [unauthenticated] = [r for r in oin if r.status is Status.SKIPPED and r.blocks]
+    assert unauthenticated.reason.startswith("Not judged: GET /v2/Users?filter=… with Authorization: non-token answered 200: the server asks for no credential")
+    assert verdict(results).reason == "NOT READY for Okta: 1 of 17 steps block: okta_spec_test (User) unsupported."
+    spec = of(results, "okta_spec_test")
+    [creation] = [e for r in spec for e in r.exchanges if e.method == "POST"][:1]
+    assert creation.request_headers["content-type"] == "application/json" and creation.request_headers.get("user-agent") != "OKTA SCIM Integration"
+    reads = [e for r in spec for e in r.exchanges if e.method == "GET" and not (e.note or "").startswith("sent by scim-tui")]  # the run's own: its note says so
+    assert all(e.request_headers.get("user-agent") == "OKTA SCIM Integration" for e in reads)
+    assert [r.status for r in of(results, "okta_entitlements_test")] == [Status.SKIPPED]
+    assert stored(server.url) == []
+
+
+def test_a_server_that_authenticates_is_ready_for_okta(serve):
+    server = serve(make_app(bearer_tokens=["okta-t0ken"]))
+    results = run(server.url, headers={"Authorization": "Bearer okta-t0ken"})
+    [refused] = [r for r in of(results, "okta_spec_test") if "non-token" in (r.reason or "")]
+    assert refused.status is Status.SUCCESS and refused.reason.endswith("answered 401 with a SCIM Error and its detail.")
+    assert "okta-t0ken" not in json.dumps([e.to_dict() for e in refused.exchanges]), "the run's own token never leaves with the wrong one"
+    assert verdict(results).reason == "READY for Okta: all 17 steps passed."
+
+
+def test_a_duplicate_user_accepted_fails_the_spec_suite(serve):
+    server = serve(PERSONALITIES["duplicates accepted"].app())
+    results = run(server.url)
+    [duplicate] = [r for r in of(results, "okta_spec_test") if "same user again" in (r.reason or "")]
+    assert duplicate.status is Status.ERROR and "answered 201 instead of 409 (RFC 7644 §3.3" in duplicate.reason
+
+
+def _without_active(body: dict) -> dict:
+    return {k: v for k, v in body.items() if k != "active"}
+
+
+def test_active_ignored_in_a_put_fails_the_aiw_variant(serve):
+    server = serve(Broken(make_app()).rewrite_request_json("PUT", r"/v2/Users/[^/]+", _without_active))
+    results = run(server.url)
+    deactivated, reactivated = of(results, "okta_user_put_variants")
+    assert deactivated.status is Status.ERROR and "holds active = None instead of False" in deactivated.reason
+    assert reactivated.status is Status.SKIPPED and reactivated.reason.endswith("Skipped: a phase before it did not pass.")
+    assert stored(server.url) == []
+
+
+def _refusing_an_empty_member_list(body: dict) -> dict:
+    empty = any(op.get("path") == "members" and op.get("value") == [] for op in body.get("Operations", []))
+    return {**body, "Operations": [{"op": "no-such-op"}]} if empty else body
+
+
+def test_an_empty_member_list_refused_fails_the_group_push(serve):
+    server = serve(Broken(make_app()).rewrite_request_json("PATCH", r"/v2/Groups/[^/]+", _refusing_an_empty_member_list))
+    results = run(server.url)
+    phases = of(results, "okta_group_lifecycle")
+    assert [r.status for r in phases] == [Status.SUCCESS, Status.SUCCESS, Status.SUCCESS, Status.ERROR, Status.SKIPPED, Status.SKIPPED]
+    assert phases[3].reason.startswith("empty the member list: PATCH /v2/Groups/") and "answered 400" in phases[3].reason
+    assert "okta_group_lifecycle (Group) failed" in verdict(results).reason
+    assert stored(server.url) == []
+
+
+def _entitlements(items_per_page: int):
+    resource_type = {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:ResourceType"], "id": "Entitlement", "name": "Entitlement", "endpoint": "/Entitlements", "schema": ENTITLEMENT}
+    listing = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], "totalResults": 2, "startIndex": 1, "itemsPerPage": items_per_page,
+               "Resources": [{"id": "admin", "displayName": "Administrator", "type": "role"}]}
+    add = lambda body: {**body, "Resources": [*body["Resources"], resource_type], "totalResults": body["totalResults"] + 1}  # noqa: E731
+    return lambda app: Broken(app).rewrite_json("GET", "/v2/ResourceTypes", add, QUERY_STRING="").answer("GET", "/v2/Entitlements", 200, listing, SCIM_JSON)
+
+
+def test_the_entitlements_suite_reads_each_endpoint_of_oktas_types(serve):
+    good, bad = (serve(_entitlements(count)(make_app())) for count in (1, 2))
+    [listed] = of(run(good.url), "okta_entitlements_test")
+    assert listed.status is Status.SUCCESS and listed.reason == "GET /v2/Entitlements?count=1&startIndex=1 answered its first entry."
+    [wrong] = of(run(bad.url), "okta_entitlements_test")
+    assert wrong.status is Status.ERROR and wrong.reason == "GET /v2/Entitlements?count=1&startIndex=1 answered itemsPerPage 2 instead of 1 (RFC 7644 §3.4.2.4)."
+
+
+def test_a_broken_not_found_answer_fails_the_spec_suite(serve):
+    server = serve(Broken(make_app()).answer("GET", "/v2/Users/00919288221112222", 404, scim_error(404, "")))
+    [missing] = [r for r in of(run(server.url), "okta_spec_test") if "00919288221112222" in (r.reason or "")]
+    assert missing.status is Status.ERROR and missing.reason.endswith('its SCIM Error has no "detail", which the suite reads.')
