@@ -55,7 +55,7 @@ def phases(context: CheckContext, labelled: list[tuple[str, Callable[[], CheckRe
     DEVIATION leaves the resource as the phase meant (the RFC's spelling passed): the next runs."""
     results: list[CheckResult] = []
     for label, run in labelled:
-        if any(result.status.failed or (result.status is Status.SKIPPED and result.blocks) for result in results):
+        if any(result.status.failed or result.status is Status.SKIPPED for result in results):
             results.append(CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: a phase before it did not pass.", blocks=False))
             continue
         results.append(checked(context, run, label))
