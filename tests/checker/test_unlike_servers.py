@@ -39,6 +39,9 @@ REAL_FAULTS: dict[str, set[str]] = {
     "PATCH unsupported, said": set(),
     "filter unsupported, said": set(),
     "connection dropped after a 500": {"creation_errors"},
+    # Two Groups with one displayName (nothing declares it unique) must be created, or refused as a
+    # conflict: "the service provider MUST return HTTP status code 409 (Conflict)" (RFC 7644 §3.3).
+    "same displayName crashes": {"creation_errors"},
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""
