@@ -24,6 +24,7 @@ from scim_tui.checker.checks import sorting  # noqa: F401
 from scim_tui.checker.checks import projection  # noqa: F401
 from scim_tui.checker.checks import versioning  # noqa: F401
 from scim_tui.checker.checks import errors  # noqa: F401
+from scim_tui.checker.checks import not_found  # noqa: F401
 from scim_tui.checker.checks import bulk  # noqa: F401
 from scim_tui.checker.checks import authentication  # noqa: F401
 from scim_tui.checker.checks import idp_entra  # noqa: F401
