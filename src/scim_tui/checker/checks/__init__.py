@@ -26,6 +26,8 @@ from scim_tui.checker.checks import versioning  # noqa: F401
 from scim_tui.checker.checks import errors  # noqa: F401
 from scim_tui.checker.checks import not_found  # noqa: F401
 from scim_tui.checker.checks import bodies  # noqa: F401
+from scim_tui.checker.checks import nulls  # noqa: F401
+from scim_tui.checker.checks import returned  # noqa: F401
 from scim_tui.checker.checks import bulk  # noqa: F401
 from scim_tui.checker.checks import authentication  # noqa: F401
 from scim_tui.checker.checks import idp_entra  # noqa: F401
