@@ -363,6 +363,26 @@ class SameNameCrashes(Middleware):
         return None
 
 
+class RespondsAsync(Middleware):
+    """Says securityEvents.asyncRequest is `mode` (RFC 9967 §4), and answers a PUT carrying
+    Prefer: respond-async with 202 once it carried it out: no body, Set-Txn, Location and
+    Preference-Applied, each of them left out when told (`without`), a body when told."""
+
+    def __init__(self, app: WSGI, mode: str | None = "request", without: tuple[str, ...] = (), body: bytes = b""):
+        events = {"asyncRequest": mode} if mode else None
+        super().__init__(Broken(app).rewrite_json("GET", "/v2/ServiceProviderConfig", lambda config: config | ({"securityEvents": events} if events else {})))
+        self.without, self.body = without, body
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] != "PUT" or environ.get("HTTP_PREFER") != "respond-async":
+            return None
+        status, _headers, _body = self.call(environ)
+        if status >= 300:
+            return None
+        headers = [("Set-Txn", "734f0614e3274f288f93ac74119dcf78"), ("Preference-Applied", "respond-async"), ("Location", environ["PATH_INFO"])]
+        return 202, [(name, value) for name, value in headers if name not in self.without], self.body
+
+
 @dataclass(frozen=True)
 class Personality:
     """A server unlike scim2-server: its application, and how its connections are served."""

@@ -29,6 +29,7 @@ from scim_tui.checker.checks import bodies  # noqa: F401
 from scim_tui.checker.checks import nulls  # noqa: F401
 from scim_tui.checker.checks import returned  # noqa: F401
 from scim_tui.checker.checks import bulk  # noqa: F401
+from scim_tui.checker.checks import events  # noqa: F401
 from scim_tui.checker.checks import authentication  # noqa: F401
 from scim_tui.checker.checks import idp_entra  # noqa: F401
 from scim_tui.checker.checks import idp_okta  # noqa: F401
