@@ -33,4 +33,5 @@ from scim_tui.checker.checks import events  # noqa: F401
 from scim_tui.checker.checks import authentication  # noqa: F401
 from scim_tui.checker.checks import idp_entra  # noqa: F401
 from scim_tui.checker.checks import idp_okta  # noqa: F401
+from scim_tui.checker.checks import interop  # noqa: F401
 from scim_tui.checker.checks import resource_type  # noqa: F401  (last: it sums up the others)
