@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scim2_models import Mutability
 from scim2_models import PatchOp
 from scim2_models import Resource
 
@@ -53,7 +54,9 @@ def not_found_writes(context: CheckContext, model: type[Resource[Any]]) -> list[
     created at the made-up id is deleted afterwards.
     """
     missing = resource_path(context, model, unknown_id())
-    body = creation_json(context, model)
+    # What the schema declares immutable is left out: a PUT sets it only where nothing holds it (RFC 7644 §3.5.1).
+    fixed = {attribute.name for attribute in attributes_of(model) if attribute.mutability is Mutability.immutable and not attribute.required}
+    body = {key: value for key, value in creation_json(context, model).items() if key not in fixed}
     requests = [
         (f"PUT {context.root_path(missing)} (an id that names nothing)", lambda: _put_missing(context, model, missing, body)),
         (f"PATCH {context.root_path(missing)} (an id that names nothing)", lambda: _patch_missing(context, model, missing)),
