@@ -46,7 +46,8 @@ def empty_bodies(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     errors checks judge a refusal: COMPLIANT on 400 with a SCIM Error of scimType invalidSyntax
     ("The request body message structure was invalid", Tables 8 and 9, SHOULD: DEVIATION on
     another 4xx or scimType); ERROR when accepted (nothing, not even "schemas", which every body
-    MUST carry), on a 5xx that is not a SCIM Error, or a body that is not one (§3.12 MUST).
+    MUST carry), on a 5xx (the server failed on a client's mistake), or a body that is not a
+    SCIM Error (§3.12 MUST).
     The PATCH is SKIPPED when the ServiceProviderConfig does not claim patch. Whatever the server
     creates is deleted.
     """
@@ -61,8 +62,16 @@ def empty_bodies(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
             continue
         mark = len(context.exchanges)
         response = send_json(context, method, target, "")
-        results.append(results_of(context, mark, [judge_refusal(request, response, EMPTY_BODY)])[0])
+        results.append(results_of(context, mark, [_judge_empty(request, response)])[0])
     return results
+
+
+def _judge_empty(request: str, response: Any) -> CheckResult:
+    """A refusal judged as the errors checks judge one; a 5xx is the server failing on a client's mistake."""
+    if response.status_code >= 500:
+        reason = f"{request} answered {response.status_code}: the server failed on a client's mistake, which 400 invalidSyntax tells (RFC 7644 §3.12)."
+        return CheckResult(Status.ERROR, reason=reason, data=body_of(response))
+    return judge_refusal(request, response, EMPTY_BODY)
 
 
 @checker("bodies", "bodies:names", section="2.1", rfc=7643)
