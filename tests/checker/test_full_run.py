@@ -83,6 +83,8 @@ UNASKED_CHECKERS = {
     "allow_header",
 }
 """The requests real servers get wrong that the checks above never sent: deletes, nulls, case rules, negatives."""
+NEWER_SERVER_CHECKERS = {"allow_header", "security_events_config"}
+"""Of these, the checks of the server as a whole (no resource type)."""
 INTEROP_CHECKERS = {checker.name for checker in all_checkers() if "profile:interop" in checker.tags}
 """The interoperability profile: opt-in, so a default run reports them left out."""
 IDP_CHECKERS = {checker.name for checker in all_checkers() if "idp" in checker.tags}
