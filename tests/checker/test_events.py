@@ -115,3 +115,17 @@ def test_a_request_failing_for_its_preference_is_an_error(serve):
         "with Prefer: respond-async answered 400, and 200 without it: a server unable to comply with a preference MUST ignore it and continue processing "
         "instead of signaling an error (RFC 7240 §2)."
     )
+
+
+def test_a_service_provider_config_with_security_events_is_valid_and_claims_its_features(serve):
+    """RFC 9967 §4 adds securityEvents to the ServiceProviderConfig (and the interoperability profile
+    interopProfileConformant): the document stays valid, and what it claims is read."""
+    extended = Broken(make_app()).rewrite_json(
+        "GET", SPC, lambda config: config | {"securityEvents": {"asyncRequest": "none"}, "interopProfileConformant": False}
+    )
+    server = serve(extended)
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"service-provider-config", "filter:invalid"})))
+    endpoint = next(r for r in results if r.title == "service_provider_config_endpoint")
+    assert endpoint.status is Status.SUCCESS and "announcing patch, bulk, filter" in endpoint.reason
+    assert all(r.status is Status.SUCCESS for r in results if r.title == "filter_invalid")

@@ -18,11 +18,11 @@ from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import header
+from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-CONFIG_PATH = "/ServiceProviderConfig"
 ASYNC_MODES = ("none", "long", "request")
 """The values of securityEvents.asyncRequest (RFC 9967 §4), compared without case."""
 ASYNCHRONOUS = ("long", "request")
@@ -30,16 +30,12 @@ PREFERENCE = "respond-async"
 
 
 def security_events(context: CheckContext) -> tuple[Any, str | None]:
-    """The securityEvents of the ServiceProviderConfig as served (None when it has none), or why
+    """The securityEvents of the ServiceProviderConfig, as served (None when it has none), or why
     the document could not be read."""
-    response = context.client.request("GET", CONFIG_PATH)
-    config = body_of(response)
-    if response.status_code != 200 or not isinstance(config, dict):
-        return (
-            None,
-            f"GET {context.root_path(CONFIG_PATH)} answered {response.status_code} without a ServiceProviderConfig (service_provider_config_endpoint says why)",
-        )
-    return member(config, "securityEvents"), None
+    config = service_provider_config(context)
+    if config is None:
+        return None, "the ServiceProviderConfig could not be read (service_provider_config_endpoint says why)"
+    return getattr(config, "security_events", None), None
 
 
 def async_mode(events: Any) -> str:
@@ -52,7 +48,7 @@ def async_mode(events: Any) -> str:
 def security_events_config(context: CheckContext) -> list[CheckResult]:
     """securityEvents in the ServiceProviderConfig is well formed (RFC 9967 §4).
 
-    Reads /ServiceProviderConfig as served. securityEvents is a complex attribute (a JSON object)
+    Reads the ServiceProviderConfig (as the run read it). securityEvents is a complex attribute (a JSON object)
     whose asyncRequest is one of "none", "long" and "request" (case-insensitive) and whose
     eventUris is a list of URIs. SUCCESS when it is so; ERROR naming each part that is not (a
     definition broken). SKIPPED when the document carries no securityEvents: "when absent

@@ -64,7 +64,7 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
         if rule.optional and _unsupported(context.exchanges[-1]):
             result = CheckResult(Status.ACCEPTABLE, reason=f"{rule.label}: {exc.query} answered 400 invalidFilter, which a service provider answers when {UNSUPPORTED}.")
         else:
-            result = CheckResult(Status.ERROR, reason=f"{rule.label}: {exc} ({rule.keyword}, RFC 7644 §3.4.2.2).")
+            result = CheckResult(Status.ERROR, reason=f"{rule.label}: {exc}{_refused_rule(rule, context.exchanges[-1])}.")
         return results_of(context, mark, [result])[0], None
     got = page.ids
     if set(got) == rule.expected and len(got) == len(rule.expected):
@@ -75,6 +75,14 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
             reason=f"{rule.label}: {page.query} answered {named.described(got)} instead of {named.described(rule.expected)} ({rule.keyword}, RFC 7644 §3.4.2.2).",
         )
     return results_of(context, mark, [result])[0], page
+
+
+def _refused_rule(rule: Rule, exchange: Exchange) -> str:
+    """The rule a filter refused as unreadable (400) breaks, when it is one of its own (a name in
+    capitals, qualified by its URN ...); "" otherwise."""
+    if exchange.status_code != 400 or rule.keyword == Rule.keyword:
+        return ""
+    return f" ({rule.keyword}, RFC 7644 §3.4.2.2)"
 
 
 def _unsupported(exchange: Exchange) -> bool:
