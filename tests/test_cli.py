@@ -116,7 +116,7 @@ def test_a_machine_format_on_stdout_keeps_the_summary_on_stderr(scim_server):
         (["check", "--demo", "--max-rate", "0"], "'0' is not a whole number of requests per second from 1 to 1000: write e.g. --max-rate 10"),
         (["check", "--demo", "--format", "pdf"], "invalid choice: 'pdf'"),
         (["check", "--demo", "--bogus"], "unrecognized arguments: --bogus"),
-        (["check", "--demo", "--include-tags", "discovery,nope"], "Unknown tag nope in --include-tags: use one of auth, bulk"),
+        (["check", "--demo", "--include-tags", "discovery,nope"], "Unknown tag nope in --include-tags: use one of auth, bodies, bodies:names"),
         (["check", "--demo", "--exclude-tags", "crud:nothing"], "Unknown tag crud:nothing in --exclude-tags"),
         (["check", "--demo", "--header", "X-A: b"], "--bearer-token-env and --header go with --url"),
         (["check", "--url", "http://127.0.0.1:9/v2", "--header", "no colon"], "--header 'no colon' is not 'Name: value'"),

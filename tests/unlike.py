@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 from urllib.parse import unquote
+from urllib.parse import urlencode
 
 from scim_tui.demo import DemoServer
 from scim_tui.demo import _KeepAliveHandler
@@ -138,8 +139,6 @@ class LocationsByUserName(Middleware):
         return resources[0]["id"] if len(resources) == 1 else None
 
     def _get(self, environ: dict[str, Any], path: str, filter_: str | None = None) -> Any:
-        from urllib.parse import urlencode
-
         query = urlencode({"filter": filter_}) if filter_ else ""
         status, _headers, body = self.call(
             environ, REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING=query, CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")}
@@ -410,6 +409,43 @@ class GarbleFails(Middleware):
         return None
 
 
+class SameNameCrashes(Middleware):
+    """Answers an HTML 500 to a Group whose displayName another Group holds (a unique index the
+    schema does not declare, failing as a crash), where 201 or a SCIM 409 would be right."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] != "POST" or environ.get("PATH_INFO") != "/v2/Groups":
+            return None
+        name = (_json_body(environ) or {}).get("displayName")
+        if not isinstance(name, str):
+            return None
+        query = urlencode({"filter": f"displayName eq {json.dumps(name)}"})
+        found = self.call(environ, REQUEST_METHOD="GET", QUERY_STRING=query, CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")})
+        if found[0] == 200 and json.loads(found[2]).get("totalResults"):
+            return 500, [("Content-Type", "text/html")], b"<html><body>duplicate key value violates unique constraint</body></html>"
+        return None
+
+
+class RespondsAsync(Middleware):
+    """Says securityEvents.asyncRequest is `mode` (RFC 9967 §4), and answers a PUT carrying
+    Prefer: respond-async with 202 once it carried it out: no body, Set-Txn, Location and
+    Preference-Applied, each of them left out when told (`without`), a body when told."""
+
+    def __init__(self, app: WSGI, mode: str | None = "request", without: tuple[str, ...] = (), body: bytes = b""):
+        events = {"asyncRequest": mode} if mode else None
+        super().__init__(Broken(app).rewrite_json("GET", "/v2/ServiceProviderConfig", lambda config: config | ({"securityEvents": events} if events else {})))
+        self.without, self.body = without, body
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] != "PUT" or environ.get("HTTP_PREFER") != "respond-async":
+            return None
+        status, _headers, _body = self.call(environ)
+        if status >= 300:
+            return None
+        headers = [("Set-Txn", "734f0614e3274f288f93ac74119dcf78"), ("Preference-Applied", "respond-async"), ("Location", environ["PATH_INFO"])]
+        return 202, [(name, value) for name, value in headers if name not in self.without], self.body
+
+
 @dataclass(frozen=True)
 class Personality:
     """A server unlike scim2-server: its application, and how its connections are served."""
@@ -439,4 +475,5 @@ PERSONALITIES: dict[str, Personality] = {
     "PATCH unsupported, said": Personality(lambda: patch_unsupported_and_said(make_app())),
     "filter unsupported, said": Personality(lambda: FilterRefused(make_app())),
     "connection dropped after a 500": Personality(lambda: GarbleFails(make_app()), StaleAfterAnError),
+    "same displayName crashes": Personality(lambda: SameNameCrashes(make_app())),
 }

@@ -86,14 +86,25 @@ def test_filtering_is_honoured_by_scim2_server(serve, checker, resource_type):
     assert all(r.leftovers == [] for r in results)
 
 
-@pytest.mark.parametrize("checker", ["object_query_with_attributes", "object_list_with_attributes"])
-def test_ignored_excluded_attributes_is_an_error(serve, checker):
+@pytest.mark.parametrize(("checker", "asked"), [("object_query_with_attributes", Status.SUCCESS), ("object_list_with_attributes", Status.ERROR)])
+def test_ignored_excluded_attributes_is_an_error(serve, checker, asked):
     method, path = ENDPOINTS[checker]
     server = serve(Broken(make_app()).reroute(method, path, QUERY_STRING=""))
     included, excluded = run(server.url, checker)
-    assert included.status is Status.SUCCESS  # attributes ignored still returns the attribute asked for
+    assert included.status is asked  # the whole resource holds the attribute asked for: only the list's rule sees more (attribute_projection the others)
     assert excluded.status is Status.ERROR
     assert excluded.reason == f"{LABELS[checker]}excluded attribute 'name' is still present in the User[EnterpriseUser] response."
+
+
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_attributes_ignored_on_a_list_is_an_error(serve, resource_type):
+    """RFC 7644 §3.9: with attributes, "the default list of attributes SHALL be overridden"."""
+    ignored = Broken(make_app()).rewrite_query("GET", f"/v2/{resource_type}s", lambda query: {k: v for k, v in query.items() if k != "attributes"})
+    included, excluded = run(serve(ignored).url, "object_list_with_attributes", resource_type)
+    assert included.status is Status.ERROR
+    assert included.reason.startswith(f"GET /Resource: the {'User[EnterpriseUser]' if resource_type == 'User' else 'Group'} answered to attributes=externalId also holds ")
+    assert "meta" in included.reason and included.reason.endswith("though the default list of attributes SHALL be overridden (RFC 7644 §3.9).")
+    assert excluded.status is Status.SUCCESS
 
 
 @pytest.mark.parametrize("checker", list(LABELS))

@@ -17,10 +17,12 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.demo import make_app
+from tests.servers import SCIM_JSON
 from tests.servers import Broken
 from tests.servers import make_client
 from tests.servers import stored
 from tests.unlike import GROUP as SCHEMA_GROUP
+from tests.unlike import SameNameCrashes
 from tests.unlike import _attribute_change
 from tests.unlike import _schema_change
 
@@ -57,13 +59,35 @@ def test_scim2_server_refuses_bad_creations_as_rfc_7644_says(serve):
     assert stored(server.url) == []
 
 
-def test_a_schema_without_a_unique_attribute_skips_the_duplicate(serve):
+def test_a_name_nothing_declares_unique_may_repeat(serve):
     server = serve(make_app())
     groups = run(server.url, "creation_errors", "Group")
-    assert statuses(groups) == [Status.COMPLIANT, Status.COMPLIANT, Status.SKIPPED]
-    assert "Group declares no unique attribute" in groups[2].reason
-    created = {id(e) for r in groups for e in r.exchanges if e.method == "POST" and e.status_code == 201}
-    assert len(created) <= 1  # the run's first least creation of a Group (creations.py), never a duplicate
+    assert statuses(groups) == [Status.COMPLIANT, Status.COMPLIANT, Status.SUCCESS]
+    assert re.fullmatch(
+        r'POST /v2/Groups with the displayName of an existing Group \(nothing declares it unique\) answered 201: a value with uniqueness "none" may repeat \(RFC 7643 §2\.2\)\.',
+        groups[2].reason,
+    )
+    assert [(e.method, e.status_code) for e in groups[2].exchanges][-2:] == [("POST", 201), ("POST", 201)]
+    assert stored(server.url) == []
+
+
+def test_a_repeated_name_answered_with_a_crash_is_an_error(serve):
+    """Two Groups with one displayName: 201 or a SCIM 409 are right, an HTML 500 never."""
+    server = serve(SameNameCrashes(make_app()))
+    same = run(server.url, "creation_errors", "Group")[2]
+    assert same.status is Status.ERROR
+    assert same.reason.endswith(
+        "(nothing declares it unique) answered 500: a repeated value nothing declares unique is created (201) or refused as a conflict (409 uniqueness, RFC 7644 §3.3), never failed on."
+    )
+    assert stored(server.url) == []
+
+
+def test_a_repeated_name_refused_as_a_conflict_is_right(serve):
+    conflict = {"schemas": [ERROR_SCHEMA], "status": "409", "scimType": "uniqueness", "detail": "taken"}
+    server = serve(Broken(SameNameCrashes(make_app())).rewrite("POST", "/v2/Groups", lambda answer: (409, SCIM_JSON, json.dumps(conflict).encode()) if answer[0] == 500 else answer))
+    same = run(server.url, "creation_errors", "Group")[2]
+    assert same.status is Status.SUCCESS
+    assert same.reason.endswith('answered 409 with a SCIM Error of scimType "uniqueness".')
 
 
 def _numbered(status: dict) -> dict:

@@ -16,6 +16,8 @@ from scim_tui.checker import CheckContext
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.checks.filter_rules import LABELS
+from scim_tui.checker.checks.filter_rules import SCOPED
 from scim_tui.checker.checks.filtering import filter_operators
 from scim_tui.checker.checks.sorting import sort_order
 from scim_tui.demo import make_app
@@ -25,7 +27,7 @@ from tests.servers import stored
 
 USERS = "/v2/Users"
 USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
-RULES = ["eq", "eq, other case", "pr", "co", "sw", "and", "or", "value filter"]
+RULES = list(LABELS)
 
 
 def run(url: str, checker: str, resource_type: str = "User") -> list:
@@ -101,6 +103,20 @@ def test_a_case_exact_name_compared_without_case_fails(serve):
         ("pr", lambda f: f.replace("externalId pr and ", ""), "answered 3 resources"),
         # the value filter read as "has any email".
         ("value filter", lambda f: f.replace('emails[type eq "work"]', "emails pr"), "answered 3 resources"),
+        # attribute names and operators compared with case: USERNAME EQ names no attribute.
+        ("eq, names in capitals", lambda f: 'id eq "none"' if f.startswith("USERNAME EQ") else f, "answered no resource instead of 1 resource"),
+        # a name qualified by its schema URN refused as a filter the server cannot read.
+        ("eq, URN-qualified name", lambda f: "(" if f.startswith("urn:") else f, "answered 400"),
+        # externalId (caseExact true) compared without case.
+        ("eq, caseExact attribute", lambda f: f.lower() if f.startswith("externalId eq") else f, "instead of no resource (externalId has caseExact true"),
+        ("ne", lambda f: f.replace(" ne ", " eq "), "answered 1 resource"),
+        ("ew", lambda f: f.replace(" ew ", " sw "), "answered no resource instead of 1 resource"),
+        ("gt", lambda f: f.replace(" gt ", " lt "), "answered no resource instead of 3 resources"),
+        ("lt", lambda f: f.replace(" lt ", " gt "), "instead of no resource"),
+        ("not", lambda f: f.replace("not (", "("), "answered 1 resource"),
+        # without its parentheses, "and" binds first: a or (b and b).
+        ("parentheses", lambda f: f.replace("(", "").replace(")", "") if f.startswith("(") else f, "answered 2 resources"),
+        ("pr in a value path", lambda f: f.replace(" and value pr]", ' and value eq "none"]'), "answered no resource instead of 1 resource"),
     ],
 )
 def test_a_server_misreading_one_operator_fails_that_rule_only(serve, rule, change, seen):
@@ -117,7 +133,7 @@ def test_a_filter_the_server_refuses_is_an_error_of_its_rule(serve):
     broken = Broken(make_app()).answer("GET", USERS, 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "detail": "no filters here"})
     server = serve(broken)
     rules = by_rule(run(server.url, "filter_operators"))
-    scoped = {"pr", "and", "value filter"}
+    scoped = set(SCOPED)
     assert all(rules[rule].status is Status.ERROR for rule in set(RULES) - scoped)
     assert "answered 400 (no filters here) instead of 200 with a ListResponse" in rules["co"].reason
     for rule in scoped:  # they need a filter that lists the check's resources: none did
@@ -189,5 +205,17 @@ def test_pr_is_skipped_when_the_server_drops_external_id(serve):
     assert rules["pr"].status is Status.SKIPPED
     assert "did not keep the externalId sent" in rules["pr"].reason
     assert {e.method for e in rules["pr"].exchanges} == {"POST"}
-    assert all(r.status is Status.SUCCESS for label, r in rules.items() if label != "pr")
+    assert rules["eq, caseExact attribute"].status is Status.SKIPPED and "did not keep the externalId sent" in rules["eq, caseExact attribute"].reason
+    assert all(r.status is Status.SUCCESS for label, r in rules.items() if label not in ("pr", "eq, caseExact attribute"))
     assert stored(server.url, "/Users") == []
+
+
+@pytest.mark.parametrize(("rule", "token"), [("ne", " ne "), ("ew", " ew "), ("ge", " ge "), ("le", " le "), ("not", "not ("), ("parentheses", "("), ("pr in a value path", "value pr]")])
+def test_an_operator_refused_as_unsupported_is_acceptable(serve, rule, token):
+    """RFC 7644 §3.12, Table 9: invalidFilter, "the specified attribute and filter comparison combination is not supported"."""
+    unreadable = with_filter(lambda f: "(" if (f.startswith(token) if token == "(" else token in f) else f)
+    server = serve(Broken(make_app()).rewrite_query("GET", USERS, unreadable))
+    rules = by_rule(run(server.url, "filter_operators"))
+    assert rules[rule].status is Status.ACCEPTABLE, rules[rule].reason
+    assert "answered 400 invalidFilter, which a service provider answers when" in rules[rule].reason
+    assert rules["eq"].status is Status.SUCCESS and rules["or"].status is Status.SUCCESS

@@ -114,3 +114,29 @@ def test_a_relative_location_naming_the_same_uri_is_accepted(serve):
     server = serve(Broken(make_app()).rewrite("POST", USERS, headers(relative)))
     _accepted, _media, created_at = run(server.url)
     assert created_at.status is Status.SUCCESS, created_at.reason
+
+
+def allow_header(url: str):
+    with make_client(url) as scim:
+        return list(iter_checks(scim, CheckConfig(), only={CheckId("allow_header")}))
+
+
+def test_scim2_server_names_the_allowed_methods_of_a_405(serve):
+    [result] = allow_header(serve(make_app()).url)
+    assert result.status is Status.SUCCESS
+    assert result.reason == "PUT /v2/ServiceProviderConfig answered 405 with Allow: GET."
+
+
+def test_a_405_without_allow_is_an_error(serve):
+    without = lambda answer: (answer[0], [(k, v) for k, v in answer[1] if k.lower() != "allow"], answer[2])  # noqa: E731
+    [result] = allow_header(serve(Broken(make_app()).rewrite("PUT", "/v2/ServiceProviderConfig", without)).url)
+    assert result.status is Status.ERROR
+    assert result.reason == (
+        "PUT /v2/ServiceProviderConfig answered 405 without an Allow header (RFC 9110 §15.5.6: the origin server MUST generate an Allow header field in a 405 response)."
+    )
+
+
+def test_an_endpoint_that_does_not_answer_405_is_judged_elsewhere(serve):
+    [result] = allow_header(serve(Broken(make_app()).answer("PUT", "/v2/ServiceProviderConfig", 501, scim_error(501))).url)
+    assert result.status is Status.SKIPPED
+    assert "answered 501, not 405 (service_provider_config_endpoint_methods judges it)" in result.reason

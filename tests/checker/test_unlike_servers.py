@@ -34,12 +34,17 @@ REAL_FAULTS: dict[str, set[str]] = {
     "members ignored on create": set(),
     "filter ignored": {"filter_operators", "filter_invalid"},
     "replay body beyond the schema": set(),
-    "soft delete": {"object_deletion"},
+    # A resource deleted, deleted again: "MUST return a 404 (Not Found) error code for all operations
+    # associated with the previously deleted resource" (RFC 7644 §3.6).
+    "soft delete": {"object_deletion", "not_found_writes"},
     "duplicates accepted": {"creation_errors"},
     "PATCH 501 though claimed": {"check_add_attribute"},
     "PATCH unsupported, said": set(),
     "filter unsupported, said": set(),
     "connection dropped after a 500": {"creation_errors"},
+    # Two Groups with one displayName (nothing declares it unique) must be created, or refused as a
+    # conflict: "the service provider MUST return HTTP status code 409 (Conflict)" (RFC 7644 §3.3).
+    "same displayName crashes": {"creation_errors"},
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""

@@ -22,7 +22,7 @@ from tests.servers import stored
 from tests.unlike import Immutable
 
 USER = r"/v2/Users/[^/]+"
-RULES = ("header", "version", "not_modified", "put", "patch", "delete")
+RULES = ("header", "version", "not_modified", "any", "put", "patch", "delete")
 
 
 def run(url: str, resource_type: str = "User", rules: tuple[str, ...] = RULES) -> dict:
@@ -45,12 +45,14 @@ def test_scim2_server_versions_its_resources(serve, resource_type):
         "header": Status.SUCCESS,
         "version": Status.COMPLIANT,
         "not_modified": Status.SUCCESS,
+        "any": Status.SUCCESS,
         "put": Status.SUCCESS,
         "patch": Status.SUCCESS,
         "delete": Status.SUCCESS,
     }
     assert "answers to POST, GET and PUT" in results["header"].reason
     assert "answered 304 Not Modified" in results["not_modified"].reason
+    assert results["any"].reason.endswith("with If-None-Match: * (any version) answered 304 Not Modified.")
     for method in ("PUT", "PATCH", "DELETE"):
         result = results[method.lower()]
         assert result.reason.startswith(f"{method} /")
@@ -73,12 +75,35 @@ def test_the_stale_version_is_the_one_before_the_check_changed_the_resource(serv
     assert put.response_headers["etag"] != get.response_headers["etag"]
 
 
-def test_etag_unclaimed_is_skipped(serve):
+def test_a_server_that_says_etag_unsupported_and_versions_nothing_passes(serve):
     server = serve(configured(etag=ETag(supported=False)))
-    with make_client(server.url) as scim:
-        [result] = list(iter_checks(scim, CheckConfig(), only={CheckId("resource_versions", "User")}))
+    [result] = run(server.url, rules=("unclaimed",)).values()
+    assert result.status is Status.SUCCESS
+    assert re.fullmatch(
+        r"GET /v2/Users/\w+ answered no ETag header, as the ServiceProviderConfig says etag.supported is false\.", result.reason
+    )
+    assert [(e.method, e.status_code) for e in result.exchanges][-3:] == [("POST", 201), ("GET", 200), ("DELETE", 204)]
+    assert stored(server.url) == []
+
+
+def test_etags_and_304_from_a_server_that_says_etag_unsupported_are_a_deviation(serve):
+    """Its ServiceProviderConfig says etag.supported false, and it versions its resources all the same."""
+    server = serve(Broken(make_app()).rewrite_json("GET", "/v2/ServiceProviderConfig", lambda body: body | {"etag": {"supported": False}}))
+    [result] = run(server.url, rules=("unclaimed",)).values()
+    assert result.status is Status.DEVIATION
+    assert re.fullmatch(
+        r'GET /v2/Users/\w+ answered the ETag header W/"\d+" and GET /v2/Users/\w+ with If-None-Match: W/"\d+" answered 304 Not Modified, '
+        r"though the ServiceProviderConfig says etag.supported is false, which describes the features available on the server \(RFC 7644 §4\): "
+        r"a client never uses the versions it could\.",
+        result.reason,
+    )
+
+
+def test_etag_is_skipped_when_the_service_provider_config_cannot_be_read(serve):
+    server = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 500, scim_error(500)))
+    [result] = run(server.url, rules=("unclaimed",)).values()
     assert result.status is Status.SKIPPED
-    assert "does not claim etag support" in result.reason
+    assert "the ServiceProviderConfig could not be read" in result.reason
     assert not any(e.method in ("POST", "PUT", "PATCH", "DELETE") for e in result.exchanges)
 
 
@@ -124,7 +149,7 @@ def _without_any_version(answer):
 
 def test_a_resource_without_any_version_skips_the_conditional_requests(serve):
     server = serve(Broken(make_app()).rewrite("GET", USER, _without_any_version))
-    results = run(server.url, rules=("header", "version", "conditions"))
+    results = run(server.url, rules=("header", "version", "any", "conditions"))
     assert results["header"].status is Status.ERROR and results["version"].status is Status.DEVIATION
     assert results["conditions"].status is Status.SKIPPED
     assert results["conditions"].reason == "If-None-Match and If-Match: Skipped: the User[EnterpriseUser] has no version to send (no ETag header, no meta.version)."
@@ -137,6 +162,7 @@ def test_if_none_match_ignored_is_an_error(serve):
     assert results["not_modified"].status is Status.ERROR
     assert "answered 200 instead of 304 Not Modified" in results["not_modified"].reason
     assert "RFC 7232 §3.2" in results["not_modified"].reason
+    assert results["any"].status is Status.ERROR and "with If-None-Match: * (any version) answered 200 instead of 304" in results["any"].reason
 
 
 @pytest.mark.parametrize(("method", "done"), [("PUT", "changed"), ("PATCH", "changed"), ("DELETE", "deleted")])
@@ -180,7 +206,7 @@ def test_a_resource_that_cannot_be_replaced_has_no_stale_version_and_says_it_onc
     """The PUT only makes a version stale (object_replacement judges PUT): the three rules it
     prepares are one SKIPPED result naming its answer."""
     server = serve(Broken(make_app()).answer("PUT", USER, 500, scim_error(500, "database unavailable")))
-    results = run(server.url, rules=("header", "version", "not_modified", "stale"))
+    results = run(server.url, rules=("header", "version", "not_modified", "any", "stale"))
     assert results["stale"].status is Status.SKIPPED
     assert re.fullmatch(
         r"If-Match on PUT, PATCH and DELETE: Skipped: PUT /v2/Users/\w+ changing userName answered 500 \(database unavailable\), so no version could be made stale\.",

@@ -158,3 +158,15 @@ async def test_the_screen_shows_the_boxes_at_once_after_space():
         await pilot.pause()
         assert drawn_boxes(tree)[0] == "[-]", "the root's box follows a change below it"
         assert drawn_boxes(tree)[-1] == "[x]"
+
+
+def test_an_opt_in_tag_is_unticked_at_first_and_runs_only_when_ticked():
+    tags = [*TAGS, "profile:interop"]
+    assert CheckTree(tags).checked == set(TAGS)
+    assert checked_of(tags, [], []) == set(TAGS)
+    assert selection_of(tags, set(TAGS)) == ([], [])
+    include, exclude = selection_of(tags, set(tags))
+    assert "profile:interop" in include and exclude == []
+    conf = CheckConfig(include_tags=set(include))
+    assert filtered_out(["profile:interop"], conf) is None and filtered_out(["crud:read"], conf) is None
+    assert checked_of(tags, include, exclude) == set(tags)

@@ -24,12 +24,15 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 from pydantic import ValidationError
+from scim2_client import ResponsePayloadValidationException
+from scim2_models import Context
 from scim2_models import ResourceType
 from scim2_models import Schema
 from scim2_models import ScimProvider
 from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
@@ -135,14 +138,38 @@ def describe_server(context: CheckContext) -> str | None:
     return None
 
 
+class ProviderConfig(ServiceProviderConfig):
+    """RFC 7643 §5's ServiceProviderConfig with the attributes later documents add to it, taken as
+    they come (their own checks judge them): securityEvents (RFC 9967 §4, which updates RFC 7643)
+    and interopProfileConformant (draft-zollner-scim-interop-profile-02 §4)."""
+
+    security_events: Any | None = None
+    interop_profile_conformant: Any | None = None
+
+
+def query_config(context: CheckContext) -> Any:
+    """GET /ServiceProviderConfig as scim2-client queries it, a document carrying the attributes of
+    ProviderConfig read into one (scim2-client knows RFC 7643's alone)."""
+    try:
+        return context.client.query(ServiceProviderConfig, expected_status_codes=context.expected_status_codes)
+    except ResponsePayloadValidationException as exc:
+        response = getattr(exc, "source", None)
+        payload = body_of(response) if response is not None else None
+        if not isinstance(payload, dict) or not any(member(payload, name) is not None for name in ("securityEvents", "interopProfileConformant")):
+            raise
+        return context.client.check_response(
+            payload, response.status_code, response.headers, context.expected_status_codes, [ProviderConfig], scim_ctx=Context.RESOURCE_QUERY_RESPONSE
+        )
+
+
 def read_config(context: CheckContext, supplied: Any = None) -> ServiceProviderConfig | None:
     """The ServiceProviderConfig, supplied or read; None when it cannot be (it then claims nothing)."""
     supplied = supplied if supplied is not None else (context.conf.documents or {}).get("service_provider_config")
     if supplied is not None:
-        return ServiceProviderConfig.model_validate(supplied)
+        return ProviderConfig.model_validate(supplied)
     try:
         response = context.client.request("GET", "/ServiceProviderConfig")
-        return ServiceProviderConfig.model_validate(body_of(response)) if response.status_code == 200 else None
+        return ProviderConfig.model_validate(body_of(response)) if response.status_code == 200 else None
     except (ValidationError, ValueError):
         return None
 

@@ -105,7 +105,7 @@ def iter_checks(
     The run writes only to what it created (guard.py), and deletes all of it.
     """
     conf = conf or CheckConfig()
-    wanted = _with_suites(set(only)) if only is not None else None
+    wanted = _with_suites(set(only), conf) if only is not None else None
     run_secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
     pacer = Pacer(conf.pacing, on_wait)
     context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=pacer, journal=journal, log=exchanges)
@@ -165,12 +165,12 @@ def check_server(
     return list(iter_checks(client, conf))
 
 
-def _with_suites(wanted: set[CheckId]) -> set[CheckId]:
-    """A suite's summary wanted without any check of its suite stands for the whole suite:
-    it sums up their results, so they run again with it."""
+def _with_suites(wanted: set[CheckId], conf: CheckConfig) -> set[CheckId]:
+    """A suite's summary wanted without any check of its suite stands for the whole suite (the
+    checks of it the run's tag filters select): it sums up their results, so they run again with it."""
     summed = {check.resource_type for check in wanted if check.checker == SUMMARY_CHECKER}
     alone = summed - {check.resource_type for check in wanted if check.checker != SUMMARY_CHECKER}
-    per_type = [c.name for c in all_checkers() if c.per_type]
+    per_type = [c.name for c in all_checkers() if c.per_type and filtered_out(c.tags, conf) is None]
     return wanted | {CheckId(name, resource_type) for resource_type in alone for name in per_type}
 
 

@@ -140,6 +140,19 @@ class Attribute:
         return [str(value) for value in self.owner.model_fields[self.field].examples or []]
 
 
+def always_returned(model: type[BaseModel]) -> list[str]:
+    """The top-level attributes a model's schema returns "always" (id, and any other), by SCIM
+    name; an extension holding one counts as its URN."""
+    names = []
+    for field in model.model_fields:
+        attribute = Attribute(model, field)
+        if attribute.returned == Returned.always:
+            names.append(attribute.name)
+        elif attribute.is_extension and any(sub.returned == Returned.always for sub in attributes_of(attribute.root_type)):
+            names.append(attribute.name)
+    return names
+
+
 def case_exact(attribute: Attribute) -> bool:
     """Whether values of the attribute are compared with case (RFC 7643 §2.2 caseExact)."""
     return attribute.owner.get_field_annotation(attribute.field, CaseExact) == CaseExact.true

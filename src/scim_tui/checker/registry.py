@@ -100,11 +100,25 @@ def any_tag_matches(filters: Iterable[str], tags: Iterable[str]) -> bool:
     return any(tag_matches(f, t) for f in filters for t in tags)
 
 
+OPT_IN_TAGS = frozenset({"profile:interop"})
+"""Tags whose checks run only when include_tags names them (or a tag above them): a profile
+stricter than the RFCs, never part of a default run nor of a provider's readiness."""
+
+
+def opt_in(tag: str) -> bool:
+    """Whether a tag belongs to an opt-in tag (is it, or is below it)."""
+    return any(tag_matches(chosen, tag) for chosen in OPT_IN_TAGS)
+
+
 def filtered_out(tags: Iterable[str], conf: CheckConfig) -> str | None:
-    """Why the tag filters of a run leave out a check with these tags, or None when it runs."""
+    """Why the tag filters of a run leave out a check with these tags, or None when it runs.
+    A check with an opt-in tag runs only when include_tags selects that tag."""
     tags = list(tags)
     if conf.include_tags and not any_tag_matches(conf.include_tags, tags):
         return f"Skipped: none of its tags matches include_tags {sorted(conf.include_tags)}."
+    wanted = [tag for tag in tags if opt_in(tag) and not any_tag_matches(conf.include_tags or (), [tag])]
+    if wanted:
+        return f"Skipped: its tag {wanted[0]} is opt-in, and include_tags does not name it."
     if conf.exclude_tags and any_tag_matches(conf.exclude_tags, tags):
         return f"Skipped: one of its tags matches exclude_tags {sorted(conf.exclude_tags)}."
     return None

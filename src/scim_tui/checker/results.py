@@ -41,7 +41,9 @@ class Status(IntEnum):
 
 SUMMARY_CHECKER = "resource_type_tests"
 """The checker that sums up the suite of one resource type; it runs after the others."""
-DESELECTED = re.compile(r"Skipped: (none of its tags matches include_tags|one of its tags matches exclude_tags|resource type .* is not in resource_types) ")
+DESELECTED = re.compile(
+    r"Skipped: (none of its tags matches include_tags|one of its tags matches exclude_tags|its tag \S+ is opt-in|resource type .* is not in resource_types)[ ,]"
+)
 """The reasons (registry.filtered_out, engine._suite) of a check the run's selection left out."""
 STATUS_WIDTH = max(len(status.name) for status in Status)
 """Characters the longest status name takes, to align statuses in a column."""

@@ -24,7 +24,12 @@ from scim_tui.checker.checks import sorting  # noqa: F401
 from scim_tui.checker.checks import projection  # noqa: F401
 from scim_tui.checker.checks import versioning  # noqa: F401
 from scim_tui.checker.checks import errors  # noqa: F401
+from scim_tui.checker.checks import not_found  # noqa: F401
+from scim_tui.checker.checks import bodies  # noqa: F401
+from scim_tui.checker.checks import nulls  # noqa: F401
+from scim_tui.checker.checks import returned  # noqa: F401
 from scim_tui.checker.checks import bulk  # noqa: F401
+from scim_tui.checker.checks import events  # noqa: F401
 from scim_tui.checker.checks import authentication  # noqa: F401
 from scim_tui.checker.checks import idp_entra  # noqa: F401
 from scim_tui.checker.checks import idp_okta  # noqa: F401
@@ -36,4 +41,5 @@ from scim_tui.checker.checks import idp_gallery_scim  # noqa: F401
 from scim_tui.checker.checks import idp_gallery_direct  # noqa: F401
 from scim_tui.checker.checks import idp_platforms  # noqa: F401
 from scim_tui.checker.checks import idp_workforce  # noqa: F401
+from scim_tui.checker.checks import interop  # noqa: F401
 from scim_tui.checker.checks import resource_type  # noqa: F401  (last: it sums up the others)

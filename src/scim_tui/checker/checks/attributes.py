@@ -20,6 +20,7 @@ from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import exception_data
 from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.filling import always_returned
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -45,10 +46,18 @@ def filtering_candidates(model: type[Resource[Any]]) -> tuple[str | None, str | 
     return (candidates[0] if candidates else None, candidates[1] if len(candidates) > 1 else None)
 
 
+def unasked(model: type[Resource[Any]], included: str, resource: dict[str, Any]) -> list[str]:
+    """The attributes an answer to attributes=<included> holds beyond it, those returned "always"
+    and "schemas", attribute names compared without case (RFC 7643 §2.1)."""
+    allowed = {name.lower() for name in (included, "schemas", *always_returned(model))}
+    return [key for key in resource if key.lower() not in allowed]
+
+
 def examine(
-    label: str, model: type[Resource[Any]], resource_id: str | None, response: Any, included: str | None, excluded: str | None
+    label: str, model: type[Resource[Any]], resource_id: str | None, response: Any, included: str | None, excluded: str | None, exact: bool = False
 ) -> CheckResult:
-    """Judge one filtered answer (SPEC.md §4.5 rules 9 to 11)."""
+    """Judge one filtered answer (SPEC.md §4.5 rules 9 to 11); when `exact`, an answer to
+    attributes= holds nothing else than asked (and what is returned "always", RFC 7644 §3.9)."""
     if isinstance(response, ListResponse):
         found = next((r for r in response.resources or [] if r.id == resource_id), None)
         if found is None:
@@ -62,14 +71,19 @@ def examine(
         return CheckResult(Status.ERROR, reason=f"{label}: unexpected response type {type(response).__name__}.", data=response)
     if included is not None and included not in serialized:
         return CheckResult(Status.ERROR, reason=f"{label}: requested attribute '{included}' is missing from the {model.__name__} response.", data=response)
+    extra = unasked(model, included, serialized) if exact and included is not None else []
+    if extra:
+        reason = f"{label}: the {model.__name__} answered to attributes={included} also holds {', '.join(extra)}, though the default list of attributes SHALL be overridden (RFC 7644 §3.9)."
+        return CheckResult(Status.ERROR, reason=reason, data=response)
     if excluded is not None and excluded in serialized:
         return CheckResult(Status.ERROR, reason=f"{label}: excluded attribute '{excluded}' is still present in the {model.__name__} response.", data=response)
     parameter = f"attributes={included}" if included is not None else f"excludedAttributes={excluded}"
     return CheckResult(Status.SUCCESS, reason=f"{label}: attribute filtering is honoured for {model.__name__} ({parameter}).", data=response)
 
 
-def check_filtering(context: CheckContext, model: type[Resource[Any]], label: str, query: Query) -> list[CheckResult]:
-    """Create a resource, then ask for `included` and exclude `excluded`: one result each (SPEC.md §4.5)."""
+def check_filtering(context: CheckContext, model: type[Resource[Any]], label: str, query: Query, exact: bool = False) -> list[CheckResult]:
+    """Create a resource, then ask for `included` and exclude `excluded`: one result each (SPEC.md §4.5);
+    `exact` holds an answer to attributes= to nothing else (examine)."""
     included, excluded = filtering_candidates(model)
     if included is None and excluded is None:
         return [CheckResult(Status.SKIPPED, reason=f"{label}: no suitable attributes exist to test filtering on {model.__name__}.")]
@@ -97,7 +111,7 @@ def check_filtering(context: CheckContext, model: type[Resource[Any]], label: st
             reason = f"{label}: {failure_reason(exc, context.exchanges[mark:])}"
             result = CheckResult(Status.ERROR, reason=reason, data=exception_data(exc))
         else:
-            result = examine(label, model, resource_id, response, asked, left_out)
+            result = examine(label, model, resource_id, response, asked, left_out, exact)
         results.extend(results_of(context, mark, [result]))
     return results
 
@@ -129,13 +143,17 @@ def object_list_with_attributes(context: CheckContext, model: type[Resource[Any]
     resource by id (following pages). One result each: SUCCESS when filtering
     is honoured; ERROR on an unexpected status (200 unless configured), an
     answer that is not a ListResponse, a list without the resource, a missing
-    attribute or an excluded one present. SKIPPED when no attribute suits.
+    attribute or an excluded one present, and when the resource listed for
+    attributes=X holds other attributes than X, those returned "always" and
+    "schemas" ("the default list of attributes SHALL be overridden", RFC 7644
+    §3.9; attribute_projection holds the other answers to it). SKIPPED when no
+    attribute suits.
     """
 
     def query(request: SearchRequest[Any], resource_id: str) -> Any:
         return context.client.query(model, query_parameters=request, expected_status_codes=context.expected_status_codes)
 
-    return check_filtering(context, model, "GET /Resource", query)  # the label SPEC.md §4.5 gives
+    return check_filtering(context, model, "GET /Resource", query, exact=True)  # the label SPEC.md §4.5 gives
 
 
 @checker("crud", "crud:read:attributes", section="3.4.3")

@@ -6,11 +6,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
+from urllib.parse import urlsplit
 
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.checks.probes import unknown_id
@@ -18,11 +21,16 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.features import unclaimed
+from scim_tui.checker.filling import URI_REFERENCE_TYPES
+from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import creation_json
+from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import sub_attributes
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.locations import origin
 from scim_tui.checker.locations import same_url
+from scim_tui.checker.locations import served_at_url
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -42,6 +50,7 @@ class Outcome:
     status: int | None
     location: str
     detail: str
+    bulk_id: str = ""
 
     @classmethod
     def read(cls, item: Any) -> Outcome:
@@ -52,6 +61,7 @@ class Outcome:
             status=_status(item.get("status")),
             location=str(item.get("location") or ""),
             detail=str(response.get("detail") or ""),
+            bulk_id=str(item.get("bulkId") or ""),
         )
 
     @property
@@ -114,7 +124,12 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
     have answered (201, 200, 204; §3.7.3) and a location (REQUIRED but for a failed POST,
     §3.7), the PUT's and the DELETE's the one the POST reported; ERROR otherwise, and when
     the answer is not a BulkResponse or a GET on that location still answers after the
-    DELETE. SKIPPED when the
+    DELETE. A fourth result, for a resource type with an attribute referencing others
+    (members): a second POST /Bulk creates a resource it may reference (with a bulkId) and one
+    of this type whose members hold "bulkId:<that bulkId>" in its data (§3.7.2); SUCCESS when a
+    GET on the second's location shows the first's id there, ERROR when it shows the bulkId
+    left as sent, another value, or a creation failed; SKIPPED when the type has no such
+    attribute, or the creation kept no member. SKIPPED when the
     ServiceProviderConfig does not claim bulk. A resource the bulk created is
     deleted afterwards whatever the server answered.
     """
@@ -145,7 +160,66 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
     ]
     if created and results[2].status is Status.SUCCESS:
         results[2] = _confirm_deletion(context, urljoin(base, created), results[2])
-    return results_of(context, mark, results)
+    results = results_of(context, mark, results)
+    return [*results, checked(context, lambda: _reference_in_data(context, model))]
+
+
+def _reference_in_data(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+    """POST /Bulk creating a resource, then one of `model` whose linking attribute (members) holds
+    "bulkId:<the first's bulkId>": the resource created must hold the first one's id (§3.7.2)."""
+    link = linking_attribute(model)
+    if link is None:
+        why = f"{model.__name__} has no attribute referencing other resources (such as members) to hold a bulkId"
+        return CheckResult(Status.SKIPPED, reason=f"data reference: Skipped: {why}.")
+    referenced = _referenced_model(context, link, model)
+    first, holder = unique_string(), unique_string()
+    reference = f"bulkId:{first}"
+    endpoint = resource_path(context, model)
+    operations = [
+        {"method": "POST", "path": resource_path(context, referenced), "bulkId": first, "data": creation_json(context, referenced)},
+        {"method": "POST", "path": endpoint, "bulkId": holder, "data": creation_json(context, model, {link.name: [{"value": reference}]})},
+    ]
+    answer = _post(context, _body(operations))
+    creations = f"a {referenced.__name__} (bulkId {first}) and a {model.__name__} whose {link.name} holds {reference}"
+    request = f"POST {context.root_path(BULK_PATH)} creating {creations}"
+    if answer.outcomes is None:
+        return _not_a_bulk_response(answer, request)
+    made = {outcome.bulk_id: outcome for outcome in answer.outcomes}
+    for bulk_id in (first, holder):
+        outcome = made.get(bulk_id)
+        if outcome is None or outcome.status != 201 or not outcome.location:
+            said = f"answered {outcome.status}{f' ({outcome.detail})' if outcome.detail else ''}" if outcome else "has no result"
+            reason = f"data reference: in {request}, the POST with bulkId {bulk_id} {said} instead of 201 with a location (RFC 7644 §3.7.2, §3.7.3)."
+            return CheckResult(Status.ERROR, reason=reason, data=answer.data)
+    return _judge_reference(context, link.name, reference, made[first].location, made[holder].location)
+
+
+def _referenced_model(context: CheckContext, link: Attribute, holder: type[Resource[Any]]) -> type[Resource[Any]]:
+    """A model the linking attribute may reference: another than the holder's when there is one."""
+    types = set(sub_attributes(link)["$ref"].reference_types or ()) - URI_REFERENCE_TYPES
+    models = [found for name in sorted(types) if (found := context.client.get_resource_model(name)) is not None]
+    return next((found for found in models if found is not holder), models[0] if models else holder)
+
+
+def _judge_reference(context: CheckContext, name: str, reference: str, first: str, holder: str) -> CheckResult:
+    """SUCCESS when the resource at `holder` holds, in `name`, the id of the resource at `first`."""
+    base = base_url_of(context.client)
+    holding, referenced = (served_at_url(context, urljoin(base, location)) for location in (holder, first))
+    if not isinstance(holding, dict) or not isinstance(referenced, dict):
+        why = f"GET on the locations the bulk answered ({holder}, {first}) did not answer both resources"
+        return CheckResult(Status.SKIPPED, reason=f"data reference: Skipped: {why}.")
+    values = [member(item, "value") for item in member(holding, name) or [] if isinstance(item, dict)]
+    said = f"GET {urlsplit(urljoin(base, holder)).path} answers {name} {values}"
+    if reference in values:
+        unresolved = "where the service provider replaces a bulkId reference with the id of the resource created (RFC 7644 §3.7.2)"
+        return CheckResult(Status.ERROR, reason=f"data reference: {said}: {reference} was left as sent, {unresolved}.")
+    if not values:
+        why = f"the creation kept none of the {name} it carried (object_creation tells whether creations keep them)"
+        return CheckResult(Status.SKIPPED, reason=f"data reference: Skipped: {said}: {why}.")
+    if member(referenced, "id") not in values:
+        reason = f"data reference: {said}, not the id {member(referenced, 'id')} of the resource created with {reference} (RFC 7644 §3.7.2)."
+        return CheckResult(Status.ERROR, reason=reason)
+    return CheckResult(Status.SUCCESS, reason=f"data reference: {said}: {reference} became the id of the resource created with it.")
 
 
 def _renamed(model: type[Resource[Any]], data: dict[str, Any]) -> dict[str, Any]:

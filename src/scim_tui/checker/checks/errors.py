@@ -33,6 +33,7 @@ from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import creation_json
+from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -52,6 +53,7 @@ TAKEN_USER_NAME = Refusal(
 INVALID_PATH = Refusal(400, "invalidPath", "RFC 7644 §3.5.2, SHALL")
 REMOVE_WITHOUT_PATH = Refusal(400, "noTarget", "RFC 7644 §3.5.2.2")
 UNMATCHED_FILTER = Refusal(400, "noTarget", "RFC 7644 §3.5.2.3, SHALL")
+SAME_NAME = Refusal(409, "uniqueness", "RFC 7644 §3.3, MUST, when the server refuses a creation as a conflict")
 
 
 def _post(context: CheckContext, model: type[Resource[Any]], request: str, body: Any, refusal: Refusal) -> CheckResult:
@@ -101,9 +103,14 @@ def creation_errors(context: CheckContext, model: type[Resource[Any]]) -> list[C
     be unique across the service provider's entire set of Users": ERROR; the existing
     resource answered as if created: ERROR). Every refusal's body must be
     a SCIM Error with "status" a JSON string equal to the HTTP status (§3.12 MUST:
-    ERROR otherwise), and each problem of an answer is named. SKIPPED, for a
-    rule, when the schema has no required or no unique attribute (or it has
-    caseExact true, for the upper case). Whatever the server creates is deleted.
+    ERROR otherwise), and each problem of an answer is named. A schema that
+    declares no unique attribute gets one POST repeating the name of a resource
+    just created (a Group's displayName) instead: created (SUCCESS: uniqueness
+    "none", RFC 7643 §2.2) or refused as a conflict with 409 uniqueness (SUCCESS)
+    are right; another 4xx is judged as a conflict's refusal, and a 5xx is an
+    ERROR. SKIPPED, for a rule, when the schema has no required attribute, no
+    unique attribute nor name (or caseExact true, for the upper case).
+    Whatever the server creates is deleted.
     """
     return [_invalid_json(context, model), _missing_required(context, model), *_duplicate(context, model)]
 
@@ -127,7 +134,7 @@ def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
     case, as userName: RFC 7643 §4.1.1) with that value in upper case: each must get 409."""
     unique = unique_attribute(model)
     if unique is None:
-        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} declares no unique attribute a client writes (uniqueness server or global).")]
+        return [_same_name(context, model)]
     value = unique_string("case")  # letters, so that its other case is another string
     mark = len(context.exchanges)
     try:
@@ -143,6 +150,32 @@ def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
         return [same, CheckResult(Status.SKIPPED, reason=reason)]
     what = f"with the {unique.name} of an existing {model.__name__} in upper case ({unique.name} has caseExact false, RFC 7643 §2.2)"
     return [same, _posted_again(context, model, existing, unique.name, other_case, what, refusal)]
+
+
+def _same_name(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+    """A resource named as one just created, where nothing declares the name unique: created (201)
+    or refused as a conflict (409 uniqueness, RFC 7644 §3.3) are both right; a 5xx never is."""
+    name = name_attribute(model)
+    if name is None:
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} declares no unique attribute a client writes, nor a name to repeat.")
+    value = unique_string("same")
+    mark = len(context.exchanges)
+    try:
+        context.resource_manager.create_and_register(model, fill_all=False, values={name.name: value})
+    except PrerequisiteFailed as exc:
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}, so none could be named the same.", exchanges=context.exchanges[mark:])
+    path = resource_path(context, model)
+    request = f"POST {context.root_path(path)} with the {name.name} of an existing {model.__name__} (nothing declares it unique)"
+    response = send_json(context, "POST", path, creation_json(context, model, {name.name: value}))
+    code = response.status_code
+    if code < 300:
+        result = CheckResult(Status.SUCCESS, reason=f"{request} answered {code}: a value with uniqueness \"none\" may repeat (RFC 7643 §2.2).", data=body_of(response))
+    elif code >= 500:
+        right = "created (201) or refused as a conflict (409 uniqueness, RFC 7644 §3.3), never failed on"
+        result = CheckResult(Status.ERROR, reason=f"{request} answered {code}: a repeated value nothing declares unique is {right}.", data=body_of(response))
+    else:
+        result = judge_refusal(request, response, SAME_NAME)
+    return results_of(context, mark, [result])[0]
 
 
 def _posted_again(

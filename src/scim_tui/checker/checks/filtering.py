@@ -6,13 +6,17 @@ check lists only resources it named itself (narrowing.py), and compares only tho
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from scim2_models import Resource
 
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.filter_rules import LABELS
+from scim_tui.checker.checks.filter_rules import Made
+from scim_tui.checker.checks.filter_rules import Rule
+from scim_tui.checker.checks.filter_rules import eq_rule
+from scim_tui.checker.checks.filter_rules import rules
 from scim_tui.checker.checks.kept import held
 from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import ListQueryError
@@ -34,7 +38,6 @@ from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import PREFIX
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
-from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import sub_attributes
@@ -51,18 +54,6 @@ def typed_filter_attribute(model: type[Resource[Any]]) -> Attribute | None:
     return next((attribute for attribute, subs in complex_lists(model) if attribute.writable and "type" in subs), None)
 
 
-@dataclass
-class Rule:
-    """One filter expression and the resources of the check it must select."""
-
-    label: str
-    expression: str
-    expected: set[str]
-    keyword: str = "only the resources matching the filter SHALL be returned"
-    optional: bool = False
-    """An operator a server may leave unsupported, refusing it with invalidFilter (co, sw, pr)."""
-
-
 def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule: Rule) -> tuple[CheckResult, ListPage | None]:
     """SUCCESS when the filter selects exactly the expected resources, ERROR otherwise (ACCEPTABLE
     when an optional operator is refused as unsupported); with the page answered, if any."""
@@ -73,7 +64,7 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
         if rule.optional and _unsupported(context.exchanges[-1]):
             result = CheckResult(Status.ACCEPTABLE, reason=f"{rule.label}: {exc.query} answered 400 invalidFilter, which a service provider answers when {UNSUPPORTED}.")
         else:
-            result = CheckResult(Status.ERROR, reason=f"{rule.label}: {exc}.")
+            result = CheckResult(Status.ERROR, reason=f"{rule.label}: {exc}{_refused_rule(rule, context.exchanges[-1])}.")
         return results_of(context, mark, [result])[0], None
     got = page.ids
     if set(got) == rule.expected and len(got) == len(rule.expected):
@@ -84,6 +75,14 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
             reason=f"{rule.label}: {page.query} answered {named.described(got)} instead of {named.described(rule.expected)} ({rule.keyword}, RFC 7644 §3.4.2.2).",
         )
     return results_of(context, mark, [result])[0], page
+
+
+def _refused_rule(rule: Rule, exchange: Exchange) -> str:
+    """The rule a filter refused as unreadable (400) breaks, when it is one of its own (a name in
+    capitals, qualified by its URN ...); "" otherwise."""
+    if exchange.status_code != 400 or rule.keyword == Rule.keyword:
+        return ""
+    return f" ({rule.keyword}, RFC 7644 §3.4.2.2)"
 
 
 def _unsupported(exchange: Exchange) -> bool:
@@ -110,22 +109,30 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     Creates three resources named with a prefix of the check's own (alpha-one, beta-two,
     gamma-two), the first with an externalId and, when the schema has one, a multi-valued
     complex attribute with a "type" (emails, members ...) that the second holds with another
-    type. Then one GET per rule, each giving one result: eq on the name attribute; eq with the
-    value in upper case, which must find the resource when the attribute's caseExact is false
-    and nothing when it is true; pr on externalId; co; sw; and; or; a value filter on the typed
-    attribute (emails[type eq "work"]). SUCCESS when the answer holds exactly the expected
-    resources; ERROR otherwise ("only those resources matching the filter expression SHALL be
-    returned"; string case sensitivity "SHALL be determined by the attribute's caseExact").
-    ACCEPTABLE when co, sw or pr is refused with 400 invalidFilter: "the specified attribute and
-    filter comparison combination is not supported" (Table 9), which the RFC lets a server do.
-    When the eq rule's answer holds resources its filter does not match (the server does not
-    narrow a list by its filter), or is 501 Not Implemented: that one ERROR, and every other
-    rule SKIPPED naming it. pr, and and the value
-    filter combine their test with a filter that lists the check's resources (sw on their
-    prefix, else eq on each name, narrowing.py); SKIPPED when none does.
-    SKIPPED when the ServiceProviderConfig does not claim filter, or the schema has no name
-    attribute; the pr rule is SKIPPED when the server did not keep the externalId sent, the
-    value-filter rule when no attribute has a "type" sub-attribute.
+    type. Then one GET per rule (filter_rules.py), each giving one result: eq on the name
+    attribute; eq with the value in upper case, which must find the resource when the
+    attribute's caseExact is false and nothing when it is true; pr on externalId; co; sw; and;
+    or; a value filter on the typed attribute (emails[type eq "work"]); eq with the attribute
+    name and the operator in capitals (USERNAME EQ, "attribute names and attribute operators
+    used in filters are case insensitive"); eq on the name qualified by its schema URN
+    (attrPath = [URI ":"] ATTRNAME, §3.10); externalId in upper case, which must find nothing
+    when the schema declares it caseExact true (RFC 7643 §3.1); ne; ew; gt, ge, lt and le on
+    meta.lastModified around the first creation's; not; parentheses ((a or b) and b: without
+    them, "and" binds first); pr inside a value path (emails[type eq "work" and value pr]).
+    SUCCESS when the answer holds exactly the expected resources; ERROR otherwise ("only those
+    resources matching the filter expression SHALL be returned"; string case sensitivity "SHALL
+    be determined by the attribute's caseExact"). ACCEPTABLE when co, sw, pr, ne, ew, gt, ge,
+    lt, le, not, parentheses or pr in a value path is refused with 400 invalidFilter: "the
+    specified attribute and filter comparison combination is not supported" (Table 9), which
+    the RFC lets a server do. When the eq rule's answer holds resources its filter does not
+    match (the server does not narrow a list by its filter), or is 501 Not Implemented: that
+    one ERROR, and every other rule SKIPPED naming it. pr, and, the value filters, ne, not and
+    the comparisons of meta.lastModified combine their test with a filter that lists the
+    check's resources (sw on their prefix, else eq on each name, narrowing.py); SKIPPED when
+    none does. SKIPPED when the ServiceProviderConfig does not claim filter, or the schema has
+    no name attribute; a rule on externalId when the server did not keep the externalId sent,
+    the value-filter rules when no attribute has a "type" sub-attribute, the comparisons when
+    the creation answered no meta.lastModified.
     """
     skipped = unclaimed(context, "filter")
     if skipped:
@@ -144,20 +151,18 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
             extra["beta-two"][typed.name] = [other]
             extra["gamma-two"][typed.name] = [_typed_values(context, typed)[1]]
     alpha = create_named(context, model, named, ("alpha-one", "beta-two", "gamma-two"), extra)[0]
-    dropped = _typed_held(context, model, alpha, typed, extra["alpha-one"])
-    made = list(context.exchanges)  # the creations show why a rule could not run
-    eq_rule = _eq_rule(named)
-    eq, page = judge(context, model, named, eq_rule)
-    unfit = _unfit(eq_rule, page, eq.exchanges[-1])
+    made = Made(named, alpha, typed, extra["alpha-one"], _typed_held(context, model, alpha, typed, extra["alpha-one"]))
+    creations = list(context.exchanges)  # the creations show why a rule could not run
+    first = eq_rule(named)
+    eq, page = judge(context, model, named, first)
+    unfit = _unfit(first, page, eq.exchanges[-1])
     if unfit:
         return [eq, *(CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: {unfit}, so this rule cannot tell anything.", exchanges=eq.exchanges) for label in LABELS[1:])]
     scope = narrow(context, named, model)
-    rules = _rules(named, scope.filter, scope.why_not, alpha, typed, extra["alpha-one"])
-    if dropped:  # the value filter rule, last: its resource does not hold the value it would find
-        rules[-1] = CheckResult(Status.SKIPPED, reason=f"value filter: Skipped: {dropped}.")
-    for skipped_rule in (rule for rule in rules if isinstance(rule, CheckResult)):
-        skipped_rule.exchanges = made
-    return [eq, *(judge(context, model, named, rule)[0] if isinstance(rule, Rule) else rule for rule in rules)]
+    followed = rules(made, scope.filter, scope.why_not)
+    for skipped_rule in (rule for rule in followed if isinstance(rule, CheckResult)):
+        skipped_rule.exchanges = creations
+    return [eq, *(judge(context, model, named, rule)[0] if isinstance(rule, Rule) else rule for rule in followed)]
 
 
 def _unfit(eq_rule: Rule, page: ListPage | None, exchange: Exchange) -> str | None:
@@ -184,58 +189,6 @@ def without_name_attribute(model: type[Resource[Any]], purpose: str) -> CheckRes
         Status.SKIPPED,
         reason=f"Skipped: the {model.__name__} schema has no required single-valued string attribute to name resources with and {purpose}.",
     )
-
-
-LABELS = ("eq", "eq, other case", "pr", "co", "sw", "and", "or", "value filter")
-
-
-def _eq_rule(named: Named) -> Rule:
-    alpha = named.prefix + "alpha-one"
-    return Rule("eq", f"{named.attribute.name} eq {quoted(alpha)}", named.ids_named(alpha))
-
-
-def _rules(named: Named, scope: str | None, why_not: str, created: Resource[Any], typed: Attribute | None, alpha_values: dict[str, Any]) -> list[Rule | CheckResult]:
-    """The rules after eq; those combining their test with the check's scope are SKIPPED without one."""
-    name = named.attribute.name
-    alpha, beta, gamma = (named.prefix + suffix for suffix in ("alpha-one", "beta-two", "gamma-two"))
-    exact = case_exact(named.attribute)
-    case_rule = Rule(
-        "eq, other case",
-        f"{name} eq {quoted(alpha.upper())}",
-        set() if exact else named.ids_named(alpha),
-        f"{name} has caseExact {str(exact).lower()}, and the case sensitivity of a string comparison SHALL follow caseExact",
-    )
-
-    def without_scope(label: str) -> CheckResult:
-        return CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: {why_not}.")
-
-    return [
-        case_rule,
-        _presence_rule(named, created, scope) if scope else without_scope("pr"),
-        Rule("co", f"{name} co {quoted(gamma.removeprefix(PREFIX))}", named.ids_named(gamma), optional=True),
-        Rule("sw", named.starting_with, named.ids_named(alpha, beta, gamma), optional=True),
-        Rule("and", f'{_grouped(scope)} and {name} co "two"', named.ids_named(beta, gamma)) if scope else without_scope("and"),
-        Rule("or", f"{name} eq {quoted(alpha)} or {name} eq {quoted(gamma)}", named.ids_named(alpha, gamma)),
-        _value_filter_rule(named, typed, alpha_values, scope) if scope else without_scope("value filter"),
-    ]
-
-
-def _grouped(scope: str) -> str:
-    """The scope as one operand of "and": in parentheses when it is an "or" (which binds less tightly)."""
-    return f"({scope})" if " or " in scope else scope
-
-
-def _presence_rule(named: Named, alpha: Resource[Any], scope: str) -> Rule | CheckResult:
-    if not alpha.external_id:
-        return CheckResult(Status.SKIPPED, reason="pr: Skipped: the server did not keep the externalId sent, so no attribute is known to be present on one resource only.")
-    return Rule("pr", f"externalId pr and {_grouped(scope)}", named.ids_named(named.prefix + "alpha-one"), optional=True)
-
-
-def _value_filter_rule(named: Named, typed: Attribute | None, alpha_values: dict[str, Any], scope: str) -> Rule | CheckResult:
-    if typed is None:
-        return CheckResult(Status.SKIPPED, reason='value filter: Skipped: the schema has no multi-valued complex attribute with a "type" sub-attribute to filter on.')
-    kind = alpha_values[typed.name][0]["type"]
-    return Rule("value filter", f"{typed.name}[type eq {quoted(kind)}] and {_grouped(scope)}", named.ids_named(named.prefix + "alpha-one"))
 
 
 INVALID_FILTER = Refusal(400, "invalidFilter", "RFC 7644 §3.4.2.2 and §3.12, Table 9", other_scim_type=Status.DEVIATION)

@@ -137,3 +137,24 @@ def _media_type(exchange: Exchange) -> str:
     return header(exchange.response_headers, "content-type").split(";")[0].strip().lower()
 
 
+
+
+@checker("headers", "headers:allow", section="15.5.6", rfc=9110)
+def allow_header(context: CheckContext) -> list[CheckResult]:
+    """A 405 answer names the methods the endpoint allows in an Allow header (RFC 9110 §15.5.6).
+
+    Sends PUT /ServiceProviderConfig with an empty object, which RFC 7644 §4 says the endpoint
+    refuses. SUCCESS when the 405 carries an Allow header; ERROR when it has none ("the origin
+    server MUST generate an Allow header field in a 405 response"). SKIPPED when the answer is not
+    a 405 (service_provider_config_endpoint_methods judges that).
+    """
+    path = "/ServiceProviderConfig"
+    response = context.client.request("PUT", path, json={})
+    request = f"PUT {context.root_path(path)}"
+    allowed = header(context.exchanges[-1].response_headers, "Allow")
+    if response.status_code != 405:
+        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {request} answered {response.status_code}, not 405 (service_provider_config_endpoint_methods judges it).")]
+    if not allowed:
+        rule = "RFC 9110 §15.5.6: the origin server MUST generate an Allow header field in a 405 response"
+        return [CheckResult(Status.ERROR, reason=f"{request} answered 405 without an Allow header ({rule}).")]
+    return [CheckResult(Status.SUCCESS, reason=f"{request} answered 405 with Allow: {allowed}.")]

@@ -42,6 +42,7 @@ from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.filling import Attribute
+from scim_tui.checker.filling import always_returned
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import creation_json
@@ -54,19 +55,6 @@ from scim_tui.checker.results import Status
 
 SEARCH_SCHEMA = SearchRequest.__schema__
 PATCH_SCHEMA = PatchOp.__schema__
-
-
-def always_returned(model: type[Resource[Any]]) -> list[str]:
-    """The top-level attributes a model's schema returns "always" (id, and any other), by SCIM
-    name; an extension holding one counts as its URN."""
-    names = []
-    for field in model.model_fields:
-        attribute = Attribute(model, field)
-        if _returned(attribute) == Returned.always:
-            names.append(attribute.name)
-        elif attribute.is_extension and any(_returned(sub) == Returned.always for sub in attributes_of(attribute.root_type)):
-            names.append(attribute.name)
-    return names
 
 
 def _returned(attribute: Attribute) -> Returned:

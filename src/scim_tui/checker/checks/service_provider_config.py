@@ -7,6 +7,7 @@ from scim2_models import ServiceProviderConfig
 from scim_tui.checker.answers import expected
 from scim_tui.checker.checks.probes import refuses_write_methods
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.discovery import query_config
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -16,11 +17,11 @@ from scim_tui.checker.results import Status
 def service_provider_config_endpoint(context: CheckContext) -> list[CheckResult]:
     """GET /ServiceProviderConfig answers a valid ServiceProviderConfig object (RFC 7644 §4).
 
-    SUCCESS when it does; ERROR when the endpoint is unreachable, answers an
+    SUCCESS when it does (with the attributes RFC 9967 and the interoperability profile add to
+    it, judged by their own checks); ERROR when the endpoint is unreachable, answers an
     unexpected status, or answers an object that is not a valid ServiceProviderConfig.
     """
-    answer = context.client.query(ServiceProviderConfig, expected_status_codes=context.expected_status_codes)
-    config = expected(answer, ServiceProviderConfig)
+    config = expected(query_config(context), ServiceProviderConfig)
     context.discovery.service_provider_config = config
     supported = [
         name

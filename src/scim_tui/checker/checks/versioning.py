@@ -17,6 +17,8 @@ from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import header
+from scim_tui.checker.features import claims
+from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import attribute_named
 from scim_tui.checker.filling import changeable_string
@@ -60,16 +62,19 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
     version, and reads it a last time. One result per rule:
     the answers to POST, GET and PUT carry an ETag header (§3.14 MUST: SUCCESS,
     else ERROR); meta.version holds the ETag (§3.14 SHOULD: COMPLIANT, else
-    DEVIATION); If-None-Match with the current version gets 304 Not Modified;
-    each stale If-Match gets 412 Precondition Failed and leaves the resource as it
-    was (§3.14 with RFC 7232 §3.1 and §3.2, MUST: SUCCESS, else ERROR). SKIPPED
-    when the ServiceProviderConfig does not claim etag support, and for PATCH when
-    it does not claim patch support, or when the schema declares no attribute the check may
-    change.
+    DEVIATION); If-None-Match with the current version, then with "*" (any current
+    representation), gets 304 Not Modified; each stale If-Match gets 412 Precondition
+    Failed and leaves the resource as it was (§3.14 with RFC 7232 §3.1 and §3.2, MUST:
+    SUCCESS, else ERROR). SKIPPED for PATCH when the ServiceProviderConfig does not claim
+    patch support, and when the schema declares no attribute the check may change.
+    When the ServiceProviderConfig says etag is not supported, the check creates a resource and
+    reads it: an ETag header (read again with If-None-Match, a 304 told too) means the server
+    versions its resources though its configuration, which describes the features available
+    (RFC 7644 §4), says it does not (DEVIATION); SUCCESS otherwise. SKIPPED when the
+    ServiceProviderConfig cannot be read.
     """
-    skipped = unclaimed(context, "etag")
-    if skipped:
-        return [skipped]
+    if not claims(context, "etag"):
+        return [_unclaimed_versions(context, model) if service_provider_config(context) else unclaimed(context, "etag")]
     preferred = (name_attribute(model), attribute_named(model, "externalId"))
     attribute = changeable_string(model, *preferred)
     if attribute is None:
@@ -81,8 +86,8 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
     version = _etag(target.tagged["GET"]) or _meta_version(target.read)
     if version is None:
         reason = f"If-None-Match and If-Match: Skipped: the {target.kind} has no version to send (no ETag header, no meta.version)."
-        return [_header_rule(target), *results, CheckResult(Status.SKIPPED, reason=reason)]
-    results.append(_not_modified(context, target, version))
+        return [_header_rule(target), *results, _not_modified(context, target, "*"), CheckResult(Status.SKIPPED, reason=reason)]
+    results += [_not_modified(context, target, version), _not_modified(context, target, "*")]
     stale = _stale_requests(context, target, version)
     return [_header_rule(target), *results, *stale]
 
@@ -96,6 +101,24 @@ def _create_and_read(context: CheckContext, model: type[Resource[Any]], attribut
     if response.status_code != 200 or not isinstance(read, dict):
         raise ValueError(f"the {model.__name__} just created could not be read back (RFC 7644 §3.4.1)")
     return Versioned(model, path, context.root_path(path), attribute, read, {"POST": post, "GET": context.exchanges[-1]})
+
+
+def _unclaimed_versions(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
+    """What a server that says etag is unsupported does: no ETag header; one it sends all the same
+    is sent back in If-None-Match, and a 304 shows the server versions its resources."""
+    created = context.resource_manager.create_and_register(model, fill_all=False)
+    path = resource_path(context, model, created.id)
+    named = context.root_path(path)
+    read = context.client.request("GET", path)
+    etag = _etag(context.exchanges[-1])
+    said = "the ServiceProviderConfig says etag.supported is false"
+    if not etag:
+        return CheckResult(Status.SUCCESS, reason=f"GET {named} answered no ETag header, as {said}.", data=body_of(read))
+    conditional = context.client.request("GET", path, headers={"If-None-Match": etag})
+    applied = f" and GET {named} with If-None-Match: {etag} answered 304 Not Modified" if conditional.status_code == 304 else ""
+    features = "which describes the features available on the server (RFC 7644 §4): a client never uses the versions it could"
+    reason = f"GET {named} answered the ETag header {etag}{applied}, though {said}, {features}."
+    return CheckResult(Status.DEVIATION, reason=reason, data=body_of(read))
 
 
 def _header_rule(target: Versioned) -> CheckResult:
@@ -122,8 +145,9 @@ def _version_attribute(target: Versioned) -> CheckResult:
 
 
 def _not_modified(context: CheckContext, target: Versioned, version: str) -> CheckResult:
+    """A GET with If-None-Match: its current version, or "*" (any current representation, RFC 7232 §3.2)."""
     response = context.client.request("GET", target.path, headers={"If-None-Match": version})
-    request = f"GET {target.named} with If-None-Match: {version} (its current version)"
+    request = f"GET {target.named} with If-None-Match: {version} ({'any version' if version == '*' else 'its current version'})"
     exchanges = context.exchanges[-1:]
     if response.status_code == 304:
         return CheckResult(Status.SUCCESS, reason=f"{request} answered 304 Not Modified.", exchanges=exchanges)

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from scim_tui.checker.registry import opt_in
 from scim_tui.checker.registry import tag_matches
 
 BOXES = {"all": "[x] ", "some": "[-] ", "none": "[ ] "}
@@ -31,13 +32,14 @@ def is_below(tag: str, ancestor: str) -> bool:
 
 
 def selection_of(tags: Iterable[str], checked: set[str]) -> tuple[list[str], list[str]]:
-    """The include and exclude tags that run the checked tags (both empty when all are checked).
+    """The include and exclude tags that run the checked tags (both empty when all are checked
+    but the opt-in ones, which a run leaves out unless named).
 
     A checked tag is included unless a checked ancestor already includes it; an
     unchecked tag below a checked ancestor is excluded, unless a tag below it is checked.
     """
     tags = sorted(set(tags))
-    if set(tags) <= checked:
+    if set(default_checked(tags)) <= checked and not any(opt_in(tag) for tag in checked):
         return [], []
     include = [t for t in tags if t in checked and not _checked_ancestor(t, tags, checked)]
     exclude = [
@@ -57,8 +59,13 @@ def checked_of(tags: Iterable[str], include: Iterable[str], exclude: Iterable[st
     return {
         tag
         for tag in tags
-        if (not include or any(tag_matches(i, tag) for i in include)) and not any(tag_matches(e, tag) for e in exclude)
+        if (any(tag_matches(i, tag) for i in include) if include else not opt_in(tag)) and not any(tag_matches(e, tag) for e in exclude)
     }
+
+
+def default_checked(tags: Iterable[str]) -> list[str]:
+    """The tags a run without filters runs: all but the opt-in ones."""
+    return [tag for tag in tags if not opt_in(tag)]
 
 
 class CheckTree(Tree[str]):
@@ -80,7 +87,7 @@ class CheckTree(Tree[str]):
     def __init__(self, tags: Iterable[str], checked: Iterable[str] | None = None, **kwargs) -> None:
         super().__init__("All checks", data="", **kwargs)
         self.tags = sorted(set(tags))
-        self.checked: set[str] = set(self.tags) if checked is None else set(checked) & set(self.tags)
+        self.checked: set[str] = set(default_checked(self.tags)) if checked is None else set(checked) & set(self.tags)
         self._add_tag_nodes()
 
     def _add_tag_nodes(self) -> None:

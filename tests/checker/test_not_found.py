@@ -1,0 +1,89 @@
+"""Writes to what is not there: a resource deleted, an id that names nothing (RFC 7644 §3.6, §3.12)."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from scim2_models import Patch
+from scim2_server.utils import load_default_service_provider_config
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from tests.servers import Broken
+from tests.servers import make_client
+from tests.servers import stored
+from tests.unlike import Middleware
+
+MISSING = r"/v2/(Users|Groups)/scim-tui-missing-\w+"
+
+
+def run(url: str, resource_type: str = "User") -> list:
+    with make_client(url) as scim:
+        return list(iter_checks(scim, CheckConfig(), only={CheckId("not_found_writes", resource_type)}))
+
+
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_scim2_server_answers_404_to_writes_on_what_is_not_there(serve, resource_type):
+    server = serve(make_app())
+    again, put, patch, delete = run(server.url, resource_type)
+    assert [r.status for r in (again, put, patch, delete)] == [Status.SUCCESS] * 4, [r.reason for r in (again, put, patch, delete)]
+    assert re.fullmatch(rf"DELETE /v2/{resource_type}s/\w+ of the \S+ it had just deleted answered 404 with a SCIM Error\.", again.reason)
+    assert [(e.method, e.status_code) for e in again.exchanges][-2:] == [("DELETE", 204), ("DELETE", 404)]
+    for method, result in (("PUT", put), ("PATCH", patch), ("DELETE", delete)):
+        assert re.fullmatch(rf"{method} /v2/{resource_type}s/scim-tui-missing-\w+ \(an id that names nothing\) answered 404 with a SCIM Error\.", result.reason)
+    assert stored(server.url) == []
+
+
+def test_a_deleted_resource_deleted_again_with_204_is_an_error(serve):
+    """RFC 7644 §3.6: a server that keeps a deleted resource MUST answer 404 for every operation on it."""
+    kept = Broken(make_app()).rewrite("DELETE", r"/v2/Users/[^/]+", lambda answer: (204, [], b"") if answer[0] == 200 else answer, REQUEST_METHOD="GET")
+    server = serve(kept)
+    again = run(server.url)[0]
+    assert again.status is Status.ERROR
+    assert again.reason.endswith(
+        "it had just deleted answered 204 instead of 404 (RFC 7644 §3.6: a service provider MUST return a 404 (Not Found) error code "
+        "for all operations associated with the previously deleted resource)."
+    )
+
+
+class PutCreates(Middleware):
+    """Takes a PUT of an id it does not hold as a creation (201), as some servers do."""
+
+    def intercept(self, environ):
+        if environ["REQUEST_METHOD"] != "PUT" or not re.fullmatch(MISSING, environ.get("PATH_INFO", "")):
+            return None
+        body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        endpoint = environ["PATH_INFO"].rsplit("/", 1)[0]
+        return self.call(environ, REQUEST_METHOD="POST", PATH_INFO=endpoint, CONTENT_LENGTH=str(len(body)), **{"wsgi.input": io.BytesIO(body)})
+
+
+def test_a_put_that_creates_at_an_unknown_id_is_an_error_and_what_it_made_is_deleted(serve):
+    server = serve(PutCreates(make_app()))
+    put = run(server.url)[1]
+    assert put.status is Status.ERROR
+    assert re.fullmatch(
+        r"PUT /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 201 instead of 404 \(RFC 7644 §3\.12, Table 8: 404, the specified resource does not exist\)\.",
+        put.reason,
+    )
+    assert put.leftovers == [] and stored(server.url) == []
+
+
+def test_a_404_that_is_no_scim_error_is_an_error(serve):
+    html = (404, [("Content-Type", "text/html")], b"<h1>Not Found</h1>")
+    server = serve(Broken(make_app()).rewrite("DELETE", MISSING, lambda answer: html))
+    delete = run(server.url)[3]
+    assert delete.status is Status.ERROR
+    assert delete.reason.endswith("answered 404, but its body is not a JSON object (RFC 7644 §3.12, MUST).")
+
+
+def test_patch_is_not_sent_when_it_is_not_claimed(serve):
+    config = load_default_service_provider_config().model_copy(update={"patch": Patch(supported=False)})
+    patch = run(serve(make_app(config=config)).url)[2]
+    assert patch.status is Status.SKIPPED
+    assert patch.reason.endswith("Skipped: the ServiceProviderConfig does not claim patch support.")
+    assert not any(e.method == "PATCH" for e in patch.exchanges)

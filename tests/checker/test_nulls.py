@@ -1,0 +1,114 @@
+"""null in bodies is "unassigned" (RFC 7643 §2.5), and what is returned "never" is in no answer (RFC 7643 §7)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from scim2_models import Patch
+from scim2_server.utils import load_default_service_provider_config
+
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
+from scim_tui.demo import make_app
+from tests.servers import SCIM_JSON
+from tests.servers import Broken
+from tests.servers import make_client
+from tests.servers import stored
+from tests.unlike import Middleware
+from tests.unlike import _error
+from tests.unlike import _json_body
+
+LABELS = ("post", "put", "patch null", "patch empty")
+
+
+def run(url: str, checker: str = "null_values", resource_type: str = "User") -> list:
+    with make_client(url) as scim:
+        return list(iter_checks(scim, CheckConfig(), only={CheckId(checker, resource_type)}))
+
+
+@pytest.mark.parametrize(("resource_type", "attribute"), [("User", "nickName"), ("Group", "externalId")])
+def test_scim2_server_takes_null_as_unassigned(serve, resource_type, attribute):
+    server = serve(make_app())
+    results = dict(zip(LABELS, run(server.url, resource_type=resource_type), strict=True))
+    assert all(r.status is Status.SUCCESS for r in results.values()), [r.reason for r in results.values()]
+    assert results["post"].reason.endswith(f"with {attribute} null answered 201, and the resource holds no value there.")
+    assert results["put"].reason.endswith(f"with {attribute} null answered 200, and the resource holds no value there.")
+    assert re.search(
+        rf"adding {attribute} 'scim-tui-\w+', then replacing it with null: a GET after the 204 answer holds no value\.$", results["patch null"].reason
+    )
+    assert results["patch empty"].reason.endswith("then replacing it with '': a GET after the 204 answer holds ''.")
+    assert stored(server.url) == []
+
+
+class NullRefused(Middleware):
+    """Refuses any body holding null (400), as servers that validate JSON types strictly do."""
+
+    def intercept(self, environ):
+        body = _json_body(environ)
+        operations = body.get("Operations", []) if isinstance(body, dict) else []
+        values = [*(body.values() if isinstance(body, dict) else []), *(op.get("value", 0) for op in operations if isinstance(op, dict))]
+        if environ["REQUEST_METHOD"] in ("POST", "PUT", "PATCH") and None in values:
+            return 400, SCIM_JSON, _error(400, "null is not a valid value", "invalidValue")
+        return None
+
+
+def test_null_refused_is_an_error_of_each_request(serve):
+    server = serve(NullRefused(make_app()))
+    results = dict(zip(LABELS, run(server.url), strict=True))
+    for label in ("post", "put"):
+        assert results[label].status is Status.ERROR
+        assert results[label].reason.endswith(
+            'answered 400 (null is not a valid value), though null is a value any attribute may take (RFC 7643 §2.5: "assigning an attribute with the value null '
+            '... has the effect of making the attribute unassigned").'
+        )
+    assert results["patch null"].status is Status.ERROR and "answered 400" in results["patch null"].reason
+    assert results["patch empty"].status is Status.SUCCESS
+    assert stored(server.url) == []
+
+
+def _without_emptying(body):
+    """A PATCH whose replace with null or "" is dropped: the old value stays (Microsoft's SCIM_Null_Update)."""
+    kept = [op for op in body.get("Operations", []) if not (op.get("op") == "replace" and op.get("value") in (None, ""))]
+    return body | {"Operations": kept}
+
+
+def test_a_patch_replace_with_null_or_empty_that_keeps_the_value_is_an_error(serve):
+    server = serve(Broken(make_app()).rewrite_request_json("PATCH", r"/v2/Users/[^/]+", _without_emptying))
+    results = dict(zip(LABELS, run(server.url), strict=True))
+    assert results["post"].status is results["put"].status is Status.SUCCESS
+    assert results["patch null"].status is Status.ERROR
+    assert re.search(r"then replacing it with null: a GET after the 204 answer still holds 'scim-tui-\w+' \(RFC 7643 §2\.5: ", results["patch null"].reason)
+    assert results["patch empty"].status is Status.ERROR
+    assert results["patch empty"].reason.endswith("(RFC 7644 §3.5.2.3: a replace operation replaces the value at its path).")
+
+
+def test_the_patches_are_not_sent_when_patch_is_not_claimed(serve):
+    config = load_default_service_provider_config().model_copy(update={"patch": Patch(supported=False)})
+    results = dict(zip(LABELS, run(serve(make_app(config=config)).url), strict=True))
+    assert results["patch null"].status is results["patch empty"].status is Status.SKIPPED
+    assert not any(e.method == "PATCH" for r in results.values() for e in r.exchanges)
+
+
+def test_scim2_server_never_returns_a_password(serve):
+    server = serve(make_app())
+    [result] = run(server.url, "never_returned")
+    assert result.status is Status.SUCCESS
+    assert result.reason.startswith("No answer holds password nor its value: POST /v2/Users; GET /v2/Users/")
+    assert "?attributes=password; GET /v2/Users?filter=" in result.reason
+    [group] = run(server.url, "never_returned", "Group")
+    assert group.status is Status.SKIPPED
+    assert stored(server.url) == []
+
+
+def test_a_password_in_an_answer_is_an_error(serve):
+    server = serve(Broken(make_app()).rewrite_json("GET", r"/v2/Users/[^/]+", lambda body: body | {"password": "{SSHA}c2NpbS10dWk="}))
+    [result] = run(server.url, "never_returned")
+    assert result.status is Status.ERROR
+    assert re.fullmatch(
+        r'GET /v2/Users/\w+; GET /v2/Users/\w+\?attributes=password: the answer holds password or the value sent \(RFC 7643 §7: returned "never", '
+        r'"the attribute is never returned"\)\.',
+        result.reason,
+    )
