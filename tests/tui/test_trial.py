@@ -4,18 +4,39 @@ from __future__ import annotations
 
 import pytest
 from textual.widgets import Input
+from textual.widgets import Static
 
+from scim_tui.checker import CheckId
+from scim_tui.checker import Status
+from scim_tui.checker.results import SUMMARY_CHECKER
+from scim_tui.demo import make_app
 from scim_tui.profiles import Auth
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import Profile
+from scim_tui.profiles import Selection
 from scim_tui.profiles import profiles_dir
 from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
+from tests.servers import Broken
+from tests.servers import scim_error
+from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import broken_random_url
+from tests.tui.conftest import plain
+from tests.tui.conftest import run_checks
+from tests.tui.conftest import run_screen
+from tests.tui.conftest import settle
+from tests.tui.profiles_support import widget_text
+from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
+ENTRA_GUIDE = "https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups"
+HTML_PAGE = (
+    b"<html>\n<head><title>502 Bad Gateway</title></head>\n<body><h1>Bad Gateway</h1><p>The upstream SCIM service did not"
+    b" answer the gateway in time; try again later, or call the operations team.</p></body>\n</html>\n"
+)
 STAGING = Profile(name="Staging", url="https://scim.example.test/v2", auth=Auth(kind=AuthKind.BEARER, token="env:STAGING_TOKEN"))
 
 
@@ -65,3 +86,70 @@ async def test_ctrl_q_in_a_form_without_edits_quits_at_once():
         await pilot.press("ctrl+q")
         await pilot.pause()
         assert not app.is_running
+
+
+def visible(app, widget) -> bool:
+    """Whether the widget is what the screen shows at its place, not something drawn over it."""
+    region = widget.region
+    return bool(region) and app.screen.get_widget_at(region.x + 1, region.y)[0] is widget
+
+
+@pytest.mark.parametrize("size", [(80, 24), SIZE, (200, 60)], ids=["80x24", "130x40", "200x60"])
+async def test_the_find_bar_shows_above_the_footer(serve, size):
+    profile = Profile(name="Broken", url=serve(broken_random_url()).url, selection=FEW)
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=size) as pilot:
+        await run_checks(pilot)
+        await open_row(pilot, "random_url")
+        await pilot.press("slash")
+        await pilot.pause()
+        field = app.screen.query_one("#find-input", Input)
+        assert field.has_focus and visible(app, field), "the find bar is covered by the footer"
+        await pilot.press(*"scim")
+        assert "1 of" in widget_text(app, "FindBar")
+
+
+def failing_list(serve) -> Profile:
+    """A server whose list of Users answers 500: the User suite fails, and its summary, which
+    made no request of its own, is an ERROR without exchanges."""
+    broken = Broken(make_app()).answer("GET", "/v2/Users", 500, scim_error(500))
+    return Profile(name="Failing list", url=serve(broken).url, selection=Selection(include_tags=["crud"], resource_types=["User"]))
+
+
+async def test_find_on_a_result_without_exchanges_takes_the_typed_text(serve):
+    app = ScimTuiApp(failing_list(serve))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        detail = await open_row(pilot, f"User/{SUMMARY_CHECKER}")
+        assert detail.row.result.status is Status.ERROR and not detail.row.result.exchanges
+        await pilot.press("slash", *"meta", "enter")
+        await pilot.pause()
+        assert not screen.baseline.path.exists(), "the typed letters fired no command (a: accept)"
+        assert app.screen is detail and detail.query_one("#find-input", Input).value == "meta"
+        assert "no exchange to search" in widget_text(app, "FindBar")
+
+
+async def test_a_description_shows_its_literals_as_code_and_its_sources_whole(scim_server):
+    app = ScimTuiApp(Profile(name="Local", url=scim_server.url))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        screen.rerun(frozenset({CheckId("entra_test_connection", "User")}))
+        await settle(pilot)
+        detail = await open_row(pilot, "User/entra_test_connection")
+        text = plain(detail.query_one("#result-summary", Static).content, width=78)
+        assert "``" not in text
+        assert "userName eq" in text
+        assert ENTRA_GUIDE in "".join(text.split()), "the source's URL is shown whole (folded, not cut)"
+
+
+async def test_an_html_answer_shows_as_the_page_it_is(serve):
+    broken = Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 502, HTML_PAGE, [("Content-Type", "text/html")])
+    app = ScimTuiApp(Profile(name="Gateway", url=serve(broken).url, selection=FEW))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await run_checks(pilot)
+        detail = await open_row(pilot, "service_provider_config_endpoint")
+        assert detail.row.result.data == HTML_PAGE.decode()
+        data = plain(detail.query_one("#result-data", Static).content, width=78)
+        assert "<title>502 Bad Gateway</title>" in data and "\\n" not in data, "one page, line by line, not one escaped string"
+        assert "call the operations team." in data, "wrapped, not cut at the edge"
