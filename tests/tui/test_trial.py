@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from collections import Counter
+
 import pytest
 from textual.widgets import Input
+from textual.widgets import ProgressBar
+from textual.widgets import SelectionList
 from textual.widgets import Static
 
 from scim_tui.checker import CheckId
@@ -17,9 +22,17 @@ from scim_tui.profiles import Selection
 from scim_tui.profiles import profiles_dir
 from scim_tui.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.runner import BATCH_INTERVAL
 from scim_tui.tui.screens.confirm import ConfirmScreen
+from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
+from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.widgets.check_tree import CheckTree
+from scim_tui.tui.widgets.results_table import GROUP_PREFIX
+from scim_tui.tui.widgets.run_status import Phase
+from scim_tui.tui.widgets.run_status import RunStatus
 from tests.servers import Broken
+from tests.servers import Hanging
 from tests.servers import scim_error
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
@@ -28,6 +41,8 @@ from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
+from tests.tui.conftest import table_of
+from tests.tui.conftest import wait_until
 from tests.tui.profiles_support import widget_text
 from tests.tui.test_result import open_row
 
@@ -153,3 +168,87 @@ async def test_an_html_answer_shows_as_the_page_it_is(serve):
         data = plain(detail.query_one("#result-data", Static).content, width=78)
         assert "<title>502 Bad Gateway</title>" in data and "\\n" not in data, "one page, line by line, not one escaped string"
         assert "call the operations team." in data, "wrapped, not cut at the edge"
+
+
+async def test_enter_after_a_run_started_from_the_tag_tree_opens_the_highlighted_failure(serve):
+    app = ScimTuiApp(Profile(name="Broken", url=serve(broken_random_url()).url, selection=FEW))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        assert isinstance(app.focused, CheckTree)
+        await run_checks(pilot)
+        await pilot.pause()
+        key = table_of(pilot).selected_key
+        assert key is not None and key.startswith("random_url#")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultScreen) and app.screen.row.key == key
+        assert screen.query_one(CheckTree).root.is_expanded
+
+
+async def test_the_counts_agree_with_the_rows_shown(serve):
+    app = ScimTuiApp(failing_list(serve))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        table = table_of(pilot)
+        shown = Counter(table.row_cells(key)[0].plain for key in table.keys if not key.startswith(GROUP_PREFIX))
+        counts = screen.progress.counts
+        assert counts[Status.ERROR] >= 1 and any(row.summary and row.result.status is Status.ERROR for row in screen.state.rows.values())
+        assert {status: shown[status.name] for status in Status} == {status: counts[status] for status in Status}
+        assert f"ERROR {counts[Status.ERROR]} " in widget_text(app, "#run-counts") + " "
+        assert screen.progress.open_failures == counts[Status.ERROR] + counts[Status.CRITICAL]
+
+
+async def test_the_progress_bar_never_goes_back(serve, monkeypatch):
+    """The server checks end before discovery tells how many checks the resource types add:
+    the bar has no total until then, rather than a total it would outgrow."""
+    hanging = Hanging()
+    server = serve(Broken(make_app()).rewrite("GET", r"/v2/scim-tui-missing-.*", hanging))
+    shown: list[float] = []
+    record = RunStatus.show
+
+    def show(status: RunStatus, progress) -> None:
+        record(status, progress)
+        bar = status.query_one(ProgressBar)
+        if progress.phase is Phase.RUNNING and bar.percentage is not None:
+            shown.append(bar.percentage)
+
+    monkeypatch.setattr(RunStatus, "show", show)
+    profile = Profile(name="Hanging", url=server.url, jobs=1, selection=Selection(include_tags=["misc", "crud:create"]))
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, hanging.reached.is_set)
+        held = time.monotonic()
+        # Held past the batching interval, random_url's result goes to the screen on its own,
+        # before discovery: the moment the bar once showed 100 %, then a third.
+        await wait_until(pilot, lambda: time.monotonic() - held > BATCH_INTERVAL)
+        hanging.release()
+        await settle(pilot)
+        assert screen.progress.phase is Phase.FINISHED and screen.state.checks_done() == 3
+    assert shown and shown == sorted(shown), shown
+
+
+async def test_space_ticks_the_first_resource_type_at_once(scim_server):
+    app = ScimTuiApp(Profile(name="Local", url=scim_server.url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        options = screen.query_one("#resource-types", SelectionList)
+        await wait_until(pilot, lambda: options.option_count > 0)
+        options.focus()
+        before = set(options.selected)
+        await pilot.press("space")
+        assert set(options.selected) == before - {options.get_option_at_index(0).value}
+
+
+async def test_help_names_only_the_apps_own_keys(local):
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        run_screen(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        keys = dict(app.screen.keys)
+        assert "super+c" not in keys and "Copy selected text" not in keys.values()
+        assert keys["r"] == "Run" and keys["?"] == "Help"

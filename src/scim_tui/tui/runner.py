@@ -6,6 +6,7 @@ about ten a second, because one table update per result stalls the UI at thousan
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -87,6 +88,7 @@ class Runner:
         started_at, started = datetime.now(UTC), time.monotonic()
         everything: list[CheckResult] = []
         late: list[str] = []
+        plans = itertools.count()  # a full run's first plan counts its server checks only
         with open_client(request.profile) as connection:
             problem = unusable(request.profile, connection)
             if problem is not None:  # nothing answers, or the credentials are refused: one line, as `scim-tui check` says it
@@ -96,7 +98,7 @@ class Runner:
                 replace(request.conf, documents=connection.documents or None),
                 only=request.only,
                 secrets=connection.secrets,
-                on_plan=lambda planned: self.post(RunPlanned(run_id, planned)),
+                on_plan=lambda planned: self.post(RunPlanned(run_id, planned, whole=next(plans) > 0 or request.only is not None)),
                 cancelled=self.cancelled,
                 on_leftovers=late.extend,
                 on_wait=lambda waiting: self.post(RunWaiting(run_id, waiting)),

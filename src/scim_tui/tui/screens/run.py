@@ -189,6 +189,8 @@ class RunScreen(Screen[None]):
         options = self.query_one("#resource-types", SelectionList)
         options.clear_options()
         options.add_options([(name, name, not chosen or name in chosen) for name in message.names])
+        if message.names:
+            options.highlighted = 0  # space ticks the first one at once, without a down first
         note.display = bool(message.error) or not message.names
         note.update(Text(f"Could not read the resource types: {message.error}" if message.error else "The server publishes no resource type."))
 
@@ -272,7 +274,7 @@ class RunScreen(Screen[None]):
     @on(RunPlanned)
     def plan(self, message: RunPlanned) -> None:
         if message.run_id == self.run_id:
-            self.progress.planned = message.planned
+            self.progress.planned = message.planned if message.whole else 0  # no total yet: the bar would go back once one is known
             self._show_progress()
 
     @on(RunWaiting)
@@ -316,6 +318,7 @@ class RunScreen(Screen[None]):
         self._refresh_results()
         if not self.rerunning:  # a run ends on its first failure (once laid out); a rerun leaves the cursor where it was
             self.call_after_refresh(self.query_one(ResultsTable).first_failure)
+            self._focus_results()
         self.refresh_bindings()
 
     @on(Worker.StateChanged)
@@ -326,6 +329,14 @@ class RunScreen(Screen[None]):
             self.notify(error, title=f"The {event.worker.group} worker failed", severity="error", markup=False)
             if event.worker.group == "checks":
                 self.post_message(RunFinished(self.run_id, error=error))
+
+    def _focus_results(self) -> None:
+        """Results to look at take the keys from the sidebar, where the run was started: `enter`
+        then opens the result under the cursor, as the preview says."""
+        table = self.query_one(ResultsTable)
+        focused = self.focused
+        if table.row_count and (focused is None or self.query_one("#run-sidebar") in focused.ancestors):
+            table.focus()
 
     def _tick(self) -> None:
         if self.progress.phase is not Phase.IDLE:

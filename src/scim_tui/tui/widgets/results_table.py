@@ -27,6 +27,7 @@ from scim_tui.checker.results import STATUS_WIDTH
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
+from scim_tui.tui.widgets.status import suite_text
 
 GROUP_PREFIX = "group:"
 HEADINGS = (Text("Status"), Text("Check"), Text("Change"), Text("Reason"))
@@ -56,7 +57,8 @@ def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
         return Text("━━"), Text(item, style="bold"), Text(""), Text("")
     result = item.result
     reason = " ".join((result.reason or "").split())
-    return status_text(result.status, item.accepted is not None), Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
+    status = suite_text(result.status) if item.summary else status_text(result.status, item.accepted is not None)
+    return status, Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
 
 
 def failed(item: Row | str) -> bool:

@@ -65,7 +65,7 @@ def outcome_text(progress: Progress) -> Text:
     if phase is Phase.FAILED:
         return Text(f"Run failed after {seconds}: {progress.error}", style="bold red")
     label = {
-        Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks",
+        Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks" if progress.planned else f"Running… {plural(progress.done, 'check')}",
         Phase.CANCELLING: "Cancelling: the current check finishes and cleans up…",
         Phase.FINISHED: f"Finished: {progress.size}",
         Phase.CANCELLED: f"Run cancelled after {progress.size}",
@@ -109,7 +109,7 @@ class RunStatus(Vertical):
     def show(self, progress: Progress) -> None:
         bar = self.query_one(ProgressBar)
         bar.display = progress.phase is not Phase.IDLE
-        bar.update(total=max(progress.planned, progress.done, 1), progress=progress.done)
+        bar.update(total=max(progress.planned, progress.done, 1) if progress.planned else None, progress=progress.done)
         self.query_one("#run-outcome", Static).update(outcome_text(progress))
         self.query_one("#run-counts", Static).update(counts_text(progress))
         line = self.query_one("#run-baseline", Static)
