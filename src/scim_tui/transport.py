@@ -28,6 +28,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from typing import NoReturn
 
 import httpx2
 
@@ -82,12 +83,12 @@ class GuardedTransport(httpx2.BaseTransport):
             # A kept-alive connection the server closed before answering a byte: an idempotent
             # request goes again on a new connection, as browsers and curl do (RFC 9112 §9.3.1).
             if not connection.served or request.method not in IDEMPOTENT:
-                raise self._dropped(request, dropped) from dropped
+                self._raise_dropped(request, dropped)
             connection = self._connection(request, address, deadline, fresh=True)
             try:
                 response = self._send(connection, request, body)
             except DROPPED as again:
-                raise self._dropped(request, again) from again
+                self._raise_dropped(request, again)
             retried = RETRIED
         headers = response.getheaders()
         declared = response.getheader("Content-Length", "")
@@ -143,10 +144,10 @@ class GuardedTransport(httpx2.BaseTransport):
             connection.close()
             raise
 
-    def _dropped(self, request: httpx2.Request, exc: BaseException) -> httpx2.TransportError:
+    def _raise_dropped(self, request: httpx2.Request, exc: BaseException) -> NoReturn:
         """A connection closed or reset before any answer, as httpx2's error in plain words."""
         kind = httpx2.RemoteProtocolError if isinstance(exc, http.client.HTTPException) else httpx2.ReadError
-        return self._plain(kind, request, exc)
+        self._raise_plain(kind, request, exc)
 
     def release(self, connection: Connection) -> None:
         """Give back a connection whose response was read whole."""
@@ -166,13 +167,20 @@ class GuardedTransport(httpx2.BaseTransport):
         except (httpx2.TransportError, *passing):
             raise
         except TimeoutError as exc:
-            raise self._plain(timed_out, request, exc) from exc
+            self._raise_plain(timed_out, request, exc)
         except http.client.HTTPException as exc:  # a response that is not HTTP, or cut short
-            raise self._plain(httpx2.RemoteProtocolError, request, exc) from exc
+            self._raise_plain(httpx2.RemoteProtocolError, request, exc)
         except OSError as exc:  # refused, unresolved, reset, TLS
-            raise self._plain(failed, request, exc) from exc
+            self._raise_plain(failed, request, exc)
         except ValueError as exc:  # a header or URL http.client refuses to send
             raise httpx2.LocalProtocolError(str(exc), request=request) from exc
+
+    def _raise_plain(self, kind: type[httpx2.TransportError], request: httpx2.Request, cause: BaseException) -> NoReturn:
+        """Raise what the socket layer raised as httpx2's error; one told in plain words ends its
+        chain there, so that no message adds the socket's own words ("[Errno 111] Connection
+        refused", "timed out") after it."""
+        error = self._plain(kind, request, cause)
+        raise error from error.__cause__
 
     def _plain(self, kind: type[httpx2.TransportError], request: httpx2.Request, cause: BaseException) -> httpx2.TransportError:
         error = kind(str(cause) or type(cause).__name__, request=request)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from urllib.parse import urlsplit
 
 import pytest
 from textual.widgets import Input
@@ -33,6 +34,7 @@ from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import RunStatus
 from tests.servers import Broken
 from tests.servers import Hanging
+from tests.servers import RawServer
 from tests.servers import scim_error
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
@@ -44,6 +46,7 @@ from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
 from tests.tui.profiles_support import widget_text
+from tests.tui.test_reliability import closed_port_url
 from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
@@ -252,3 +255,22 @@ async def test_help_names_only_the_apps_own_keys(local):
         keys = dict(app.screen.keys)
         assert "super+c" not in keys and "Copy selected text" not in keys.values()
         assert keys["r"] == "Run" and keys["?"] == "Help"
+
+
+@pytest.mark.parametrize("fault", ["refused", "silent"])
+async def test_a_network_failure_is_said_once_in_words(fault):
+    with RawServer() as server:
+        url = closed_port_url() if fault == "refused" else server.url
+        app = ScimTuiApp(Profile(name="Nowhere", url=url, timeout=1))
+        async with app.run_test(size=SIZE) as pilot:
+            note = run_screen(pilot).query_one("#resource-types-note", Static)
+            await wait_until(pilot, lambda: "Could not read" in str(note.content))
+            said = str(note.content)
+    where = urlsplit(url).netloc
+    told = (
+        f"nothing listens on {where}: is the server running and the URL right?"
+        if fault == "refused"
+        else f"no answer from {where} within 1 s (the profile's timeout)"
+    )
+    assert said == f"Could not read the resource types: {told}"
+    assert "Errno" not in said and "timed out" not in said
