@@ -28,7 +28,6 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from typing import NoReturn
 
 import httpx2
 
@@ -83,12 +82,12 @@ class GuardedTransport(httpx2.BaseTransport):
             # A kept-alive connection the server closed before answering a byte: an idempotent
             # request goes again on a new connection, as browsers and curl do (RFC 9112 §9.3.1).
             if not connection.served or request.method not in IDEMPOTENT:
-                self._raise_dropped(request, dropped)
+                raise self._dropped(request, dropped)
             connection = self._connection(request, address, deadline, fresh=True)
             try:
                 response = self._send(connection, request, body)
             except DROPPED as again:
-                self._raise_dropped(request, again)
+                raise self._dropped(request, again)
             retried = RETRIED
         headers = response.getheaders()
         declared = response.getheader("Content-Length", "")
@@ -144,10 +143,10 @@ class GuardedTransport(httpx2.BaseTransport):
             connection.close()
             raise
 
-    def _raise_dropped(self, request: httpx2.Request, exc: BaseException) -> NoReturn:
+    def _dropped(self, request: httpx2.Request, exc: BaseException) -> httpx2.TransportError:
         """A connection closed or reset before any answer, as httpx2's error in plain words."""
         kind = httpx2.RemoteProtocolError if isinstance(exc, http.client.HTTPException) else httpx2.ReadError
-        self._raise_plain(kind, request, exc)
+        return self._plain(kind, request, exc)
 
     def release(self, connection: Connection) -> None:
         """Give back a connection whose response was read whole."""
@@ -155,6 +154,11 @@ class GuardedTransport(httpx2.BaseTransport):
 
     def close(self) -> None:
         self._pool.close()
+
+    def abort(self) -> None:
+        """End every request at once, from any thread: each fails as if the server closed its
+        connection, and no new one is sent."""
+        self._pool.abort()
 
     @contextmanager
     def guard(
@@ -167,26 +171,26 @@ class GuardedTransport(httpx2.BaseTransport):
         except (httpx2.TransportError, *passing):
             raise
         except TimeoutError as exc:
-            self._raise_plain(timed_out, request, exc)
+            raise self._plain(timed_out, request, exc)  # chained to exc by _plain, or said whole
         except http.client.HTTPException as exc:  # a response that is not HTTP, or cut short
-            self._raise_plain(httpx2.RemoteProtocolError, request, exc)
+            raise self._plain(httpx2.RemoteProtocolError, request, exc)
         except OSError as exc:  # refused, unresolved, reset, TLS
-            self._raise_plain(failed, request, exc)
+            raise self._plain(failed, request, exc)
         except ValueError as exc:  # a header or URL http.client refuses to send
             raise httpx2.LocalProtocolError(str(exc), request=request) from exc
 
-    def _raise_plain(self, kind: type[httpx2.TransportError], request: httpx2.Request, cause: BaseException) -> NoReturn:
-        """Raise what the socket layer raised as httpx2's error; one told in plain words ends its
-        chain there, so that no message adds the socket's own words ("[Errno 111] Connection
-        refused", "timed out") after it."""
-        error = self._plain(kind, request, cause)
-        raise error from error.__cause__
-
     def _plain(self, kind: type[httpx2.TransportError], request: httpx2.Request, cause: BaseException) -> httpx2.TransportError:
+        """What the socket layer raised as httpx2's error, chained to it; one told in plain words
+        ends its chain there, so that no message adds the socket's own words ("[Errno 111]
+        Connection refused", "timed out") after it."""
         error = kind(str(cause) or type(cause).__name__, request=request)
         error.__cause__ = cause
         reason = human_reason(error, request, self.timeout)
-        return error if reason is None else kind(reason, request=request)
+        if reason is None:
+            return error
+        told = kind(reason, request=request)
+        told.__suppress_context__ = True  # as `raise ... from None`
+        return told
 
     def too_large(self, request: httpx2.Request) -> ResponseTooLarge:
         limit = byte_size(self.max_response_bytes)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections import Counter
 from urllib.parse import urlsplit
@@ -36,6 +38,7 @@ from tests.servers import Broken
 from tests.servers import Hanging
 from tests.servers import RawServer
 from tests.servers import scim_error
+from tests.tui.conftest import CEILING
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
@@ -46,6 +49,7 @@ from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
 from tests.tui.profiles_support import widget_text
+from tests.tui.test_profiles_screen import highlight
 from tests.tui.test_reliability import closed_port_url
 from tests.tui.test_result import open_row
 
@@ -274,3 +278,72 @@ async def test_a_network_failure_is_said_once_in_words(fault):
     )
     assert said == f"Could not read the resource types: {told}"
     assert "Errno" not in said and "timed out" not in said
+
+
+class Unanswered:
+    """A RawServer handler that reads each request and never answers, counting the connections
+    the client ended (its requests abandoned) while the server still listened."""
+
+    def __init__(self) -> None:
+        self.ended = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, connection) -> None:
+        while connection.recv(65536):
+            pass
+        with self.lock:
+            self.ended += 1
+
+
+LONG = 600.0
+"""The longest timeout a profile allows: a request left to it would outlast any test's ceiling."""
+
+
+async def test_quitting_during_a_connection_test_to_a_silent_server_ends_its_request_at_once():
+    server_side = Unanswered()
+    with RawServer(server_side) as server:
+        save_profile(Profile(name="Silent", url=server.url, timeout=LONG))
+        app = ScimTuiApp()
+        async with app.run_test(size=SIZE) as pilot:
+            await highlight(pilot, "Silent")
+            await pilot.press("t")
+            await wait_until(pilot, lambda: len(server.connections) == 1)
+            await pilot.press("q")
+        assert await ended(server_side, 1), "the connection test's request still waits for its timeout"
+
+
+async def test_quitting_while_the_resource_types_are_read_from_a_silent_server_ends_the_read_at_once():
+    server_side = Unanswered()
+    with RawServer(server_side) as server:
+        app = ScimTuiApp(Profile(name="Silent", url=server.url, timeout=LONG))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: len(server.connections) == 1)
+            await pilot.press("q")
+        assert await ended(server_side, 1), "the read of the resource types still waits for its timeout"
+
+
+async def test_cancelling_a_run_before_its_checks_began_says_so_at_once_and_ends_its_request():
+    server_side = Unanswered()
+    with RawServer(server_side) as server:
+        app = ScimTuiApp(Profile(name="Silent", url=server.url, timeout=LONG))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = run_screen(pilot)
+            await wait_until(pilot, lambda: len(server.connections) == 1)  # the resource types' read
+            await pilot.press("r")
+            await wait_until(pilot, lambda: len(server.connections) == 2)  # the run's first request
+            await pilot.press("escape")
+            assert not screen.running and screen.progress.phase is Phase.CANCELLED
+            assert "Run cancelled before any check ran: nothing was created on the server" in widget_text(app, "#run-outcome")
+            assert await ended(server_side, 1), "the run's request still waits for its timeout"
+            await wait_until(pilot, lambda: app.last_run_end is not None)  # the run's thread ended
+            await pilot.pause()
+            assert screen.state.rows == {} and screen.progress.phase is Phase.CANCELLED
+            assert "nothing was created" in widget_text(app, "#run-outcome")
+
+
+async def ended(server_side: Unanswered, count: int) -> bool:
+    """Whether the client ended `count` connections (within the tests' ceiling)."""
+    deadline = time.monotonic() + CEILING
+    while server_side.ended < count and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    return server_side.ended >= count

@@ -38,6 +38,7 @@ class ScimTuiApp(App[None]):
     COMMANDS = App.COMMANDS | {ScreenCommands}
     BINDINGS = [
         Binding("q", "quit_app", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit-anywhere"),
         Binding("f1", "help", "Help", id="app.help"),
         Binding("question_mark", "help_key", "Help", key_display="?", show=False, id="app.help-key"),
     ]

@@ -10,6 +10,7 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
 from dataclasses import replace
 from datetime import UTC
 from datetime import datetime
@@ -27,6 +28,7 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import open_client
 from scim_tui.connect import unusable
+from scim_tui.cutoff import Cutoff
 from scim_tui.profiles import Profile
 from scim_tui.profiles import Selection
 from scim_tui.reports import RunReport
@@ -52,6 +54,8 @@ class RunRequest:
     conf: CheckConfig
     selection: Selection
     only: frozenset[CheckId] | None = None
+    cutoff: Cutoff = field(default_factory=Cutoff, compare=False)
+    """Ends the run at once while it has created nothing: until its checks begin."""
 
     @property
     def recorded(self) -> bool:
@@ -89,8 +93,10 @@ class Runner:
         everything: list[CheckResult] = []
         late: list[str] = []
         plans = itertools.count()  # a full run's first plan counts its server checks only
-        with open_client(request.profile) as connection:
+        with open_client(request.profile, request.cutoff) as connection:
             problem = unusable(request.profile, connection)
+            if not request.cutoff.commit():  # cut off while it connected: nothing was created
+                return RunFinished(run_id)
             if problem is not None:  # nothing answers, or the credentials are refused: one line, as `scim-tui check` says it
                 return RunFinished(run_id, error=None if self.cancelled() else problem)
             results = iter_checks(
@@ -152,10 +158,10 @@ def remember_run(report: RunReport, finished: RunFinished) -> None:
         finished.changes = history.compare(previous, report)
 
 
-def find_resource_types(profile: Profile, post: Post) -> None:
+def find_resource_types(profile: Profile, post: Post, cutoff: Cutoff | None = None) -> None:
     """Post the names of the resource types the profile's server publishes."""
     try:
-        with open_client(profile) as connection:
+        with open_client(profile, cutoff) as connection:
             response = connection.client.query(ResourceType, **DISCOVERY_QUERY)
         names = [resource_type.name for resource_type in response.resources or [] if resource_type.name]
     except Exception as exc:

@@ -119,7 +119,7 @@ class ResultScreen(Screen[None]):
         Binding("slash,ctrl+f", "find", "Find", tooltip="Find text in the exchange (case ignored)", id="result.find"),
         Binding("n", "move_match(1)", "Next match", show=False, id="result.next-match"),
         Binding("N", "move_match(-1)", "Previous match", show=False, id="result.previous-match"),
-        Binding("a", "accept", "Accept failure", show=False, id="result.accept"),
+        Binding("a", "accept", "Accept", tooltip="Accept the failure in the profile's baseline (or un-accept it)", id="result.accept"),
     ]
 
     def __init__(self, row: Row, runner: Rerunner) -> None:
@@ -139,7 +139,7 @@ class ResultScreen(Screen[None]):
             for number, exchange in enumerate(result.exchanges, start=1):
                 yield ExchangeView(number, exchange, collapsed=number > 1)
         yield FindBar()
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"{self.row.result.title}"
