@@ -79,7 +79,7 @@ Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
 NARROW = 100
 """Below this many columns the sidebar hides itself, so that the results keep the width."""
-WIDE = 140
+WIDE = 120
 """From this many columns on, the sidebar takes its full width."""
 
 
