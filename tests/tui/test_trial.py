@@ -299,27 +299,20 @@ LONG = 600.0
 """The longest timeout a profile allows: a request left to it would outlast any test's ceiling."""
 
 
-async def test_quitting_during_a_connection_test_to_a_silent_server_ends_its_request_at_once():
+@pytest.mark.parametrize("waiting", ["connection test", "resource types' read"])
+async def test_quitting_while_work_that_created_nothing_waits_on_a_silent_server_ends_its_request_at_once(waiting):
     server_side = Unanswered()
     with RawServer(server_side) as server:
-        save_profile(Profile(name="Silent", url=server.url, timeout=LONG))
-        app = ScimTuiApp()
+        profile = Profile(name="Silent", url=server.url, timeout=LONG)
+        save_profile(profile)
+        app = ScimTuiApp(profile if waiting == "resource types' read" else None)
         async with app.run_test(size=SIZE) as pilot:
-            await highlight(pilot, "Silent")
-            await pilot.press("t")
+            if waiting == "connection test":
+                await highlight(pilot, "Silent")
+                await pilot.press("t")
             await wait_until(pilot, lambda: len(server.connections) == 1)
             await pilot.press("q")
-        assert await ended(server_side, 1), "the connection test's request still waits for its timeout"
-
-
-async def test_quitting_while_the_resource_types_are_read_from_a_silent_server_ends_the_read_at_once():
-    server_side = Unanswered()
-    with RawServer(server_side) as server:
-        app = ScimTuiApp(Profile(name="Silent", url=server.url, timeout=LONG))
-        async with app.run_test(size=SIZE) as pilot:
-            await wait_until(pilot, lambda: len(server.connections) == 1)
-            await pilot.press("q")
-        assert await ended(server_side, 1), "the read of the resource types still waits for its timeout"
+        assert await ended(server_side, 1), f"the {waiting} still waits for its timeout"
 
 
 async def test_cancelling_a_run_before_its_checks_began_says_so_at_once_and_ends_its_request():
