@@ -58,6 +58,11 @@ async def test_below_100_columns_the_sidebar_hides_itself_and_b_shows_it(local):
         await pilot.resize_terminal(*SIZE)
         await pilot.pause()
         assert sidebar_shown(app), "wide enough again: the sidebar is back"
+        app.screen.query_one(CheckTree).focus()
+        await pilot.resize_terminal(*SMALL)
+        await wait_until(pilot, lambda: isinstance(app.focused, ResultsTable))  # no key goes to a hidden tree
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause()
         await pilot.press("b")
         await pilot.pause()
         assert not sidebar_shown(app), "b hides it at any width"

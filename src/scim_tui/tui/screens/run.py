@@ -180,13 +180,20 @@ class RunScreen(Screen[None]):
             self.notify(warning, severity="warning", markup=False)
         self.query_one(FilterInput).display = False
         self._show_progress()
-        self.call_after_refresh(self._focus_start)
+        self.call_after_refresh(self._refocus)
         self.find_resource_types()
 
-    def _focus_start(self) -> None:
-        """The tag tree takes the keys, or the results when the terminal is too narrow for the sidebar."""
-        sidebar = self.query_one("#run-sidebar")
-        (self.query_one(CheckTree) if sidebar.display else self.query_one(ResultsTable)).focus()
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
+
+    def _refocus(self) -> None:
+        """Keys never go to a hidden sidebar: the results take them then. The tag tree takes
+        them first when it shows."""
+        sidebar, focused = self.query_one("#run-sidebar"), self.focused
+        if not sidebar.display and (focused is None or sidebar in focused.ancestors):
+            self.query_one(ResultsTable).focus()
+        elif sidebar.display and focused is None:
+            self.query_one(CheckTree).focus()
 
     # Choosing what to run
 
