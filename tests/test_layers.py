@@ -18,6 +18,7 @@ PLAIN_MODULES = [
     "scim_tui.connect",
     "scim_tui.transport",
     "scim_tui.connections",
+    "scim_tui.cutoff",
     "scim_tui.proxies",
     "scim_tui.oauth",
     "scim_tui.demo",

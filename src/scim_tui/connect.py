@@ -35,6 +35,7 @@ from scim_tui.checker.limits import MAX_DOCUMENT_BYTES
 from scim_tui.checker.listings import listing
 from scim_tui.checker.recorder import recorded
 from scim_tui.checker.secrets import Secrets
+from scim_tui.cutoff import Cutoff
 from scim_tui.errors import UserError
 from scim_tui.files import read_bounded
 from scim_tui.header_values import unsendable
@@ -105,8 +106,9 @@ def target_url(profile: Profile) -> str:
 
 
 @contextmanager
-def open_client(profile: Profile) -> Iterator[Connection]:
-    """A scim2-client for a profile, with nothing discovered yet; closed afterwards.
+def open_client(profile: Profile, cutoff: Cutoff | None = None) -> Iterator[Connection]:
+    """A scim2-client for a profile, with nothing discovered yet; closed afterwards. With a
+    cutoff, another thread may end its requests at once (cutoff.py).
 
     Raises ConnectError when the profile cannot be used as it is (a missing variable, an
     unreadable certificate, a token endpoint that gives no token).
@@ -120,12 +122,12 @@ def open_client(profile: Profile) -> Iterator[Connection]:
         secrets.add_basic(unquote(parts.username or ""), unquote(parts.password))
     proxies = _proxies(profile, secrets)
     with ExitStack() as stack:
-        auth = _oauth(profile, context, proxies, secrets, stack) if profile.auth.kind is AuthKind.OAUTH2 else None
+        auth = _oauth(profile, context, proxies, secrets, stack, cutoff) if profile.auth.kind is AuthKind.OAUTH2 else None
         if profile.auth.kind is AuthKind.BASIC:
             password = resolve_secret(profile.auth.password or "")
             secrets.add_basic(profile.auth.username or "", password)
             auth = httpx2.BasicAuth(profile.auth.username or "", password)
-        http = stack.enter_context(_http_client(profile, context, proxies, base_url=url, headers=headers, auth=auth))
+        http = stack.enter_context(_http_client(profile, context, proxies, cutoff, base_url=url, headers=headers, auth=auth))
         if isinstance(auth, ClientCredentials):
             _first_token(auth)
         yield Connection(SyncSCIMClient(http), url, secrets, documents)
@@ -148,10 +150,10 @@ def discovery_documents(files: DiscoveryFiles) -> dict[str, Any]:
     return documents
 
 
-def test_connection(profile: Profile) -> ConnectionTest:
+def test_connection(profile: Profile, cutoff: Cutoff | None = None) -> ConnectionTest:
     """GET /ServiceProviderConfig with the profile: the status and time, or why it failed."""
     try:
-        with open_client(profile) as connection:
+        with open_client(profile, cutoff) as connection:
             return probe(connection)
     except ConnectError as exc:
         return ConnectionTest(False, None, 0.0, str(exc))
@@ -296,11 +298,14 @@ def _proxies(profile: Profile, secrets: Secrets) -> ProxyFor | None:
     return proxies
 
 
-def _http_client(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor | None, **options: object) -> httpx2.Client:
+def _http_client(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor | None, cutoff: Cutoff | None, **options: object) -> httpx2.Client:
     # trust_env=False: the transport itself goes through the environment's proxies, under its
     # limits (httpx2 would give them a transport of its own).
+    transport = GuardedTransport(context, profile.timeout, profile.max_response_bytes, proxy_for)
+    if cutoff is not None:
+        cutoff.watch(transport)
     return httpx2.Client(
-        transport=GuardedTransport(context, profile.timeout, profile.max_response_bytes, proxy_for),
+        transport=transport,
         timeout=profile.timeout,
         follow_redirects=False,
         trust_env=False,
@@ -308,13 +313,13 @@ def _http_client(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor 
     )
 
 
-def _oauth(profile: Profile, context: ssl.SSLContext, proxies: ProxyFor | None, secrets: Secrets, stack: ExitStack) -> ClientCredentials:
+def _oauth(profile: Profile, context: ssl.SSLContext, proxies: ProxyFor | None, secrets: Secrets, stack: ExitStack, cutoff: Cutoff | None) -> ClientCredentials:
     auth = profile.auth
     if not (auth.token_url and auth.client_id and auth.client_secret):
         raise ConnectError("OAuth 2.0 client credentials need auth.token_url, auth.client_id and auth.client_secret: fill them in the profile.")
     client_id, client_secret = resolve_secret(auth.client_id), resolve_secret(auth.client_secret)
     secrets.add_basic(client_id, client_secret)  # a token endpoint may repeat the Basic header it was sent
-    token_http = stack.enter_context(_http_client(profile, context, proxies))
+    token_http = stack.enter_context(_http_client(profile, context, proxies, cutoff))
     return ClientCredentials(token_http, auth.token_url, client_id, client_secret, auth.scope, secrets)
 
 

@@ -15,6 +15,8 @@ import socket
 import ssl
 import threading
 import time
+import weakref
+from contextlib import suppress
 from typing import Any
 
 from scim_tui.checker.limits import MAX_HEADER_BYTES
@@ -148,6 +150,14 @@ class Connection(http.client.HTTPConnection):
         """Bound the socket's operations by this request's deadline."""
         self.sock.deadline = deadline
 
+    def abort(self) -> None:
+        """End the connection from any thread: a read or write waiting on it returns at once (the
+        thread that owns it closes it)."""
+        sock = self.sock
+        if sock is not None:
+            with suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
     def reusable(self) -> bool:
         """Open, not idle for too long, and not closed (nor written to) by the server meanwhile."""
         if self.sock is None or time.monotonic() - self.idle_since > KEEPALIVE_SECONDS:
@@ -174,8 +184,11 @@ class Pool:
         self._ssl_context = ssl_context
         self._proxy_for = proxy_for
         self._idle: dict[Origin, list[Connection]] = {}
+        self._open: weakref.WeakSet[Connection] = weakref.WeakSet()
+        """Every connection opened, in use or idle, until it is dropped: what `abort` ends."""
         self._lock = threading.Lock()
         self._closed = False
+        self._aborted = False
 
     def connection(self, origin: Origin, deadline: float, fresh: bool = False) -> Connection:
         """An idle connection to the origin that is still good, or a new one (`fresh`: always a new
@@ -190,9 +203,17 @@ class Pool:
                 connection.bound(deadline)
                 return connection
             connection.close()
+        if self._aborted:
+            raise ConnectionAbortedError("the request was abandoned: nothing waits for its answer any more")
         proxy = self._proxy_for(origin[0], origin[1]) if self._proxy_for else None
         sock = self._connect(origin, deadline, proxy)
-        return Connection(origin, sock, proxy if proxy and origin[0] != "https" else None)
+        connection = Connection(origin, sock, proxy if proxy and origin[0] != "https" else None)
+        with self._lock:
+            self._open.add(connection)
+            aborted = self._aborted
+        if aborted:  # ended while it connected
+            connection.abort()
+        return connection
 
     def _connect(self, origin: Origin, deadline: float, proxy: Proxy | None) -> _DeadlineSocket | _DeadlineTLSSocket:
         scheme, host, port = origin
@@ -233,6 +254,14 @@ class Pool:
                 idle.append(connection)
                 return
         connection.close()
+
+    def abort(self) -> None:
+        """End every connection at once, those in use too, from any thread; none opens after."""
+        with self._lock:
+            self._closed = self._aborted = True
+            connections = list(self._open)
+        for connection in connections:
+            connection.abort()
 
     def close(self) -> None:
         with self._lock:

@@ -375,10 +375,18 @@ def failure_lines(report: RunReport, threshold: Status, color: bool = False) -> 
     of a CI log; nothing when there are none."""
     failing = report.at_or_above(threshold)
     accepted = [(index, result) for index, result in enumerate(report.results) if index in report.accepted]
-    lines = [f"Failing the run ({len(failing)}):", *(f"  {result_line(result, color)}" for result in failing)] if failing else []
+    lines = [f"Failing the run ({failing_count(failing)}):", *(f"  {result_line(result, color)}" for result in failing)] if failing else []
     if accepted:
         lines += [f"Accepted by the baseline ({len(accepted)}):", *(f"  {result_line(result, color, report.acceptance(index))}" for index, result in accepted)]
     return lines
+
+
+def failing_count(failing: list[CheckResult]) -> str:
+    """How many results fail the run, as the counts count them: a suite's summary, which restates
+    its suite's, is named apart (``6, and 2 suite summaries``)."""
+    suites = sum(result.check_id.is_summary for result in failing)
+    results = f"{len(failing) - suites}"
+    return f"{results}, and {suites} suite {'summary' if suites == 1 else 'summaries'}" if suites else results
 
 
 def baseline_lines(judgement: baseline.Judgement, color: bool = False) -> list[str]:

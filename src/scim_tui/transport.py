@@ -80,12 +80,12 @@ class GuardedTransport(httpx2.BaseTransport):
             # A kept-alive connection the server closed before answering a byte: an idempotent
             # request goes again on a new connection, as browsers and curl do (RFC 9112 §9.3.1).
             if not connection.served or request.method not in IDEMPOTENT:
-                raise self._dropped(request, dropped) from dropped
+                raise self._dropped(request, dropped)
             connection = self._connection(request, address, deadline, fresh=True)
             try:
                 response = self._send(connection, request, body)
             except DROPPED as again:
-                raise self._dropped(request, again) from again
+                raise self._dropped(request, again)
             retried = RETRIED
         headers = response.getheaders()
         declared = response.getheader("Content-Length", "")
@@ -155,6 +155,11 @@ class GuardedTransport(httpx2.BaseTransport):
     def close(self) -> None:
         self._pool.close()
 
+    def abort(self) -> None:
+        """End every request at once, from any thread: each fails as if the server closed its
+        connection, and no new one is sent."""
+        self._pool.abort()
+
     @contextmanager
     def guard(
         self, request: httpx2.Request, timed_out: type[httpx2.TransportError], failed: type[httpx2.TransportError], passing: tuple[type[BaseException], ...] = ()
@@ -166,21 +171,28 @@ class GuardedTransport(httpx2.BaseTransport):
         except (httpx2.TransportError, *passing):
             raise
         except TimeoutError as exc:
-            raise self._plain(timed_out, request, exc) from exc
+            raise self._plain(timed_out, request, exc)  # chained to exc by _plain, or said whole
         except HeadTooLarge as exc:
             raise ResponseTooLarge(f"the response of {origin(request.url)} {exc}", request=request) from None
         except http.client.HTTPException as exc:  # a response that is not HTTP, or cut short
-            raise self._plain(httpx2.RemoteProtocolError, request, exc) from exc
+            raise self._plain(httpx2.RemoteProtocolError, request, exc)
         except OSError as exc:  # refused, unresolved, reset, TLS
-            raise self._plain(failed, request, exc) from exc
+            raise self._plain(failed, request, exc)
         except ValueError as exc:  # a header or URL http.client refuses to send
             raise httpx2.LocalProtocolError(str(exc), request=request) from exc
 
     def _plain(self, kind: type[httpx2.TransportError], request: httpx2.Request, cause: BaseException) -> httpx2.TransportError:
+        """What the socket layer raised as httpx2's error, chained to it; one told in plain words
+        ends its chain there, so that no message adds the socket's own words ("[Errno 111]
+        Connection refused", "timed out") after it."""
         error = kind(str(cause) or type(cause).__name__, request=request)
         error.__cause__ = cause
         reason = human_reason(error, request, self.timeout)
-        return error if reason is None else kind(reason, request=request)
+        if reason is None:
+            return error
+        told = kind(reason, request=request)
+        told.__suppress_context__ = True  # as `raise ... from None`
+        return told
 
     def too_large(self, request: httpx2.Request) -> ResponseTooLarge:
         limit = byte_size(self.max_response_bytes)

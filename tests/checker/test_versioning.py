@@ -82,7 +82,7 @@ def test_a_server_that_says_etag_unsupported_and_versions_nothing_passes(serve):
     assert re.fullmatch(
         r"GET /v2/Users/\w+ answered no ETag header, as the ServiceProviderConfig says etag.supported is false\.", result.reason
     )
-    assert [(e.method, e.status_code) for e in result.exchanges][-3:] == [("POST", 201), ("GET", 200), ("DELETE", 204)]
+    assert [(e.method, e.status_code) for e in result.exchanges][-5:] == [("POST", 201), ("GET", 200), ("GET", 200), ("DELETE", 204), ("GET", 404)]
     assert stored(server.url) == []
 
 

@@ -14,7 +14,6 @@ from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.servers import SCIM2_SERVER_BREAKS
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import table_of
-from tests.tui.conftest import wait_until
 from tests.tui.profiles_support import screen_text
 from tests.tui.profiles_support import widget_text
 
@@ -79,23 +78,14 @@ async def test_the_highlighted_results_whole_reason_shows_under_the_table(scim_s
             assert f"RFC {result.rfc} §{result.section}" in shown
 
 
-async def test_at_80_by_24_the_footer_keeps_quit_run_and_help_and_b_hides_the_sidebar(scim_server):
+async def test_at_80_by_24_the_footer_keeps_quit_run_and_help(scim_server):
+    """The sidebar at 80 columns: tests/tui/test_small_terminals.py."""
     app = ScimTuiApp(failing_profile(scim_server))
     async with app.run_test(size=SMALL) as pilot:
         await run_checks(pilot)
         footer = screen_text(app).splitlines()[-1]
         for key in ("r Run", "? Help", "q Quit"):
             assert key in footer, footer
-        sidebar = app.screen.query_one("#run-sidebar")
-        assert sidebar.region.width <= 24
-        table = table_of(pilot)
-        narrow = table.region.width
-        await pilot.press("b")
-        assert not sidebar.display and table.has_focus
-        await wait_until(pilot, lambda: table.region.width > narrow)  # laid out again on the next frame
-        await pilot.press("b")
-        await pilot.pause()
-        assert sidebar.display
 
 
 @pytest.mark.parametrize("key", ["f1", "question_mark"])

@@ -134,7 +134,7 @@ async def test_keys_move_the_cursor_and_keep_it_on_screen():
         await pilot.press("end")
         assert table.cursor_row == table.row_count - 1
         assert "reason 299" in lines(table)[-1]
-        assert lines(table)[0].split() == ["Status", "Check", "Change", "Reason"], "the header stays on top"
+        assert lines(table)[0].split() == ["Status", "Check", "Reason"], "the header stays on top"
         await pilot.press("pageup")
         assert table.cursor_row == table.row_count - 1 - page
         assert round(table.scroll_y) <= table.cursor_row < round(table.scroll_y) + page
@@ -190,8 +190,8 @@ async def test_the_check_column_fits_the_longest_name_and_the_reason_takes_the_r
         table = app.query_one(ResultsTable)
         width = table.scrollable_content_region.width
         header, _, first, second = lines(table)[:4]
-        assert header.index("Change") - header.index("Check") == len("a_rather_longer_check_name") + 2
-        assert header.index("Reason") - header.index("Change") == len("Change") + 2, "no mark: the change column is its heading"
+        assert header.index("Reason") - header.index("Check") == len("a_rather_longer_check_name") + 2
+        assert "Change" not in header, "no mark: no change column"
         assert len(second) == width and second.endswith("…") and second[header.index("Reason") :].startswith("the server answered")
         assert first.rstrip().endswith("fine")
 
@@ -200,6 +200,7 @@ async def test_the_check_column_fits_the_longest_name_and_the_reason_takes_the_r
         table.show(rows)
         await pilot.pause()
         header = lines(table)[0]
+        assert header.index("Change") - header.index("Check") == len("a_rather_longer_check_name") + 2
         assert header.index("Reason") - header.index("Change") == len("✘ failing") + 2
         assert "✘ failing" in lines(table)[2]
 
@@ -216,5 +217,5 @@ async def test_short_names_leave_the_headings_whole():
     app = Host([CheckResult(Status.SUCCESS, title="ab", reason="fine", resource_type="User")])
     async with app.run_test(size=(80, 10)):
         header, heading, line = lines(app.query_one(ResultsTable))[:3]
-        assert header.split() == ["Status", "Check", "Change", "Reason"]
+        assert header.split() == ["Status", "Check", "Reason"]
         assert heading.split() == ["━━", "User"] and line.split() == ["SUCCESS", "ab", "fine"]

@@ -80,7 +80,8 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, full_run):
         assert progress.planned == checks
         summary = counts_text(progress).plain
         for status in Status:
-            assert f"{status.name} {sum(r.status is status and not r.check_id.is_summary for r in expected)}" in summary
+            count = sum(r.status is status and not r.check_id.is_summary for r in expected)
+            assert (f"{status.name} {count}" in summary) == bool(count), "each status some result has, with its count"
         assert app.sub_title == "" and screen.sub_title == "Local"
 
 
@@ -275,7 +276,7 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
         assert {row.key for row in screen.state.rows.values() if row.mark is Mark.FIXED} == failing
         assert "✔ fixed 1" in counts_text(screen.progress).plain
         compared = len({row.result.check_id for row in screen.state.rows.values()})
-        assert f"(against the previous run, on the {screen.progress.compared} checks both ran)" in counts_text(screen.progress).plain
+        assert f"(against the previous run: {screen.progress.compared} checks both ran)" in counts_text(screen.progress).plain
         assert 0 < screen.progress.compared <= compared, "issue 19, bug 3: the screen says what was compared"
 
         broken.repaired = False

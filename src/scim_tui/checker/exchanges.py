@@ -210,7 +210,7 @@ def describe_error(exc: BaseException, limit: int = 400) -> str:
             piece = " ".join(piece.split())
             if piece and piece != "UNKNOWN" and not any(piece in known for known in parts):
                 parts.append(piece)
-        seen = seen.__cause__ or seen.__context__
+        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)  # "from None": said whole
     if len(parts) > 1 and parts[0] in GENERIC_MESSAGES:
         parts = parts[1:]
     return _shortened(printable("; ".join(parts) or type(exc).__name__), limit)

@@ -7,6 +7,7 @@ from scim_tui.checker import Status
 from scim_tui.checker.causes import shared_causes
 from scim_tui.checker.results import STATUS_WIDTH
 from scim_tui.reports.model import RunReport
+from scim_tui.reports.summary import plural
 
 STATUS_COLORS = {
     Status.SUCCESS: "32",
@@ -49,6 +50,12 @@ def summary_lines(report: RunReport, color: bool = False) -> list[str]:
 
 
 def render(report: RunReport, color: bool = False) -> str:
-    width = min(CHECK_WIDTH, max((len(str(result.check_id)) for result in report.results), default=0))  # the reasons in one column
-    lines = [result_line(result, color, report.acceptance(index), width) for index, result in enumerate(report.results)]
+    """A line per result, then the summary. The checks the selection left out get no line of
+    their own (they would outnumber the results of a run of a few tags): one line counts them."""
+    shown = [(index, result) for index, result in enumerate(report.results) if not result.deselected]
+    width = min(CHECK_WIDTH, max((len(str(result.check_id)) for _, result in shown), default=0))  # the reasons in one column
+    lines = [result_line(result, color, report.acceptance(index), width) for index, result in shown]
+    left_out = len(report.results) - len(shown)
+    if left_out:
+        lines.append(f"({plural(left_out, 'check')} left out by the selection, not run)")
     return "\n".join([*lines, "", *summary_lines(report, color)]) + "\n"

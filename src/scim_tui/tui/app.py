@@ -21,8 +21,10 @@ from textual.screen import ModalScreen
 from scim_tui.profiles import Profile
 from scim_tui.signals import STOPPING_SIGNALS
 from scim_tui.tui.commands import ScreenCommands
+from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.help import keys_of
+from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.terminal import hangup_safe
 
@@ -38,6 +40,7 @@ class ScimTuiApp(App[None]):
     COMMANDS = App.COMMANDS | {ScreenCommands}
     BINDINGS = [
         Binding("q", "quit_app", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit-anywhere"),
         Binding("f1", "help", "Help", id="app.help"),
         Binding("question_mark", "help_key", "Help", key_display="?", show=False, id="app.help-key"),
     ]
@@ -112,6 +115,13 @@ class ScimTuiApp(App[None]):
 
     def action_quit_app(self) -> None:
         self.exit()
+
+    async def action_quit(self) -> None:
+        """ctrl+q, from any screen: a profile form holding edits asks before they are dropped."""
+        if any(isinstance(screen, ProfileFormScreen) and screen.edited for screen in self.screen_stack):
+            self.push_screen(ConfirmScreen("Quit and discard your edits to this profile?"), lambda yes: self.exit() if yes else None)
+        else:
+            self.exit()
 
     def on_unmount(self) -> None:
         for worker in self.workers:

@@ -18,11 +18,15 @@ class RunMessage(Message):
 
 
 class RunPlanned(RunMessage):
-    """How many checks the run plans (sent again once discovery tells the resource types)."""
+    """How many checks the run plans (sent again once discovery tells the resource types).
 
-    def __init__(self, run_id: int, planned: int) -> None:
+    ``whole`` is False for a first plan that may grow: a full run counts only its server
+    checks until discovery tells the resource types."""
+
+    def __init__(self, run_id: int, planned: int, whole: bool = True) -> None:
         super().__init__(run_id)
         self.planned = planned
+        self.whole = whole
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, RunPlanned) and message.run_id == self.run_id

@@ -70,8 +70,14 @@ class Row:
 
     @property
     def open_failure(self) -> bool:
-        """A failure no baseline entry accepts: what `n` and `p` go to."""
-        return self.result.status.failed and self.accepted is None
+        """A failure no baseline entry accepts: what `n` and `p` go to (a suite's summary restates
+        its suite's failures: it is none of its own)."""
+        return self.result.status.failed and self.accepted is None and not self.summary
+
+    @property
+    def summary(self) -> bool:
+        """A suite's summary (resource_type_tests): no count counts it."""
+        return self.result.check_id.is_summary
 
     def failures_first_key(self) -> tuple[int, int, str, int]:
         """Its place within its group when failures come first: the open failures by severity, the
@@ -210,7 +216,7 @@ class RunState:
 
     def failures(self) -> tuple[int, int]:
         """How many results are open failures, and how many failures the baseline accepts (summaries aside)."""
-        rows = [row for row in self.rows.values() if not row.result.check_id.is_summary]
+        rows = [row for row in self.rows.values() if not row.summary]
         return sum(row.open_failure for row in rows), sum(row.accepted is not None for row in rows)
 
     def counts(self) -> Counter[Status]:

@@ -6,9 +6,11 @@ about ten a second, because one table update per result stalls the UI at thousan
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field
 from dataclasses import replace
 from datetime import UTC
 from datetime import datetime
@@ -26,6 +28,7 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.connect import open_client
 from scim_tui.connect import unusable
+from scim_tui.cutoff import Cutoff
 from scim_tui.journal import journal_lines
 from scim_tui.journal import run_journal
 from scim_tui.profiles import Profile
@@ -56,6 +59,8 @@ class RunRequest:
     recover: bool = False
     """Whether to look for what runs of the server that ended before their clean-up left, and
     delete what the run proves its own (the user said so)."""
+    cutoff: Cutoff = field(default_factory=Cutoff, compare=False)
+    """Ends the run at once while it has created nothing: until its checks begin."""
 
     @property
     def recorded(self) -> bool:
@@ -92,8 +97,11 @@ class Runner:
         started_at, started = datetime.now(UTC), time.monotonic()
         everything: list[CheckResult] = []
         late: list[str] = []
-        with open_client(request.profile) as connection, run_journal(request.profile, connection.url, request.recover) as journal:
+        plans = itertools.count()  # a full run's first plan counts its server checks only
+        with open_client(request.profile, request.cutoff) as connection, run_journal(request.profile, connection.url, request.recover) as journal:
             problem = unusable(request.profile, connection)
+            if not request.cutoff.commit():  # cut off while it connected: nothing was created
+                return RunFinished(run_id)
             if problem is not None:  # nothing answers, or the credentials are refused: one line, as `scim-tui check` says it
                 return RunFinished(run_id, error=None if self.cancelled() else problem)
             results = iter_checks(
@@ -101,7 +109,7 @@ class Runner:
                 replace(request.conf, documents=connection.documents or None),
                 only=request.only,
                 secrets=connection.secrets,
-                on_plan=lambda planned: self.post(RunPlanned(run_id, planned)),
+                on_plan=lambda planned: self.post(RunPlanned(run_id, planned, whole=next(plans) > 0 or request.only is not None)),
                 cancelled=self.cancelled,
                 on_leftovers=late.extend,
                 on_wait=lambda waiting: self.post(RunWaiting(run_id, waiting)),
@@ -159,10 +167,10 @@ def remember_run(report: RunReport, finished: RunFinished) -> None:
         finished.changes = history.compare(previous, report)
 
 
-def find_resource_types(profile: Profile, post: Post) -> None:
+def find_resource_types(profile: Profile, post: Post, cutoff: Cutoff | None = None) -> None:
     """Post the names of the resource types the profile's server publishes."""
     try:
-        with open_client(profile) as connection:
+        with open_client(profile, cutoff) as connection:
             response = connection.client.query(ResourceType, **DISCOVERY_QUERY)
         names = [resource_type.name for resource_type in response.resources or [] if resource_type.name]
     except Exception as exc:

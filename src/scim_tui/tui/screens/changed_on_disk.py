@@ -25,6 +25,8 @@ class Resolution(StrEnum):
 class ChangedOnDiskScreen(ModalScreen[Resolution]):
     """Say what changed and let the user choose: overwrite (o), reload (r), keep editing (k, escape)."""
 
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    """Below 100 columns the answers stack (profiles.tcss)."""
     BINDINGS = [
         Binding("o", "choose('overwrite')", "Overwrite", id="changed.overwrite"),
         Binding("r", "choose('reload')", "Reload", id="changed.reload"),

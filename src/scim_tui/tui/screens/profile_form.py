@@ -384,6 +384,8 @@ class ProfileFormScreen(Screen[Profile | None]):
         self.show_all = False
         self.taken: dict[str, str] = {}
         self.opened: Opened | None = None
+        self.shown = FormValues()
+        """What the form held when it opened (or reloaded): what an edit is told apart from."""
 
     def compose(self) -> ComposeResult:
         profile = self.base or Profile(name="")
@@ -435,7 +437,8 @@ class ProfileFormScreen(Screen[Profile | None]):
         self.touched.clear()
         self.show_all = False
         self.show_auth_fields()
-        self.opened = Opened(self.values(), self.base) if self.base else None
+        self.shown = self.values()
+        self.opened = Opened(self.shown, self.base) if self.base else None
         # Focusing before the first layout would scroll the form past the name's label.
         self.query_one("#name", Input).focus(scroll_visible=False)
 
@@ -557,8 +560,13 @@ class ProfileFormScreen(Screen[Profile | None]):
         target = first if first.focusable else first.query(Input).first()
         target.focus()
 
+    @property
+    def edited(self) -> bool:
+        """Whether the form holds anything else than what it showed when it opened."""
+        return self.values() != self.shown
+
     def action_cancel(self) -> None:
-        if not self.touched:
+        if not self.edited:
             self.dismiss(None)
             return
         self.app.push_screen(ConfirmScreen("Discard your edits to this profile?"), self.discard)

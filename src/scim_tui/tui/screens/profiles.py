@@ -25,6 +25,7 @@ from textual.worker import WorkerState
 from scim_tui import history
 from scim_tui.checker.exchanges import REDACTED
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.cutoff import Cutoff
 from scim_tui.profiles import ENV_PREFIX
 from scim_tui.profiles import AuthKind
 from scim_tui.profiles import BrokenProfile
@@ -147,6 +148,8 @@ class ProfilesScreen(Screen[None]):
         self.sources: dict[str, ProfileSource] = {}
         """Each profile's file as it was read, so an edit can tell a change made on disk since."""
         self.last_runs: dict[str, RunSummary | None] = {}
+        self.test_cutoff = Cutoff()
+        """Ends the running connection test at once: it creates nothing."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -261,13 +264,20 @@ class ProfilesScreen(Screen[None]):
     def action_test(self) -> None:
         if profile := self.selected_profile("test"):
             self.say(f"Testing the connection of {profile.name}…")
-            self.check_connection(profile)
+            self.test_cutoff.cut()  # the test before it is abandoned
+            self.test_cutoff = Cutoff()
+            self.check_connection(profile, self.test_cutoff)
 
     @work(thread=True, exclusive=True, group="connection-test", exit_on_error=False, description="Testing a connection")
-    def check_connection(self, profile: Profile) -> None:
+    def check_connection(self, profile: Profile, cutoff: Cutoff) -> None:
         from scim_tui.connect import test_connection  # scim2-client loads when needed, not before the first screen
 
-        self.post_message(self.ConnectionTested(profile.name, test_connection(profile)))
+        tested = test_connection(profile, cutoff)
+        if cutoff.commit():  # not abandoned meanwhile (another test, or the app quit)
+            self.post_message(self.ConnectionTested(profile.name, tested))
+
+    def on_unmount(self) -> None:
+        self.test_cutoff.cut()  # a test waiting on a server that never answers does not hold the app's exit
 
     @on(ConnectionTested)
     def show_connection(self, message: ConnectionTested) -> None:

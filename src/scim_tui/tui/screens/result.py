@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from typing import Protocol
 
 from rich.console import Group
@@ -59,6 +60,28 @@ def unwrapped(text: str | None) -> str:
     return "\n\n".join(" ".join(paragraph.split()) for paragraph in paragraphs if paragraph.strip())
 
 
+LITERAL = re.compile(r"``(.+?)``")
+"""A literal as a docstring writes it (reStructuredText): ``value``."""
+LINK = re.compile(r"https?://[^\s<>\"')]*[^\s<>\"').,;:]")
+"""A URL in a description, without the punctuation that follows it in a sentence."""
+
+
+def description_text(text: str | None) -> Text:
+    """A check's docstring for a person: its paragraphs unwrapped, its ``literals`` shown as
+    code (without the backticks), and its source URLs whole and clickable where the terminal can."""
+    plain = unwrapped(text)
+    shown = Text()
+    end = 0
+    for literal in LITERAL.finditer(plain):
+        shown.append(plain[end : literal.start()])
+        shown.append(literal.group(1), style="bold")
+        end = literal.end()
+    shown.append(plain[end:])
+    for link in LINK.finditer(shown.plain):
+        shown.stylize(f"underline link {link.group()}", link.start(), link.end())
+    return shown
+
+
 def summary_of(row: Row) -> Table:
     result = row.result
     facts: list[tuple[str, str | Text]] = [
@@ -68,7 +91,7 @@ def summary_of(row: Row) -> Table:
         ("Tags", ", ".join(sorted(result.tags)) or "(none)"),
         (f"RFC {result.rfc}", f"section {result.section}" if result.section else "(not given)"),
         ("Reason", result.reason or "(none)"),
-        ("Description", unwrapped(result.description) or "(none)"),
+        ("Description", description_text(result.description) or Text("(none)")),
     ]
     if row.accepted is not None:
         facts.append(("Accepted", f"{acceptance(row.accepted)} (a un-accepts)"))
@@ -96,7 +119,7 @@ class ResultScreen(Screen[None]):
         Binding("slash,ctrl+f", "find", "Find", tooltip="Find text in the exchange (case ignored)", id="result.find"),
         Binding("n", "move_match(1)", "Next match", show=False, id="result.next-match"),
         Binding("N", "move_match(-1)", "Previous match", show=False, id="result.previous-match"),
-        Binding("a", "accept", "Accept failure", show=False, id="result.accept"),
+        Binding("a", "accept", "Accept", tooltip="Accept the failure in the profile's baseline (or un-accept it)", id="result.accept"),
     ]
 
     def __init__(self, row: Row, runner: Rerunner) -> None:
@@ -116,7 +139,7 @@ class ResultScreen(Screen[None]):
             for number, exchange in enumerate(result.exchanges, start=1):
                 yield ExchangeView(number, exchange, collapsed=number > 1)
         yield FindBar()
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"{self.row.result.title}"
@@ -130,9 +153,10 @@ class ResultScreen(Screen[None]):
         self._highlight()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        for index, view in enumerate(self.query(ExchangeView)):
+        views = list(self.query(ExchangeView))
+        for index, view in enumerate(views):
             if view in event.widget.ancestors_with_self and index != self.selected:
-                self._selected_view().find("")
+                views[self.selected].find("")
                 self.selected = index
                 self._highlight()
                 self.find()
@@ -141,13 +165,15 @@ class ResultScreen(Screen[None]):
         for index, view in enumerate(self.query(ExchangeView)):
             view.set_class(index == self.selected, "-selected")
 
-    def _selected_view(self) -> ExchangeView:
-        return list(self.query(ExchangeView))[self.selected]
+    def _selected_view(self) -> ExchangeView | None:
+        """The exchange the keys act on; None when the result made none."""
+        views = list(self.query(ExchangeView))
+        return views[self.selected] if views else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rerun":
             return None if self.runner.running else True
-        if action in ("copy_curl", "open_in", "find"):
+        if action in ("copy_curl", "open_in"):
             return bool(self.row.result.exchanges)
         if action == "move_match":
             bars = self.query(FindBar)  # none yet while the screen composes
@@ -198,32 +224,39 @@ class ResultScreen(Screen[None]):
         return open_text(command, exchange_text(self.row.result.exchanges[self.selected]), "exchange")
 
     def action_find(self) -> None:
-        self._selected_view().collapsed = False
-        self.query_one(FindBar).open()
+        """Open the find bar; it takes what is typed, even on a result that made no exchange to search."""
+        bar = self.query_one(FindBar)
+        bar.open()
+        view = self._selected_view()
+        if view is None:
+            bar.show_note("no exchange to search")
+            return
+        view.collapsed = False
         self.find()
 
     @on(Input.Changed, "#find-input")
     def find(self) -> None:
         """Highlight what the find bar holds in the selected exchange, and show the first match."""
-        self._selected_view().find(self.query_one(FindBar).term)
-        self._show_match()
+        if (view := self._selected_view()) is not None:
+            view.find(self.query_one(FindBar).term)
+            self._show_match(view)
 
     @on(FindBar.Moved)
     def _moved(self, event: FindBar.Moved) -> None:
         self.action_move_match(event.step)
 
     def action_move_match(self, step: int) -> None:
-        self._selected_view().move(step)
-        self._show_match()
+        if (view := self._selected_view()) is not None:
+            view.move(step)
+            self._show_match(view)
 
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
-        view = self._selected_view()
-        view.find("")
-        view.query_one(CollapsibleTitle).focus()
+        if (view := self._selected_view()) is not None:
+            view.find("")
+            view.query_one(CollapsibleTitle).focus()
 
-    def _show_match(self) -> None:
-        view = self._selected_view()
+    def _show_match(self, view: ExchangeView) -> None:
         self.query_one(FindBar).show_count(view.current, len(view.matches))
         if view.matches:
             self.call_after_refresh(self._scroll_to_match, view)

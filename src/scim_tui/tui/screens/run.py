@@ -40,6 +40,7 @@ from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import printable
+from scim_tui.cutoff import Cutoff
 from scim_tui.history import RunChanges
 from scim_tui.journal import left_behind
 from scim_tui.profile_baseline import ProfileBaseline
@@ -80,7 +81,9 @@ from scim_tui.tui.widgets.run_status import RunStatus
 Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
 NARROW = 100
-"""Below this many columns the sidebar narrows (and `b` hides it)."""
+"""Below this many columns the sidebar hides itself, so that the results keep the width."""
+WIDE = 120
+"""From this many columns on, the sidebar takes its full width."""
 
 
 def today() -> date:
@@ -106,27 +109,30 @@ def changes_by_check(changes: RunChanges) -> dict[CheckId, Mark]:
 class RunScreen(Screen[None]):
     """Everything about running the checks of one profile."""
 
+    # The footer shows them in this order, as far as the terminal is wide: run, help and quit, then
+    # the keys of the fix loop (rerun what failed, accept, failures first, the sidebar), all at 80 columns.
     BINDINGS = [
         Binding("r", "run", "Run", id="run.run"),
-        # Quit and help here, not only on the app, so that a narrow footer keeps them (it lists the screen's keys first).
         Binding("question_mark", "app.help_key", "Help", key_display="?", id="run.help"),
         Binding("q", "app.quit_app", "Quit", id="run.quit"),
+        Binding("f", "rerun_failed", "Rerun failed", id="run.rerun-failed"),
+        Binding("a", "accept", "Accept", tooltip="Accept the failure in the profile's baseline (or un-accept it)", id="run.accept"),
+        Binding("s", "failures_first", "Worst first", tooltip="Failures first: each group's results by severity", id="run.failures-first"),
+        Binding("b", "toggle_sidebar", "Sidebar", tooltip="Show or hide the tags and resource types", id="run.sidebar"),
+        Binding("n", "next_failure", "Next failure", id="run.next-failure"),
+        Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
+        Binding("slash", "filter", "Filter", id="run.filter"),
+        Binding("e", "export", "Export", id="run.export"),
         Binding("escape", "cancel", "Cancel run", id="run.cancel"),
         Binding("ctrl+c", "cancel", "Cancel run", show=False, id="run.cancel-ctrl-c"),
         Binding("escape", "back", "Profiles", id="run.back"),
-        Binding("f", "rerun_failed", "Rerun failed", id="run.rerun-failed"),
-        Binding("slash", "filter", "Filter", id="run.filter"),
-        Binding("e", "export", "Export", id="run.export"),
-        Binding("n", "next_failure", "Next failure", id="run.next-failure"),
-        Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
-        Binding("s", "failures_first", "Failures first", show=False, id="run.failures-first"),
-        Binding("a", "accept", "Accept failure", show=False, id="run.accept"),
-        Binding("b", "toggle_sidebar", "Sidebar", show=False, id="run.sidebar"),
         Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", tooltip="Show or hide the results of a status (1 SUCCESS … 7 SKIPPED)", id="run.status-1"),
         *(Binding(str(n), f"toggle_status({n})", Status(n).name, show=False, id=f"run.status-{n}") for n in range(2, 8)),
     ]
     PALETTE_HIDDEN = frozenset({"run.status-1"})
     HELP_HIDDEN = frozenset(f"run.status-{n}" for n in range(2, 8))
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW, "-medium"), (WIDE, "-wide")]
+    """Below NARROW columns the sidebar hides itself, below WIDE it narrows (app.tcss); `b` shows or hides it."""
 
     def __init__(self, profile: Profile, clock: Clock = time.monotonic) -> None:
         super().__init__()
@@ -147,6 +153,10 @@ class RunScreen(Screen[None]):
         self.baseline = ProfileBaseline.of(self.profile)
         """The failures accepted for now, in the profile's baseline file."""
         self.judgement = Judgement()
+        self.reading = Cutoff()
+        """Ends the read of the resource types at once."""
+        self.cutoff = Cutoff()
+        """Ends the last run at once while it has created nothing (RunRequest.cutoff)."""
 
     def compose(self) -> ComposeResult:
         selection = self.profile.selection
@@ -154,7 +164,7 @@ class RunScreen(Screen[None]):
         yield Header()
         with Horizontal(id="run-body"):
             with Vertical(id="run-sidebar"):
-                yield Static("Tags", classes="pane-title")
+                yield Static("Tags · space ticks", classes="pane-title")
                 yield CheckTree(tags, checked_of(tags, selection.include_tags, selection.exclude_tags), id="tags")
                 yield Static("Resource types · space ticks", classes="pane-title")
                 yield SelectionList[str](id="resource-types")
@@ -165,7 +175,7 @@ class RunScreen(Screen[None]):
                 yield ResultsTable(id="results")
                 yield ResultPreview(preview_of(None), id="preview")
                 yield FilterInput(id="filter")
-        yield Footer()
+        yield Footer(compact=True)  # the keys that matter fit at 80 columns
 
     def on_mount(self) -> None:
         self.sub_title = self.profile.name
@@ -173,17 +183,32 @@ class RunScreen(Screen[None]):
             self.notify(warning, severity="warning", markup=False)
         self.query_one(FilterInput).display = False
         self._show_progress()
-        self.query_one(CheckTree).focus()
+        self.call_after_refresh(self._refocus)
         self.find_resource_types()
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < NARROW, "-narrow")
+        self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
+
+    def _refocus(self) -> None:
+        """Keys never go to a hidden sidebar: the results take them then. The tag tree takes
+        them first when it shows."""
+        sidebar, focused = self.query_one("#run-sidebar"), self.focused
+        if not sidebar.display and (focused is None or sidebar in focused.ancestors):
+            self.query_one(ResultsTable).focus()
+        elif sidebar.display and focused is None:
+            self.query_one(CheckTree).focus()
 
     # Choosing what to run
 
     @work(thread=True, exclusive=True, group="discovery", exit_on_error=False)
     def find_resource_types(self) -> None:
-        find_resource_types(self.profile, self.post_message)
+        find_resource_types(self.profile, self.post_message, self.reading)
+
+    def on_unmount(self) -> None:
+        """Leaving the screen (or the app) abandons what waits on the server and has created
+        nothing: the resource types' read, a run that has not begun its checks."""
+        self.reading.cut()
+        self.cutoff.cut()
 
     @on(ResourceTypesFound)
     def show_resource_types(self, message: ResourceTypesFound) -> None:
@@ -193,6 +218,8 @@ class RunScreen(Screen[None]):
         options.clear_options()
         # The server's names, shown as text (never markup) with control characters made visible.
         options.add_options([(Text(printable(name)), name, not chosen or name in chosen) for name in message.names])
+        if message.names:
+            options.highlighted = 0  # space ticks the first one at once, without a down first
         note.display = bool(message.error) or not message.names
         note.update(Text(f"Could not read the resource types: {message.error}" if message.error else "The server publishes no resource type."))
 
@@ -260,6 +287,7 @@ class RunScreen(Screen[None]):
 
     def _begin(self, request: RunRequest) -> None:
         self.run_id = request.run_id
+        self.cutoff = request.cutoff
         self.rerunning = request.only is not None and self.report is not None
         self.state.start(rerun=request.only)
         if request.only is None:
@@ -278,9 +306,11 @@ class RunScreen(Screen[None]):
         Runner(self.post_message, lambda: worker.is_cancelled, ended=self.app.remember_run_end).run(request)
 
     def action_cancel(self) -> None:
+        """Cancel the run: its running checks end and clean up, or, before they begin, at once."""
         self.workers.cancel_group(self, "checks")
-        self.progress.phase = Phase.CANCELLING
-        self._show_progress()
+        self.progress.untouched = self.cutoff.cut()
+        self.progress.phase = Phase.CANCELLED if self.progress.untouched else Phase.CANCELLING
+        self._tick()
         self.refresh_bindings()
 
     def action_back(self) -> None:
@@ -289,7 +319,7 @@ class RunScreen(Screen[None]):
     @on(RunPlanned)
     def plan(self, message: RunPlanned) -> None:
         if message.run_id == self.run_id:
-            self.progress.planned = message.planned
+            self.progress.planned = message.planned if message.whole else 0  # no total yet: the bar would go back once one is known
             self._show_progress()
 
     @on(RunWaiting)
@@ -335,6 +365,7 @@ class RunScreen(Screen[None]):
         self._refresh_results()
         if not self.rerunning:  # a run ends on its first failure (once laid out); a rerun leaves the cursor where it was
             self.call_after_refresh(self.query_one(ResultsTable).first_failure)
+            self._focus_results()
         self.refresh_bindings()
 
     @on(Worker.StateChanged)
@@ -345,6 +376,14 @@ class RunScreen(Screen[None]):
             self.notify(error, title=f"The {event.worker.group} worker failed", severity="error", markup=False)
             if event.worker.group == "checks":
                 self.post_message(RunFinished(self.run_id, error=error))
+
+    def _focus_results(self) -> None:
+        """Results to look at take the keys from the sidebar, where the run was started: `enter`
+        then opens the result under the cursor, as the preview says."""
+        table = self.query_one(ResultsTable)
+        focused = self.focused
+        if table.row_count and (focused is None or self.query_one("#run-sidebar") in focused.ancestors):
+            table.focus()
 
     def _tick(self) -> None:
         if self.progress.phase is not Phase.IDLE:
@@ -446,10 +485,12 @@ class RunScreen(Screen[None]):
         self.notify("Failures first in each group." if self.view.failures_first else "Results in the order they ran.")
 
     def action_toggle_sidebar(self) -> None:
-        sidebar = self.query_one("#run-sidebar")
-        sidebar.display = not sidebar.display
-        if not sidebar.display:
-            self.query_one(ResultsTable).focus()
+        """Show the sidebar when it is hidden (by this key, or on a narrow terminal), else hide it."""
+        show = not self.query_one("#run-sidebar").display
+        narrow = self.has_class("-narrow")  # where it hides itself: `b` shows it; elsewhere `b` hides it
+        self.set_class(show and narrow, "-sidebar-shown")
+        self.set_class(not show and not narrow, "-sidebar-hidden")
+        (self.query_one(CheckTree) if show else self.query_one(ResultsTable)).focus()
 
     def action_toggle_status(self, number: int) -> None:
         self.view.statuses ^= {Status(number)}
@@ -470,9 +511,6 @@ class RunScreen(Screen[None]):
         commands += [
             PaletteCommand("Show only failures", "ERROR and CRITICAL results", self.action_show_only_failures),
             PaletteCommand("Previous failure", "key: p", self.action_previous_failure),
-            PaletteCommand("Failures first", "key: s (each group's results by severity)", self.action_failures_first),
-            PaletteCommand("Accept the failure (or un-accept it)", "key: a (kept in the profile's baseline)", self.action_accept),
-            PaletteCommand("Show or hide the sidebar", "key: b", self.action_toggle_sidebar),
         ]
         return commands
 

@@ -71,7 +71,7 @@ def default_checked(tags: Iterable[str]) -> list[str]:
 class CheckTree(Tree[str]):
     """A tree of tag checkboxes; space toggles the tag under the cursor and every tag below it."""
 
-    BINDINGS = [Binding("space", "toggle_check", "Toggle tag", id="toggle-tag")]
+    BINDINGS = [Binding("space", "toggle_check", "Toggle tag", show=False, id="toggle-tag")]  # the pane's title says it
 
     class Changed(Message):
         """The checked tags changed."""

@@ -31,9 +31,12 @@ def body_view(body: str | None) -> Text:
 
 
 def data_view(data: Any) -> RenderableType:
-    """A result's data as highlighted JSON (models as the SCIM JSON a server would send)."""
+    """A result's data as highlighted JSON (models as the SCIM JSON a server would send); a
+    body that is not JSON (an HTML page) as the text it is, line by line."""
     if data is None:
         return Text("(none)", style="dim")
+    if isinstance(data, str):
+        return body_view(data)
     return JSON.from_data(jsonable(data), indent=2)
 
 

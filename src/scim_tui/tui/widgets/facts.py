@@ -13,7 +13,7 @@ def facts_table(rows: Iterable[tuple[str, str | Text]]) -> Table:
     often carry a server's words or a user's."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
-    table.add_column(ratio=1)
+    table.add_column(ratio=1, overflow="fold")  # a word wider than the column (a URL) goes on the next line, not cut
     for label, value in rows:
         table.add_row(label, value if isinstance(value, Text) else Text(value))
     return table

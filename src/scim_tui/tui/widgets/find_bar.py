@@ -49,7 +49,10 @@ class FindBar(Horizontal):
         self.query_one(Input).focus()
 
     def show_count(self, current: int, total: int) -> None:
-        self.query_one("#find-count", Static).update(count_label(self.term, current, total))
+        self.show_note(count_label(self.term, current, total))
+
+    def show_note(self, note: str) -> None:
+        self.query_one("#find-count", Static).update(note)
 
     @on(Input.Submitted)
     def next_match(self, event: Input.Submitted) -> None:

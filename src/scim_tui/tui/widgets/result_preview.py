@@ -20,6 +20,8 @@ def preview_of(row: Row | None) -> Text:
     where = result.resource_type or "server"
     section = f" · RFC {result.rfc} §{result.section}" if result.section else ""
     head = Text.assemble(status_text(result.status, row.accepted is not None), "  ", (result.title or "", "bold"), f" · {where}{section}  ", mark_text(row.mark))
+    if row.summary:
+        head.append(" · the summary of its suite's results, counted there", style="dim")
     lines = [head.rstrip() or head, Text(" ".join((result.reason or "(no reason given)").split()))]
     if row.cause is not None:
         lines.append(Text(f"{len(row.cause.results)} results share one cause: {row.cause.request}", style="bold"))

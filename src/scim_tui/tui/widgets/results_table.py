@@ -27,13 +27,15 @@ from scim_tui.checker.results import STATUS_WIDTH
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
+from scim_tui.tui.widgets.status import suite_text
 
 GROUP_PREFIX = "group:"
 HEADINGS = (Text("Status"), Text("Check"), Text("Change"), Text("Reason"))
 GAP = 2
 MARGIN = 1
 """Blank cells before the first column."""
-MIN_REASON_WIDTH = 20
+MIN_REASON_WIDTH = 16
+"""The reason's least width beside the longest check names: the preview below shows it whole."""
 HEADER_LINES = 1
 
 Entry = tuple[str, Row | str]
@@ -56,7 +58,8 @@ def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
         return Text("━━"), Text(item, style="bold"), Text(""), Text("")
     result = item.result
     reason = " ".join((result.reason or "").split())
-    return status_text(result.status, item.accepted is not None), Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
+    status = suite_text(result.status) if item.summary else status_text(result.status, item.accepted is not None)
+    return status, Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
 
 
 def failed(item: Row | str) -> bool:
@@ -73,11 +76,12 @@ def fit(text: str, width: int) -> str:
 
 @dataclass(frozen=True)
 class Columns:
-    """The widths the content asks for; the reason takes what the pane has left."""
+    """The widths the content asks for; the reason takes what the pane has left. The change
+    column shows only when a row is marked (a rerun, a run compared with the previous one)."""
 
     status: int = STATUS_WIDTH
     check: int = len("Check")
-    change: int = len("Change")
+    change: int = 0
 
     @classmethod
     def of(cls, entries: Sequence[Entry]) -> Columns:
@@ -87,11 +91,11 @@ class Columns:
         return cls(
             status=max([cls.status, *(cell_len(status_text(status, accepted=True).plain) for status in accepted)]),
             check=max([cls.check, *(cell_len(name) for name in names)]),
-            change=max([cls.change, *(cell_len(mark_text(mark, short=True).plain) for mark in marks)]),
+            change=max([len("Change"), *(cell_len(mark_text(mark, short=True).plain) for mark in marks)]) if marks else 0,
         )
 
     def widths(self, total: int) -> tuple[int, int, int, int]:
-        fixed = MARGIN + self.status + self.change + 3 * GAP
+        fixed = MARGIN + self.status + self.change + (3 if self.change else 2) * GAP
         check = max(len("Check"), min(self.check, total - fixed - MIN_REASON_WIDTH))
         return self.status, check, self.change, max(0, total - fixed - check)
 
@@ -114,7 +118,7 @@ class ResultsTable(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {"results-table--header", "results-table--cursor"}
     BINDINGS = [
-        Binding("enter", "open", "Open result", id="results.open"),
+        Binding("enter", "open", "Open result", show=False, id="results.open"),  # the preview says it
         Binding("up", "cursor_up", "Up", show=False),
         Binding("down", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
@@ -271,6 +275,8 @@ class ResultsTable(ScrollView, can_focus=True):
         gap = Segment(" " * GAP, base)
         segments = [Segment(" " * MARGIN, base)]
         for text, cell_width in zip(texts, self.columns.widths(width), strict=True):
+            if not cell_width:
+                continue
             own = Style.parse(text.style) if isinstance(text.style, str) else text.style
             segments += [Segment(fit(text.plain, cell_width), own + base if over else base + own), gap]
         return Strip(segments).crop_extend(0, width, base)

@@ -55,20 +55,22 @@ class Progress:
     """Failures the profile's baseline accepts: counted apart from the open ones."""
     baseline: str | None = None
     """What the baseline says beyond that: entries fixed or expired, or why it could not be read."""
+    untouched: bool = False
+    """Cancelled before its checks began: nothing was created on the server."""
 
 
 def outcome_text(progress: Progress) -> Text:
     phase = progress.phase
     if phase is Phase.IDLE:
         return Text("Press r to run the selected checks.", style="dim")
-    seconds = f"{progress.elapsed:.1f} s"
+    seconds = f"{progress.elapsed:.1f}s"  # one word: a narrow line never wraps the number from its unit
     if phase is Phase.FAILED:
         return Text(f"Run failed after {seconds}: {progress.error}", style="bold red")
     label = {
-        Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks",
+        Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks" if progress.planned else f"Running… {plural(progress.done, 'check')}",
         Phase.CANCELLING: "Cancelling: the current check finishes and cleans up…",
         Phase.FINISHED: f"Finished: {progress.size}",
-        Phase.CANCELLED: f"Run cancelled after {progress.size}",
+        Phase.CANCELLED: "Run cancelled before any check ran: nothing was created on the server" if progress.untouched else f"Run cancelled after {progress.size}",
     }[phase]
     text = Text(f"{label} · {seconds}", style="bold yellow" if phase is Phase.CANCELLED else "")
     if progress.waiting and phase in (Phase.RUNNING, Phase.CANCELLING):
@@ -79,19 +81,21 @@ def outcome_text(progress: Progress) -> Text:
 
 
 def counts_text(progress: Progress) -> Text:
-    """Each status (keys 1 to 7 in this order) with its count, struck through when hidden."""
+    """The count of each status some result has, in the order of keys 1 to 7, and each status
+    hidden (struck through, whatever its count): one line, even on a narrow terminal."""
     text = Text()
     for status in Status:
         hidden = status not in progress.shown
-        text.append(f"{status.name} {progress.counts[status]}", style="dim strike" if hidden else STATUS_STYLES[status])
-        text.append("  ")
+        if progress.counts[status] or hidden:
+            text.append(f"{status.name} {progress.counts[status]}", style="dim strike" if hidden else STATUS_STYLES[status])
+            text.append("  ")
     for mark, count in progress.marks.items():
         text.append_text(mark_text(mark))
         text.append(f" {count}  ")
     if progress.accepted:
         text.append(f"{plural(progress.open_failures, 'failure')}, {progress.accepted} accepted  ", style="bold")
     if progress.compared is not None:
-        text.append(f"(against the previous run, on the {progress.compared} checks both ran)", style="dim")
+        text.append(f"(against the previous run: {plural(progress.compared, 'check')} both ran)", style="dim")
     text.rstrip()
     return text
 
@@ -108,10 +112,12 @@ class RunStatus(Vertical):
 
     def show(self, progress: Progress) -> None:
         bar = self.query_one(ProgressBar)
-        bar.display = progress.phase is not Phase.IDLE
-        bar.update(total=max(progress.planned, progress.done, 1), progress=progress.done)
+        bar.display = progress.phase in (Phase.RUNNING, Phase.CANCELLING)  # once it ended, the outcome takes the whole line
+        bar.update(total=max(progress.planned, progress.done, 1) if progress.planned else None, progress=progress.done)
         self.query_one("#run-outcome", Static).update(outcome_text(progress))
-        self.query_one("#run-counts", Static).update(counts_text(progress))
+        counts, summary = self.query_one("#run-counts", Static), counts_text(progress)
+        counts.display = bool(summary.plain)
+        counts.update(summary)
         line = self.query_one("#run-baseline", Static)
         line.display = bool(progress.baseline)
         line.update(Text(progress.baseline or ""))

@@ -43,6 +43,13 @@ def status_text(status: Status, accepted: bool = False) -> Text:
     return Text(f"{status.name} {ACCEPTED}" if accepted else status.name, style=STATUS_STYLES[status])
 
 
+def suite_text(status: Status) -> Text:
+    """A suite summary's status where results are counted by status: in its colour, but not
+    as one more result of that status (no count counts it)."""
+    sign = "✘" if status.failed else "–" if status is Status.SKIPPED else "✔"
+    return Text(f"suite {sign}", style=STATUS_STYLES[status])
+
+
 SHORT_MARKS: dict[Mark, str] = {Mark.FIXED: "fixed", Mark.STILL_FAILING: "failing", Mark.NEW_FAILURE: "new"}
 """For the narrow column of the results table."""
 
