@@ -20,13 +20,17 @@ demo: $(STAMP)
 # worker uses the core meanwhile; worksteal hands the slow tests left at the end to an idle worker.
 PYTEST := $(BIN)/python -m pytest -n 3 --dist worksteal
 
+# What every change must keep: the lint rules, the formatting, the layer contracts (pyproject.toml,
+# [tool.importlinter]), then the tests.
+LINT := $(BIN)/ruff check src tests bench scripts && $(BIN)/ruff format --check --quiet src tests bench scripts && $(BIN)/lint-imports --no-cache
+
 test: $(STAMP)
-	$(BIN)/ruff check src tests bench scripts
+	$(LINT)
 	$(PYTEST) $(PYTEST_ARGS)
 
 # The edit-test loop: every test but those marked slow (CONTRIBUTING.md, "Tests").
 test-fast: $(STAMP)
-	$(BIN)/ruff check src tests bench scripts
+	$(LINT)
 	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
 
 # The benchmark is not part of `make test`. scim2-tester, the peer it compares against,

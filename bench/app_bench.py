@@ -24,7 +24,7 @@ from typing import Any
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Exchange
-from scim_tui.profiles import Profile
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.runner import BATCH_INTERVAL
@@ -40,7 +40,15 @@ BATCH = 1_000
 gave 10,000 results a second (a real run gives about a hundred)."""
 TICK = 0.005
 TIMEOUT = 120.0
-CHECKERS = ("object_creation", "object_query", "object_replacement", "object_deletion", "check_add_attribute", "check_remove_attribute", "check_replace_attribute")
+CHECKERS = (
+    "object_creation",
+    "object_query",
+    "object_replacement",
+    "object_deletion",
+    "check_add_attribute",
+    "check_remove_attribute",
+    "check_replace_attribute",
+)
 PER_PATH = frozenset({"check_add_attribute", "check_remove_attribute", "check_replace_attribute"})
 
 
@@ -56,15 +64,17 @@ def synthetic_results(count: int = RESULT_COUNT) -> list[CheckResult]:
                     return results
                 status = Status.ERROR if len(results) % 97 == 0 else Status.SKIPPED if len(results) % 41 == 0 else Status.SUCCESS
                 url = f"http://127.0.0.1:8000/v2/{resource_type}s/{len(results):08x}"
-                results.append(CheckResult(
-                    status,
-                    title=checker,
-                    resource_type=resource_type,
-                    reason=f"attr{path}String: the value given by replace is in the PATCH answer of {resource_type}.",
-                    tags={"crud", "crud:update"},
-                    section="3.5.2",
-                    exchanges=[Exchange("PATCH", url, {"Content-Type": "application/scim+json"}, '{"Operations": []}', 200, {}, '{"id": "x"}', 0.002)],
-                ))
+                results.append(
+                    CheckResult(
+                        status,
+                        title=checker,
+                        resource_type=resource_type,
+                        reason=f"attr{path}String: the value given by replace is in the PATCH answer of {resource_type}.",
+                        tags={"crud", "crud:update"},
+                        section="3.5.2",
+                        exchanges=[Exchange("PATCH", url, {"Content-Type": "application/scim+json"}, '{"Operations": []}', 200, {}, '{"id": "x"}', 0.002)],
+                    )
+                )
         type_index += 1
     return results
 
@@ -162,7 +172,13 @@ async def ten_thousand() -> dict[str, float]:
             await until(pilot, lambda: isinstance(app.screen, ResultScreen))
             await pilot.pause()
 
-        for name, action in (("render", render), ("status_filter", toggle_success), ("status_unfilter", toggle_success), ("text_filter", type_filter), ("open_detail", open_detail)):
+        for name, action in (
+            ("render", render),
+            ("status_filter", toggle_success),
+            ("status_unfilter", toggle_success),
+            ("text_filter", type_filter),
+            ("open_detail", open_detail),
+        ):
             figures[f"{name}_s"] = await timed(action)
             figures[f"{name}_worst_stall_s"] = watchdog.reset()
         watchdog.stop()
@@ -191,10 +207,7 @@ async def first_result() -> dict[str, float]:
 
 
 def median_of(runs: list[dict[str, float]]) -> dict[str, dict[str, float]]:
-    return {
-        key: {"median": statistics.median(r[key] for r in runs), "min": min(r[key] for r in runs), "max": max(r[key] for r in runs)}
-        for key in runs[0]
-    }
+    return {key: {"median": statistics.median(r[key] for r in runs), "min": min(r[key] for r in runs), "max": max(r[key] for r in runs)} for key in runs[0]}
 
 
 def measure(repeats: int) -> dict[str, Any]:
@@ -211,7 +224,9 @@ def report(figures: dict[str, Any]) -> str:
         lines.append(f"| {name.replace('_', ' ')} | {t['median']:.3f} ({t['min']:.3f}–{t['max']:.3f}) | {1000 * stall['median']:.0f} |")
     demo = figures["demo"]
     first, whole = demo["first_result_s"], demo["whole_demo_run_s"]
-    lines.append(f"| demo: r to first result | {first['median']:.3f} ({first['min']:.3f}–{first['max']:.3f}) | {1000 * demo['demo_run_worst_stall_s']['median']:.0f} |")
+    lines.append(
+        f"| demo: r to first result | {first['median']:.3f} ({first['min']:.3f}–{first['max']:.3f}) | {1000 * demo['demo_run_worst_stall_s']['median']:.0f} |"
+    )
     lines.append(f"| demo: r to the end of the run | {whole['median']:.3f} ({whole['min']:.3f}–{whole['max']:.3f}) | |")
     return "\n".join(lines)
 

@@ -67,9 +67,7 @@ class Server:
 @contextmanager
 def server(*args: str):
     """Start bench/serve.py with these arguments; yield it (its base URL and process id)."""
-    process = subprocess.Popen(
-        [sys.executable, str(HERE / "serve.py"), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
+    process = subprocess.Popen([sys.executable, str(HERE / "serve.py"), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         yield Server(process.stdout.readline().strip(), process.pid)
     finally:
@@ -98,8 +96,8 @@ def plain_client(url: str):
 @contextmanager
 def scim_tui_client(url: str):
     """The client scim-tui itself builds for a profile (its transport included); with its request count."""
-    from scim_tui.connect import open_client
-    from scim_tui.profiles import Profile
+    from scim_tui.net.connect import open_client
+    from scim_tui.store.profiles import Profile
 
     with open_client(Profile(name="bench", url=url, timeout=60)) as connection:
         yield connection.client, counter(connection.client.client)
@@ -169,7 +167,7 @@ def compare(repeats: int, jobs_options: list[int], latency_ms: float = 0) -> dic
         figure["wall_ratio_to_scim2_tester"] = figure["wall_s"]["median"] / reference
         # Each run against scim2-tester's run of the same round: the VM's slow and fast
         # spells weigh on both alike.
-        figure["paired_ratio"] = spread([m.wall / t.wall for m, t in zip(runs[name], runs["scim2-tester"])])
+        figure["paired_ratio"] = spread([m.wall / t.wall for m, t in zip(runs[name], runs["scim2-tester"], strict=True)])
     return figures
 
 
@@ -202,7 +200,12 @@ def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
         started = time.perf_counter()
         assert history.load(path) is not None
         load_s = time.perf_counter() - started
-    return {"history_mib": stored / 2**20, "json_mib": sum(len(piece.encode()) for piece in json_report.pieces(report, compact=True)) / 2**20, "record_s": record_s, "load_s": load_s}
+    return {
+        "history_mib": stored / 2**20,
+        "json_mib": sum(len(piece.encode()) for piece in json_report.pieces(report, compact=True)) / 2**20,
+        "record_s": record_s,
+        "load_s": load_s,
+    }
 
 
 def command_child(url: str) -> None:
@@ -210,8 +213,8 @@ def command_child(url: str) -> None:
     the profile's history), in this fresh process, and print its peak memory and what it wrote."""
     from scim_tui import cli
     from scim_tui import history
-    from scim_tui.profiles import Profile
-    from scim_tui.profiles import save_profile
+    from scim_tui.store.profiles import Profile
+    from scim_tui.store.profiles import save_profile
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CONFIG_HOME"] = os.environ["XDG_DATA_HOME"] = tmp  # never the user's own profiles and history
@@ -221,7 +224,13 @@ def command_child(url: str) -> None:
         status = cli.run(["check", "--profile", "bench", "--format", "json", "--output", str(output)])
         wall = time.perf_counter() - started
         [run] = history.runs("bench")
-        figures = {"status": status, "wall": wall, "peak_mib": peak_kib() / 1024, "report_mib": output.stat().st_size / 2**20, "history_mib": run.stat().st_size / 2**20}
+        figures = {
+            "status": status,
+            "wall": wall,
+            "peak_mib": peak_kib() / 1024,
+            "report_mib": output.stat().st_size / 2**20,
+            "history_mib": run.stat().st_size / 2**20,
+        }
     print(json.dumps(figures))
 
 
@@ -245,7 +254,9 @@ def scale(types: int, attributes: int, jobs: int, command: bool = False) -> dict
         with server("--schemas", str(schemas), "--resource-types", str(resource_types)) as target:
             output = subprocess.run(
                 [sys.executable, __file__, "--scale-child", target.url, "--server-pid", str(target.pid), "--jobs", str(jobs)],
-                capture_output=True, text=True, check=True,
+                capture_output=True,
+                text=True,
+                check=True,
             ).stdout
             figures = {"types": types, "attributes": attributes, "jobs": jobs, **json.loads(output.strip().splitlines()[-1])}
             if command:
@@ -282,7 +293,8 @@ def main() -> None:
 
 def report(figures: dict[str, Any]) -> str:
     lines = [
-        "| run | wall median (min–max) s | requests | client CPU ms/request | client CPU s | server CPU s | ratio to scim2-tester | paired ratio median (min–max) |",
+        "| run | wall median (min–max) s | requests | client CPU ms/request | client CPU s | server CPU s | "
+        "ratio to scim2-tester | paired ratio median (min–max) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for name, f in [*figures["compare"].items(), *((f"{k}, {LATENCY_MS} ms latency", v) for k, v in figures["compare_latency"].items())]:
@@ -294,7 +306,8 @@ def report(figures: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result | peak MiB | history MiB (JSON MiB; record, load s) |",
+        "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result "
+        "| peak MiB | history MiB (JSON MiB; record, load s) |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in [*figures["growth"], figures["scale"]]:

@@ -26,10 +26,28 @@ def attribute(index: int) -> dict[str, Any]:
         definition["referenceTypes"] = ["external"]
     if kind == "complex":
         definition["subAttributes"] = [
-            {"name": "value", "type": "string", "multiValued": False, "description": "value", "required": False,
-             "caseExact": False, "mutability": "readWrite", "returned": "default", "uniqueness": "none"},
-            {"name": "count", "type": "integer", "multiValued": False, "description": "count", "required": False,
-             "caseExact": False, "mutability": "readWrite", "returned": "default", "uniqueness": "none"},
+            {
+                "name": "value",
+                "type": "string",
+                "multiValued": False,
+                "description": "value",
+                "required": False,
+                "caseExact": False,
+                "mutability": "readWrite",
+                "returned": "default",
+                "uniqueness": "none",
+            },
+            {
+                "name": "count",
+                "type": "integer",
+                "multiValued": False,
+                "description": "count",
+                "required": False,
+                "caseExact": False,
+                "mutability": "readWrite",
+                "returned": "default",
+                "uniqueness": "none",
+            },
         ]
     return definition
 
@@ -37,8 +55,15 @@ def attribute(index: int) -> dict[str, Any]:
 def schema(type_index: int, attributes: int) -> dict[str, Any]:
     name = f"Thing{type_index}"
     required_name = {
-        "name": "displayName", "type": "string", "multiValued": False, "description": "name", "required": True,
-        "caseExact": False, "mutability": "readWrite", "returned": "default", "uniqueness": "none",
+        "name": "displayName",
+        "type": "string",
+        "multiValued": False,
+        "description": "name",
+        "required": True,
+        "caseExact": False,
+        "mutability": "readWrite",
+        "returned": "default",
+        "uniqueness": "none",
     }
     return {
         "schemas": ["urn:ietf:params:scim:schemas:core:2.0:Schema"],

@@ -30,16 +30,18 @@ async def shoot() -> None:
     sys.path.insert(0, str(ROOT))
     from scim_tui.demo import DemoServer
     from scim_tui.demo import make_app
-    from scim_tui.profiles import Auth
-    from scim_tui.profiles import AuthKind
-    from scim_tui.profiles import Profile
-    from scim_tui.profiles import save_profile
+    from scim_tui.store.profiles import Auth
+    from scim_tui.store.profiles import AuthKind
+    from scim_tui.store.profiles import Profile
+    from scim_tui.store.profiles import save_profile
     from scim_tui.tui.app import ScimTuiApp
     from scim_tui.tui.widgets.results_table import ResultsTable
-    from tests.servers import Broken
+    from tests.support.servers import Broken
 
     broken = Broken(make_app()).answer("GET", r"/v2/scim-tui-missing-.*", 200, {"schemas": []})
-    broken.answer("PATCH", r"/v2/Groups/.*", 500, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "500", "detail": "PATCH is not implemented"})
+    broken.answer(
+        "PATCH", r"/v2/Groups/.*", 500, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "500", "detail": "PATCH is not implemented"}
+    )
     with DemoServer(broken) as server:
         profile = Profile(name="Acme staging", url=server.url)
         save_profile(profile)

@@ -16,7 +16,7 @@ import textual._wait
 from scim_tui.checker import CheckResult
 from scim_tui.checker import iter_checks
 from scim_tui.demo import DemoServer
-from tests.servers import make_client
+from tests.support.servers import make_client
 
 APP_FIXTURES = frozenset({"anyio_backend", "snap_compare"})
 """The fixtures of the tests that drive the app: an async Pilot test, a snapshot."""

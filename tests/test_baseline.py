@@ -12,14 +12,14 @@ from xml.etree import ElementTree as ET
 
 import pytest
 
-from scim_tui import baseline
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.demo import make_app
-from tests.command import one_line_error
-from tests.command import scim_tui_here
-from tests.servers import Broken
-from tests.servers import scim_error
+from scim_tui.store import baseline
+from tests.support.command import one_line_error
+from tests.support.command import scim_tui_here
+from tests.support.servers import Broken
+from tests.support.servers import scim_error
 
 CHECKS = ("--include-tags", "service-provider-config", "--no-history")
 CHECK = "service_provider_config_endpoint_methods"

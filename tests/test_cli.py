@@ -1,6 +1,6 @@
 """The real `scim-tui` command against real scim2-servers on loopback: in a subprocess where
 the process is the point (a whole run, signals, imports, secrets in every byte it prints),
-else in the test's process through the same entry point (tests.command.scim_tui_here)."""
+else in the test's process through the same entry point (tests.support.command.scim_tui_here)."""
 
 from __future__ import annotations
 
@@ -14,22 +14,22 @@ import sys
 import httpx2
 import pytest
 
-from scim_tui import history
 from scim_tui.checker import get_all_available_tags
 from scim_tui.demo import make_app
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
-from tests.command import one_line_error
-from tests.command import scim_tui
-from tests.command import scim_tui_here
-from tests.command import spawn
-from tests.servers import SCIM2_SERVER_BREAKS
-from tests.servers import Broken
-from tests.servers import Hanging
-from tests.servers import scim_error
+from scim_tui.store import history
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import save_profile
+from tests.support.command import one_line_error
+from tests.support.command import scim_tui
+from tests.support.command import scim_tui_here
+from tests.support.command import spawn
+from tests.support.servers import SCIM2_SERVER_BREAKS
+from tests.support.servers import Broken
+from tests.support.servers import Hanging
+from tests.support.servers import scim_error
 
 TOKEN = "scim-tui-test-token-5f0c2a9e71"
 PASSING = ("--exclude-tags", ",".join(sorted(SCIM2_SERVER_BREAKS)))
@@ -80,7 +80,9 @@ def test_selection_flags_follow_the_engine_rules(scim_server):
     assert process.returncode == 0, process.stderr
     results = {(result["resource_type"], result["title"]): result for result in json.loads(process.stdout)["results"]}
     ran = {title for (_, title), result in results.items() if result["status"] == "SUCCESS"}
-    assert ran and all(name in {"query_all_schemas", "access_schema_by_id", "access_invalid_schema", "core_schemas_validation", "schemas_endpoint_methods"} for name in ran)
+    assert ran and all(
+        name in {"query_all_schemas", "access_schema_by_id", "access_invalid_schema", "core_schemas_validation", "schemas_endpoint_methods"} for name in ran
+    )
     assert results[None, "random_url"]["reason"].startswith("Skipped: one of its tags matches exclude_tags")
     assert results["User", "query_resource_type_by_id"]["reason"].startswith("Skipped: resource type User is not in")
 
@@ -186,7 +188,9 @@ def test_the_token_is_in_no_output_and_no_history_file(serve):
             assert process.returncode == 0, process.stderr
             printed += [process.stdout, process.stderr]
     full = scim_tui("check", "--profile", "Secured", *PASSING, "--format", "json", env=env)  # every check, in a new process
-    assert full.returncode == 0, full.stderr + "\n".join(f"{r['status']} {r['title']} {r['reason']}" for r in json.loads(full.stdout)["results"] if r["status"] in ("ERROR", "CRITICAL"))
+    assert full.returncode == 0, full.stderr + "\n".join(
+        f"{r['status']} {r['title']} {r['reason']}" for r in json.loads(full.stdout)["results"] if r["status"] in ("ERROR", "CRITICAL")
+    )
     saved = [history.run_json(path).decode() for path in history.runs("Secured")]
     assert len(saved) == len(FORMATS) + 1
     assert [text for text in [*printed, full.stdout, *saved] if TOKEN in text] == []
@@ -203,7 +207,9 @@ def test_tags_lists_every_tag_with_its_checks_and_what_it_selects():
 
 @pytest.mark.slow
 def test_the_checking_path_never_imports_textual():
-    code = "import sys, scim_tui.cli, scim_tui.headless, scim_tui.history, scim_tui.reports; assert 'textual' not in sys.modules, 'textual imported'"
+    code = (
+        "import sys, scim_tui.cli.main, scim_tui.cli.check, scim_tui.store.history, scim_tui.reports; assert 'textual' not in sys.modules, 'textual imported'"
+    )
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False).returncode == 0
 
 

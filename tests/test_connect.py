@@ -12,22 +12,22 @@ from urllib.parse import quote
 
 import pytest
 
-from scim_tui import connect
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
-from scim_tui.connect import ConnectError
-from scim_tui.connect import open_client
 from scim_tui.demo import make_app
-from scim_tui.profiles import TLS
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from tests.servers import SCIM2_SERVER_BREAKS
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import scim_error
+from scim_tui.net import connect
+from scim_tui.net.connect import ConnectError
+from scim_tui.net.connect import open_client
+from scim_tui.store.profiles import TLS
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from tests.support.servers import SCIM2_SERVER_BREAKS
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import scim_error
 
 DISCOVERY = CheckConfig(include_tags={"discovery"}, exclude_tags=set(SCIM2_SERVER_BREAKS))
 PASSING = CheckConfig(exclude_tags=set(SCIM2_SERVER_BREAKS))
@@ -125,7 +125,10 @@ def test_a_wrong_bearer_token_is_refused_by_the_server(serve):
     refused = next(r for r in results if r.title == "query_all_resource_types")
     assert refused.status is Status.ERROR and "401" in refused.reason
     [creation] = [r for r in results if r.title == "object_creation"]
-    assert creation.status is Status.SKIPPED and 'could not be described (GET /v2/ResourceTypes answered 401: the answer is a SCIM Error ("Authorization failure' in creation.reason
+    assert (
+        creation.status is Status.SKIPPED
+        and 'could not be described (GET /v2/ResourceTypes answered 401: the answer is a SCIM Error ("Authorization failure' in creation.reason
+    )
 
 
 def test_basic_auth_reaches_the_server(serve, monkeypatch):
@@ -290,14 +293,16 @@ def test_connection_test_on_a_closed_port():
         (Profile(name="x", url="ftp://example.com/scim"), "is not an http(s) URL"),
         (Profile(name="x", url="http://x/v2", auth=Auth(kind=AuthKind.BEARER, token="env:SCIM_TUI_UNSET")), "SCIM_TUI_UNSET is not set"),
         (Profile(name="x", url="http://x/v2", auth=Auth(kind=AuthKind.OAUTH2, client_id="id")), "need auth.token_url, auth.client_id and auth.client_secret"),
-        (Profile(name="x", url="https://x/v2", tls=TLS(ca_bundle="/nonexistent/ca.pem")), "tls.ca_bundle /nonexistent/ca.pem cannot be used (No such file or directory)"),
+        (
+            Profile(name="x", url="https://x/v2", tls=TLS(ca_bundle="/nonexistent/ca.pem")),
+            "tls.ca_bundle /nonexistent/ca.pem cannot be used (No such file or directory)",
+        ),
         (Profile(name="x", url="https://x/v2", tls=TLS(client_cert="/nonexistent/me.pem")), "tls.client_cert /nonexistent/me.pem cannot be used"),
     ],
 )
 def test_an_unusable_profile_is_a_one_line_error(profile, message, monkeypatch):
     monkeypatch.delenv("SCIM_TUI_UNSET", raising=False)
-    with pytest.raises(ConnectError) as error:
-        with open_client(profile):
-            pass
+    with pytest.raises(ConnectError) as error, open_client(profile):
+        pass
     assert message in str(error.value) and "\n" not in str(error.value)
     assert connect.test_connection(profile).message == str(error.value)

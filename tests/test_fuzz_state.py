@@ -25,18 +25,18 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from scim_tui import history
-from scim_tui import selections
-from scim_tui.profiles import BrokenProfile
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
-from scim_tui.profiles import load_profiles
-from scim_tui.profiles import profiles_dir
 from scim_tui.reports import RunReport
+from scim_tui.selection import Selection
+from scim_tui.store import history
+from scim_tui.store import selections
+from scim_tui.store.profiles import BrokenProfile
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import load_profiles
+from scim_tui.store.profiles import profiles_dir
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.widgets.run_status import Phase
-from tests.command import scim_tui_here
+from tests.support.command import scim_tui_here
 from tests.test_history import report_with
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import run_checks
@@ -54,7 +54,9 @@ scalars = st.one_of(
     huge_numbers,
     st.text(max_size=20),
 )
-values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("abcxyz_", min_size=1, max_size=5), inner, max_size=3), max_leaves=8)
+values = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("abcxyz_", min_size=1, max_size=5), inner, max_size=3), max_leaves=8
+)
 
 
 def toml_value(value: Any) -> str:
@@ -99,9 +101,24 @@ def replaced(document: Any, path: list[Any], value: Any) -> Any:
 
 
 SOUND = json.loads(report_with())
-FIELDS = [["duration"], ["started_at"], ["target"], ["tool"], ["tool", "version"], ["results"], ["results", 0], ["results", 0, "status"], ["results", 0, "tags"],
-          ["results", 0, "data"], ["results", 0, "exchanges"], ["results", 0, "exchanges", 0, "elapsed"], ["results", 0, "exchanges", 0, "request_headers"],
-          ["results", 0, "exchanges", 0, "status_code"], ["selection"], ["schema_version"]]
+FIELDS = [
+    ["duration"],
+    ["started_at"],
+    ["target"],
+    ["tool"],
+    ["tool", "version"],
+    ["results"],
+    ["results", 0],
+    ["results", 0, "status"],
+    ["results", 0, "tags"],
+    ["results", 0, "data"],
+    ["results", 0, "exchanges"],
+    ["results", 0, "exchanges", 0, "elapsed"],
+    ["results", 0, "exchanges", 0, "request_headers"],
+    ["results", 0, "exchanges", 0, "status_code"],
+    ["selection"],
+    ["schema_version"],
+]
 
 
 @st.composite

@@ -13,7 +13,6 @@ from datetime import timedelta
 
 import pytest
 
-from scim_tui import history
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
@@ -22,12 +21,13 @@ from scim_tui.checker.limits import MAX_HISTORY_REPORT_BYTES
 from scim_tui.checker.limits import MAX_HISTORY_REPORT_VALUES
 from scim_tui.checker.limits import byte_size
 from scim_tui.demo import make_app
-from scim_tui.profiles import Profile
-from scim_tui.profiles import save_profile
 from scim_tui.reports import RunReport
-from tests.command import scim_tui_here
-from tests.servers import Broken
-from tests.servers import make_client
+from scim_tui.store import history
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import save_profile
+from tests.support.command import scim_tui_here
+from tests.support.servers import Broken
+from tests.support.servers import make_client
 
 METHODS = CheckId("service_provider_config_endpoint_methods")
 
@@ -106,12 +106,13 @@ def test_a_malformed_file_is_set_aside_reported_once_and_never_deleted(scim_serv
     folder = history.profile_dir("Staging")
     broken = folder / "20250102T000000000000Z.json"
     broken.write_text('{"schema_version": 1, "target": ')
-    with caplog.at_level(logging.WARNING, logger="scim_tui.history"):
+    with caplog.at_level(logging.WARNING, logger="scim_tui.store.history"):
         assert history.latest("Staging").started_at == good.started_at
         assert history.latest("Staging").started_at == good.started_at
     set_aside = folder / "set-aside" / broken.name
     assert [r.message for r in caplog.records] == [
-        f"Set aside the unreadable history file {broken.name} (Invalid JSON: EOF while parsing a value at line 1 column 32) in {set_aside.parent}: look at it or delete it; runs go on without it."
+        f"Set aside the unreadable history file {broken.name} (Invalid JSON: EOF while parsing a value at line "
+        f"1 column 32) in {set_aside.parent}: look at it or delete it; runs go on without it."
     ]
     assert not broken.exists() and set_aside.read_text() == '{"schema_version": 1, "target": '
     for day in range(2, 60):
@@ -133,7 +134,10 @@ def test_a_file_due_for_pruning_that_is_no_report_is_set_aside_not_deleted(scim_
     history.record(report, warn=warnings.append)
     assert [path.name for path in history.runs("Staging")] == ["20250102T000000000000Z.json.gz", "20250103T000000000000Z.json.gz"]
     assert (folder / "set-aside" / oldest.name).read_bytes() == content
-    assert warnings == [f"Set aside the unreadable history file {oldest.name} (it does not start as a report) in {folder / 'set-aside'}: look at it or delete it; runs go on without it."]
+    assert warnings == [
+        f"Set aside the unreadable history file {oldest.name} (it does not start as a report) in {folder / 'set-aside'}: "
+        "look at it or delete it; runs go on without it."
+    ]
 
 
 def test_every_run_file_starts_as_pruning_expects(scim_server):
@@ -193,7 +197,11 @@ def test_the_cli_marks_a_failure_fixed_once_the_server_is_repaired(broken_profil
     second = scim_tui_here(*args)
     assert second.returncode == 0
     changes = second.stdout.split("Changes since the previous run", 1)[1]
-    assert re.match(r" \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\), among the 13 checks both ran: 0 new failure\(s\), 1 fixed\.\n  fixed        service_provider_config_endpoint_methods\n$", changes)
+    assert re.match(
+        r" \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\), among the 13 checks both ran: 0 new failure\(s\), 1 fixed\.\n "
+        r" fixed        service_provider_config_endpoint_methods\n$",
+        changes,
+    )
     broken_profile.repaired = False
     third = scim_tui_here(*args, "--format", "json")
     assert "new failure  service_provider_config_endpoint_methods" in third.stderr
@@ -282,7 +290,9 @@ def test_a_bad_run_file_is_set_aside_with_one_line_and_never_raises(content):
     assert history.runs("Staging") == []
 
 
-@pytest.mark.parametrize("content", [b"\x1f\x8b\x08\x00garbage", gzip.compress(report_with(), mtime=0)[:-12], gzip.compress(b"[" * 10_000, mtime=0)], ids=["garbage", "cut", "deep"])
+@pytest.mark.parametrize(
+    "content", [b"\x1f\x8b\x08\x00garbage", gzip.compress(report_with(), mtime=0)[:-12], gzip.compress(b"[" * 10_000, mtime=0)], ids=["garbage", "cut", "deep"]
+)
 def test_a_bad_compressed_run_file_is_set_aside(content):
     folder = history.profile_dir("Staging")
     folder.mkdir(parents=True)

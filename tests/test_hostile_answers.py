@@ -16,15 +16,24 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
-from scim_tui.connect import open_client
-from scim_tui.connect import test_connection
 from scim_tui.demo import make_app
-from scim_tui.profiles import Profile
-from tests.command import scim_tui
-from tests.command import scim_tui_here
-from tests.servers import Broken
+from scim_tui.net.connect import open_client
+from scim_tui.net.connect import test_connection
+from scim_tui.store.profiles import Profile
+from tests.support.command import scim_tui
+from tests.support.command import scim_tui_here
+from tests.support.servers import Broken
 
-INTERNALS = ("Traceback", "NoneType", "object has no attribute", "RecursionError", "maximum recursion", "is not callable", "positional argument", "keyword argument")
+INTERNALS = (
+    "Traceback",
+    "NoneType",
+    "object has no attribute",
+    "RecursionError",
+    "maximum recursion",
+    "is not callable",
+    "positional argument",
+    "keyword argument",
+)
 DISCOVERY = CheckConfig(include_tags={"discovery", "crud:create"}, exclude_tags={"discovery:strict"})
 
 
@@ -70,7 +79,8 @@ def test_an_encoding_not_decoded_under_the_limit_is_refused_unread(serve, encodi
     assert config.status is Status.ERROR
     expected = (
         f"GET /v2/ServiceProviderConfig failed: the response of {urlsplit(server.url).netloc} is encoded as {encoding!r} (Content-Encoding), "
-        "though the request asked for none: only a single gzip or deflate encoding is decoded, within the profile's max_response_bytes, so the body was not read"
+        "though the request asked for none: only a single gzip or deflate encoding is decoded, within the "
+        "profile's max_response_bytes, so the body was not read"
     )
     assert config.reason == expected
     assert config.exchanges[-1].response_body is None, "nothing of the body was read"
@@ -78,7 +88,9 @@ def test_an_encoding_not_decoded_under_the_limit_is_refused_unread(serve, encodi
 
 
 def test_a_single_deflate_or_gzip_is_still_read(serve):
-    server = serve(Broken(make_app()).rewrite("GET", "/v2/ServiceProviderConfig", lambda a: (a[0], [*a[1], ("Content-Encoding", "deflate")], zlib.compress(a[2]))))
+    server = serve(
+        Broken(make_app()).rewrite("GET", "/v2/ServiceProviderConfig", lambda a: (a[0], [*a[1], ("Content-Encoding", "deflate")], zlib.compress(a[2])))
+    )
     [config] = [r for r in run(server.url) if r.title == "service_provider_config_endpoint"]
     assert config.status is Status.SUCCESS, config.reason
 
@@ -99,7 +111,10 @@ def test_json_nested_too_deep_is_refused_before_parsing(serve, shape):
     results = run(server.url)
     [listed] = [r for r in results if r.title == "query_all_resource_types"]
     assert listed.status is Status.ERROR
-    assert listed.reason == f"GET /v2/ResourceTypes failed: the response of {urlsplit(server.url).netloc} nests JSON more than 64 levels deep, so it was not parsed"
+    assert (
+        listed.reason
+        == f"GET /v2/ResourceTypes failed: the response of {urlsplit(server.url).netloc} nests JSON more than 64 levels deep, so it was not parsed"
+    )
     assert_understandable(results)
 
 
@@ -116,7 +131,9 @@ def test_deep_json_in_scim_tui_check_is_a_report_not_a_traceback(serve):
 def test_a_discovery_document_of_null_is_an_error_saying_so(serve, document):
     server = serve(Broken(make_app()).answer("GET", f"/v2/{document}", 200, b"null"))
     results = run(server.url)
-    failed = [r for r in results if r.status is Status.ERROR and f"GET /v2/{document} answered 200: the answer is an empty body or JSON null" in (r.reason or "")]
+    failed = [
+        r for r in results if r.status is Status.ERROR and f"GET /v2/{document} answered 200: the answer is an empty body or JSON null" in (r.reason or "")
+    ]
     assert failed, [r.reason for r in results]
     assert_understandable(results)
 

@@ -1,66 +1,74 @@
-"""Layers only look down: the engine and the plain modules never import Textual."""
+"""Layers only look down, and below the app nothing loads Textual: the contracts in pyproject.toml,
+which `make test` checks with lint-imports; here, proof that they catch a breach, and what loads
+before the first screen."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.slow  # a new interpreter
 
-PLAIN_MODULES = [
-    "scim_tui.checker",
-    "scim_tui.profiles",
-    "scim_tui.toml_edits",
-    "scim_tui.selections",
-    "scim_tui.connect",
-    "scim_tui.transport",
-    "scim_tui.connections",
-    "scim_tui.cutoff",
-    "scim_tui.proxies",
-    "scim_tui.oauth",
-    "scim_tui.demo",
-    "scim_tui.reports",
-    "scim_tui.history",
-    "scim_tui.baseline",
-    "scim_tui.headless",
-    "scim_tui.tag_guide",
-    "scim_tui.cli",
-]
-IMPORT_EACH = """
-import importlib, json, sys
-seen = {}
-for module in sys.argv[1:]:
-    importlib.import_module(module)
-    seen[module] = any(m == 'textual' or m.startswith(('textual.', 'scim_tui.tui')) for m in sys.modules)
-print(json.dumps(seen))
-"""
-"""Imports the modules one after the other in a new interpreter, telling after each whether
-Textual or the app is loaded. Once one of them loaded it, it stays: so the first module seen
-with it is the one that imported it, and none imports it if the last is seen without it."""
+ROOT = Path(__file__).resolve().parent.parent
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
-@pytest.fixture(scope="module")
-def textual_loaded() -> dict[str, bool]:
-    """Whether Textual was loaded once each plain module was imported (one interpreter, not one per module)."""
-    output = subprocess.run([sys.executable, "-c", IMPORT_EACH, *PLAIN_MODULES], capture_output=True, text=True, check=True).stdout
-    return json.loads(output)
+def lint_imports(package_root: Path) -> subprocess.CompletedProcess[str]:
+    """lint-imports with the project's contracts, on the package found under `package_root`."""
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--config", str(ROOT / "pyproject.toml")],
+        capture_output=True,
+        text=True,
+        cwd=package_root,
+        env={"PYTHONPATH": str(package_root), "PATH": "/usr/bin:/bin"},
+    )
 
 
-@pytest.mark.parametrize("module", PLAIN_MODULES)
-def test_module_does_not_import_textual(module, textual_loaded):
-    assert textual_loaded[module] is False
+@pytest.fixture
+def package_copy(tmp_path):
+    shutil.copytree(ROOT / "src" / "scim_tui", tmp_path / "scim_tui", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_the_contracts_hold_on_the_package_as_it_is(package_copy):
+    result = lint_imports(package_copy)
+    assert result.returncode == 0, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "said"),
+    [
+        ("checker/checks/misc.py", "import textual.app\n", "scim_tui.checker.checks.misc -> textual"),
+        ("store/history.py", "from scim_tui.net import connect\n", "scim_tui.store.history -> scim_tui.net.connect"),
+        ("reports/__init__.py", "from scim_tui.tui import app\n", "scim_tui.reports -> scim_tui.tui.app"),
+    ],
+)
+def test_a_module_that_looks_up_or_loads_textual_breaks_a_contract(package_copy, module, line, said):
+    path = package_copy / "scim_tui" / module
+    path.write_text(line + path.read_text())
+    result = lint_imports(package_copy)
+    assert result.returncode == 1
+    assert said in result.stdout
+
+
+def test_a_check_module_that_cannot_be_parsed_fails_the_contracts(package_copy):
+    path = package_copy / "scim_tui" / "checker" / "checks" / "misc.py"
+    path.write_text("def broken(:\n" + path.read_text())
+    assert lint_imports(package_copy).returncode != 0
 
 
 STARTUP = """
 import json, sys
 before = set(sys.modules)
-import scim_tui.cli
+import scim_tui.cli.main
 cli = sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in sys.stdlib_module_names and m.split('.')[0] != 'scim_tui')
 import scim_tui.tui.app
-heavy = ('scim2_client', 'scim2_models', 'scim2_server', 'httpx2', 'scim_tui.checker.engine', 'scim_tui.demo', 'scim_tui.connect')
+heavy = ('scim2_client', 'scim2_models', 'scim2_server', 'httpx2', 'scim_tui.checker.engine', 'scim_tui.demo', 'scim_tui.net.connect')
 app = sorted(m for m in heavy if m in sys.modules)
 print(json.dumps({'cli': cli, 'app': app}))
 """

@@ -1,7 +1,7 @@
 """Bad networks and bad servers: every full run ends, in time, with a reason a person understands.
 
 Each fault is made for real on loopback: a closed port, a `.invalid` host, servers that stay
-silent, drip bytes, reset the connection or send too much (tests.servers.RawServer), a
+silent, drip bytes, reset the connection or send too much (tests.support.servers.RawServer), a
 redirect to another origin, and a TLS server with a self-signed certificate.
 """
 
@@ -32,16 +32,16 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
-from scim_tui.connect import open_client
 from scim_tui.demo import make_app
-from scim_tui.profiles import TLS
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from tests.servers import SCIM2_SERVER_BREAKS
-from tests.servers import Broken
-from tests.servers import RawServer
-from tests.servers import read_request
+from scim_tui.net.connect import open_client
+from scim_tui.store.profiles import TLS
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from tests.support.servers import SCIM2_SERVER_BREAKS
+from tests.support.servers import Broken
+from tests.support.servers import RawServer
+from tests.support.servers import read_request
 
 pytestmark = pytest.mark.slow  # runs that wait out timeouts, TLS handshakes, whole runs
 
@@ -257,8 +257,24 @@ def make_certificate(directory: Path, name: str) -> tuple[Path, Path]:
         pytest.skip("the openssl command is needed to make a certificate")
     cert, key = directory / f"{name}.pem", directory / f"{name}.key"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN=scim-tui {name}",
-         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            f"/CN=scim-tui {name}",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
         check=True,
         capture_output=True,
     )
@@ -320,7 +336,9 @@ def tls_server(certificate) -> Iterator[str]:
 def test_a_self_signed_certificate_says_how_to_trust_it(tls_server):
     outcome = run(tls_server)
     port = tls_server.split(":")[2].split("/")[0]
-    assert_fault(outcome, f"the certificate of 127.0.0.1:{port} is not trusted (self-signed certificate): set tls.ca_bundle to its CA file, or tls.verify = false")
+    assert_fault(
+        outcome, f"the certificate of 127.0.0.1:{port} is not trusted (self-signed certificate): set tls.ca_bundle to its CA file, or tls.verify = false"
+    )
 
 
 @pytest.mark.parametrize("tls", ["ca_bundle", "no_verify"])

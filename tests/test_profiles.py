@@ -12,23 +12,23 @@ from pathlib import Path
 
 import pytest
 
-from scim_tui.connect import ConnectError
-from scim_tui.connect import resolve_secret
-from scim_tui.profiles import DEMO_NAME
-from scim_tui.profiles import TLS
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import ProfileChanged
-from scim_tui.profiles import ProfileError
-from scim_tui.profiles import ProfileSource
-from scim_tui.profiles import Selection
-from scim_tui.profiles import config_dir
-from scim_tui.profiles import delete_profile
-from scim_tui.profiles import find_profile
-from scim_tui.profiles import load_profiles
-from scim_tui.profiles import profiles_dir
-from scim_tui.profiles import save_profile
+from scim_tui.net.connect import ConnectError
+from scim_tui.net.connect import resolve_secret
+from scim_tui.selection import Selection
+from scim_tui.store.paths import config_dir
+from scim_tui.store.profiles import DEMO_NAME
+from scim_tui.store.profiles import TLS
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import ProfileChanged
+from scim_tui.store.profiles import ProfileError
+from scim_tui.store.profiles import ProfileSource
+from scim_tui.store.profiles import delete_profile
+from scim_tui.store.profiles import find_profile
+from scim_tui.store.profiles import load_profiles
+from scim_tui.store.profiles import profiles_dir
+from scim_tui.store.profiles import save_profile
 
 EVERY_AUTH = [
     Auth(),
@@ -307,7 +307,7 @@ def test_saving_an_edit_changes_only_the_changed_keys_and_keeps_the_mode():
     profile = find_profile("Staging")
     edited = profile.model_copy(update={"url": "https://scim.staging.example.com/v3", "headers": {"X-Tenant": "acme"}})
     assert save_profile(edited, previous_name="Staging", source=source).path == path
-    expected = HAND_WRITTEN.replace("/v2\"   #", "/v3\"   #") + '\n[headers]\nX-Tenant = "acme"\n'
+    expected = HAND_WRITTEN.replace('/v2"   #', '/v3"   #') + '\n[headers]\nX-Tenant = "acme"\n'
     assert path.read_text() == expected
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert find_profile("Staging") == edited
@@ -322,7 +322,10 @@ def test_saving_an_unchanged_profile_leaves_the_file_byte_for_byte():
 def test_a_value_put_back_to_its_default_and_a_removed_key_are_written_in_place():
     path = hand_written()
     profile = find_profile("Staging")
-    save_profile(profile.model_copy(update={"timeout": 45.0, "jobs": None, "auth": Auth(kind=AuthKind.BASIC, username="ops", password="env:PW")}), previous_name="Staging")
+    save_profile(
+        profile.model_copy(update={"timeout": 45.0, "jobs": None, "auth": Auth(kind=AuthKind.BASIC, username="ops", password="env:PW")}),
+        previous_name="Staging",
+    )
     text = path.read_text()
     assert "timeout = 45            # seconds; the default, written on purpose\n" in text
     assert "jobs" not in text and "token" not in text, "no stale key, no secret of another kind stays"
@@ -382,7 +385,13 @@ BAD_NUMBERS = [
     ("jobs", "9223372036854775807", "9223372036854775807", "a whole number of checks run at once from 1 to 32", "4"),
     ("jobs", "[4]", "an array", "a whole number of checks run at once from 1 to 32", "4"),
     ("max_response_bytes", "-1", "-1", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),
-    ("max_response_bytes", "99999999999999999999999999999", "99999999999999999999…", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),
+    (
+        "max_response_bytes",
+        "99999999999999999999999999999",
+        "99999999999999999999…",
+        "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)",
+        "10485760",
+    ),
     ("max_rate", "0", "0", "a whole number of requests per second from 1 to 1000", "10"),
     ("max_rate", "2.5", "2.5", "a whole number of requests per second from 1 to 1000", "10"),
     ("max_response_bytes", "{ a = 1 }", "a table", "a whole number of bytes from 1024 to 1073741824 (1 KiB to 1 GiB)", "10485760"),

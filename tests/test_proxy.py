@@ -15,18 +15,18 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from scim_tui import connect
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
-from scim_tui.connect import open_client
 from scim_tui.demo import make_app
-from scim_tui.profiles import TLS
-from scim_tui.profiles import Profile
-from tests.command import one_line_error
-from tests.command import scim_tui_here
-from tests.servers import RawServer
-from tests.servers import read_request
+from scim_tui.net import connect
+from scim_tui.net.connect import open_client
+from scim_tui.store.profiles import TLS
+from scim_tui.store.profiles import Profile
+from tests.support.command import one_line_error
+from tests.support.command import scim_tui_here
+from tests.support.servers import RawServer
+from tests.support.servers import read_request
 from tests.test_network_faults import closed_port
 from tests.test_network_faults import make_certificate
 from tests.test_network_faults import serving_tls
@@ -190,7 +190,9 @@ def test_a_proxy_that_is_down_is_named(scim_server, monkeypatch):
     monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
     outcome = connect.test_connection(Profile(name="p", url=scim_server.url))
     assert not outcome.ok
-    assert outcome.message == f"the proxy 127.0.0.1:{port} (HTTP_PROXY) cannot be reached (Connection refused): check the variable, or list the host in NO_PROXY"
+    assert (
+        outcome.message == f"the proxy 127.0.0.1:{port} (HTTP_PROXY) cannot be reached (Connection refused): check the variable, or list the host in NO_PROXY"
+    )
 
 
 @pytest.mark.parametrize(

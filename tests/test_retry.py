@@ -13,11 +13,11 @@ import pytest
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import NOTE_EXTENSION
-from scim_tui.connect import open_client
-from scim_tui.profiles import Profile
-from scim_tui.transport import RETRIED
-from tests.servers import RawServer
-from tests.servers import read_request
+from scim_tui.net.connect import open_client
+from scim_tui.net.transport import RETRIED
+from scim_tui.store.profiles import Profile
+from tests.support.servers import RawServer
+from tests.support.servers import read_request
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nContent-Length: 2\r\n\r\n{}"
 
@@ -30,11 +30,10 @@ def one_answer_per_connection(connection: socket.socket) -> None:
 
 
 def test_an_idempotent_request_goes_again_on_a_new_connection():
-    with RawServer(one_answer_per_connection) as server:
-        with open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
-            http = connection.client.client
-            first = http.get("/Users")
-            answers = [http.request(method, "/Users/x") for method in ("GET", "PUT", "DELETE")]
+    with RawServer(one_answer_per_connection) as server, open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+        http = connection.client.client
+        first = http.get("/Users")
+        answers = [http.request(method, "/Users/x") for method in ("GET", "PUT", "DELETE")]
     assert first.status_code == 200 and NOTE_EXTENSION not in first.extensions
     assert [a.status_code for a in answers] == [200, 200, 200]
     assert [a.extensions.get(NOTE_EXTENSION) for a in answers] == [RETRIED] * 3
@@ -43,20 +42,18 @@ def test_an_idempotent_request_goes_again_on_a_new_connection():
 
 @pytest.mark.parametrize("method", ["POST", "PATCH"])
 def test_a_request_that_may_change_something_is_never_sent_twice(method):
-    with RawServer(one_answer_per_connection) as server:
-        with open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
-            http = connection.client.client
-            http.get("/Users")
-            with pytest.raises(httpx2.RemoteProtocolError, match="closed the connection before the response was complete"):
-                http.request(method, "/Users", content=b"{}")
+    with RawServer(one_answer_per_connection) as server, open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+        http = connection.client.client
+        http.get("/Users")
+        with pytest.raises(httpx2.RemoteProtocolError, match="closed the connection before the response was complete"):
+            http.request(method, "/Users", content=b"{}")
     assert len(server.connections) == 1
 
 
 def test_a_retry_shows_in_the_exchange():
-    with RawServer(one_answer_per_connection) as server:
-        with open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
-            # one job: checks running at once each open a connection, and may send only one request on it
-            results = list(iter_checks(connection.client, CheckConfig(include_tags={"discovery"}, jobs=1)))
+    with RawServer(one_answer_per_connection) as server, open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+        # one job: checks running at once each open a connection, and may send only one request on it
+        results = list(iter_checks(connection.client, CheckConfig(include_tags={"discovery"}, jobs=1)))
     exchanges = [e for r in results for e in r.exchanges]
     retried = [e for e in exchanges if e.note == RETRIED]
     assert retried and {e.method for e in retried} <= {"GET", "PUT", "DELETE"}, [(e.method, e.note) for e in exchanges]
@@ -74,10 +71,9 @@ def test_after_a_server_error_the_next_request_goes_on_a_new_connection():
         read_request(connection)  # the next request on this connection: closed unanswered
         connection.close()
 
-    with RawServer(error_then_stale) as server:
-        with open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
-            http = connection.client.client
-            assert http.get("/Users").status_code == 500
-            answer = http.request("POST", "/Users", content=b"{}")
+    with RawServer(error_then_stale) as server, open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+        http = connection.client.client
+        assert http.get("/Users").status_code == 500
+        answer = http.request("POST", "/Users", content=b"{}")
     assert answer.status_code == 200 and NOTE_EXTENSION not in answer.extensions
     assert len(server.connections) == 2

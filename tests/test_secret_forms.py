@@ -12,20 +12,20 @@ from typing import Any
 
 import pytest
 
-from scim_tui import history
-from scim_tui.connect import test_connection
 from scim_tui.demo import make_app
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
-from scim_tui.profiles import save_profile
+from scim_tui.net.connect import test_connection
 from scim_tui.reports import FORMATS
+from scim_tui.selection import Selection
+from scim_tui.store import history
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import save_profile
 from scim_tui.tui.export import exports_dir
-from tests.command import one_line_error
-from tests.command import scim_tui_here
-from tests.servers import Broken
-from tests.servers import scim_error
+from tests.support.command import one_line_error
+from tests.support.command import scim_tui_here
+from tests.support.servers import Broken
+from tests.support.servers import scim_error
 from tests.test_connect import TokenEndpoint
 from tests.test_secrets import app_outputs
 
@@ -113,7 +113,9 @@ def test_credentials_in_the_url_are_redacted(serve, tmp_path):
 
 def test_every_header_value_given_on_the_command_line_is_redacted(serve, tmp_path):
     url = serve(Echo(make_app())).url
-    outputs = check_outputs("--url", url, "--header", "Ocp-Apim-Subscription-Key: 3f9a-subscription-key", "--header", "X-Tenant: acme-tenant-7", tmp_path=tmp_path)
+    outputs = check_outputs(
+        "--url", url, "--header", "Ocp-Apim-Subscription-Key: 3f9a-subscription-key", "--header", "X-Tenant: acme-tenant-7", tmp_path=tmp_path
+    )
     assert leaks(outputs, ["3f9a-subscription-key", "acme-tenant-7"]) == []
     assert any("HTTP_OCP_APIM_SUBSCRIPTION_KEY" in text for text in outputs.values()), "the echo came back, redacted"
 
@@ -160,7 +162,11 @@ def test_a_client_secret_repeated_as_basic_base64_is_redacted_everywhere(serve, 
     ("flags", "env", "message"),
     [
         (["--bearer-token-env", "TOKEN"], {"TOKEN": "s3cret-token-b81f\n"}, "The environment variable TOKEN (auth.token) ends with a line break"),
-        (["--bearer-token-env", "TOKEN"], {"TOKEN": "s3cret-tökén-b81f"}, "The environment variable TOKEN (auth.token) holds a character that is not ASCII (its character 9)"),
+        (
+            ["--bearer-token-env", "TOKEN"],
+            {"TOKEN": "s3cret-tökén-b81f"},
+            "The environment variable TOKEN (auth.token) holds a character that is not ASCII (its character 9)",
+        ),
         (["--header", "X-Key: s3cret-key\r\nX-Injected: b81f"], {}, "The value of --header X-Key holds a line break"),
     ],
     ids=["a token ending with a line break", "a non-ASCII token", "a header value holding a line break"],

@@ -11,21 +11,21 @@ import json
 
 import pytest
 
-from scim_tui import history
 from scim_tui.demo import make_app
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
-from scim_tui.profiles import save_profile
 from scim_tui.reports import FORMATS
+from scim_tui.selection import Selection
+from scim_tui.store import history
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.export import exports_dir
 from scim_tui.tui.screens.curl import curl_file
 from scim_tui.tui.screens.profiles import ProfilesScreen
-from tests.command import scim_tui_here
-from tests.servers import Broken
-from tests.servers import scim_error
+from tests.support.command import scim_tui_here
+from tests.support.servers import Broken
+from tests.support.servers import scim_error
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import run_checks
 from tests.tui.test_result import open_row

@@ -19,14 +19,14 @@ import time
 import pytest
 
 from scim_tui.demo import make_app
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
-from scim_tui.profiles import save_profile
+from scim_tui.selection import Selection
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
-from tests.bystanders import Bystanders
-from tests.bystanders import run_leftovers
-from tests.command import sigint_as_in_a_terminal
-from tests.servers import Broken
+from tests.support.bystanders import Bystanders
+from tests.support.bystanders import run_leftovers
+from tests.support.command import sigint_as_in_a_terminal
+from tests.support.servers import Broken
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
@@ -79,11 +79,11 @@ LOADING = """
 import os, signal, sys
 class Interrupting:
     def find_spec(self, name, path=None, target=None):
-        if name == "scim_tui.headless":
+        if name == "scim_tui.cli.check":
             os.kill(os.getpid(), signal.{signal})
         return None
 sys.meta_path.insert(0, Interrupting())
-from scim_tui.cli import main
+from scim_tui.cli.main import main
 sys.argv = ["scim-tui", "check", "--demo"]
 main()
 """

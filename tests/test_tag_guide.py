@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from scim_tui.checker import get_all_available_tags
-from scim_tui.tag_guide import DESCRIPTIONS
-from scim_tui.tag_guide import tag_lines
+from scim_tui.checker.tag_guide import DESCRIPTIONS
+from scim_tui.checker.tag_guide import tag_lines
 
 README = Path(__file__).parent.parent / "README.md"
 

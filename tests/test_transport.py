@@ -15,10 +15,10 @@ import pytest
 from scim_tui.checker.limits import MAX_HEADER_BYTES
 from scim_tui.checker.limits import MAX_HEADER_FIELDS
 from scim_tui.checker.limits import byte_size
-from scim_tui.connect import open_client
-from scim_tui.profiles import Profile
-from tests.servers import RawServer
-from tests.servers import read_request
+from scim_tui.net.connect import open_client
+from scim_tui.store.profiles import Profile
+from tests.support.servers import RawServer
+from tests.support.servers import read_request
 
 TIMEOUT = 30.0
 """A profile's default: no test here waits for it, and a loaded machine may answer slowly."""
@@ -80,7 +80,7 @@ def test_a_response_that_says_connection_close_is_answered_on_a_new_connection()
 
 
 def test_a_chunked_body_is_read_whole():
-    chunked = b"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nTransfer-Encoding: chunked\r\n\r\n" + b"5\r\n{\"a\":\r\n3\r\n 1}\r\n0\r\n\r\n"
+    chunked = b"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nTransfer-Encoding: chunked\r\n\r\n" + b'5\r\n{"a":\r\n3\r\n 1}\r\n0\r\n\r\n'
     with RawServer(answering(chunked)) as server, http(server.url) as client:
         assert client.get("/Users").json() == {"a": 1}
         assert client.get("/Users").json() == {"a": 1}
@@ -88,10 +88,13 @@ def test_a_chunked_body_is_read_whole():
 
 
 def test_a_body_cut_short_is_an_error_that_says_so():
-    short = b"HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nContent-Length: 100\r\n\r\n{\"schemas\":"
-    with RawServer(answering(short, then_close=True)) as server, http(server.url) as client:
-        with pytest.raises(httpx2.RemoteProtocolError, match=f"127.0.0.1:{server.port} closed the connection before the response was complete"):
-            client.get("/Users")
+    short = b'HTTP/1.1 200 OK\r\nContent-Type: application/scim+json\r\nContent-Length: 100\r\n\r\n{"schemas":'
+    with (
+        RawServer(answering(short, then_close=True)) as server,
+        http(server.url) as client,
+        pytest.raises(httpx2.RemoteProtocolError, match=f"127.0.0.1:{server.port} closed the connection before the response was complete"),
+    ):
+        client.get("/Users")
 
 
 def test_a_head_answer_has_no_body_and_keeps_the_connection():
@@ -130,7 +133,10 @@ def answer_with(fields: bytes) -> bytes:
 @pytest.mark.parametrize(
     ("fields", "problem"),
     [
-        (b"".join(b"X-Padding-%d: %s\r\n" % (number, b"p" * 60_000) for number in range(90)), f"has a header section larger than {byte_size(MAX_HEADER_BYTES)}"),
+        (
+            b"".join(b"X-Padding-%d: %s\r\n" % (number, b"p" * 60_000) for number in range(90)),
+            f"has a header section larger than {byte_size(MAX_HEADER_BYTES)}",
+        ),
         (b"X-Padding: " + b"p" * 70_000 + b"\r\n", f"has a header section larger than {byte_size(MAX_HEADER_BYTES)}"),
         (b"".join(b"X-Field-%d: f\r\n" % number for number in range(MAX_HEADER_FIELDS)), f"has {MAX_HEADER_FIELDS} header fields or more"),
     ],
@@ -138,9 +144,8 @@ def answer_with(fields: bytes) -> bytes:
 )
 def test_a_response_head_past_the_limits_is_read_no_further_saying_which_limit(fields, problem):
     """Header fields are held in every exchange: 5 MB of them per answer took gigabytes over a run."""
-    with RawServer(answering(answer_with(fields))) as server, http(server.url) as client:
-        with pytest.raises(httpx2.ReadError) as refused:
-            client.get("/Users")
+    with RawServer(answering(answer_with(fields))) as server, http(server.url) as client, pytest.raises(httpx2.ReadError) as refused:
+        client.get("/Users")
     assert str(refused.value) == f"the response of 127.0.0.1:{server.port} {problem} (a limit of scim-tui): it was read no further"
 
 

@@ -19,10 +19,10 @@ from scim_tui.checker.limits import MAX_BASELINE_BYTES
 from scim_tui.checker.limits import MAX_DOCUMENT_BYTES
 from scim_tui.checker.limits import MAX_PROFILE_BYTES
 from scim_tui.checker.limits import byte_size
-from scim_tui.profiles import load_profiles
-from scim_tui.profiles import profiles_dir
-from tests.command import one_line_error
-from tests.command import scim_tui_here
+from scim_tui.store.profiles import load_profiles
+from scim_tui.store.profiles import profiles_dir
+from tests.support.command import one_line_error
+from tests.support.command import scim_tui_here
 
 QUICK = ("--include-tags", "misc", "--no-history")
 """One check, so that each run takes a fraction of a second."""

@@ -174,9 +174,7 @@ class DemoServer:
     def start(self) -> str:
         if self._server is None:
             self._server = make_server(self.host, self.port, self.app, server_class=_ThreadingServer, handler_class=self.handler_class)
-            self._thread = threading.Thread(
-                target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="scim-tui-demo-server", daemon=True
-            )
+            self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="scim-tui-demo-server", daemon=True)
             self._thread.start()
         return self.url
 

@@ -8,7 +8,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckContext
 from scim_tui.checker import iter_checks
 from tests.checker.test_full_run import pet_app
-from tests.servers import make_client
+from tests.support.servers import make_client
 
 
 @pytest.fixture

@@ -21,9 +21,9 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.attributes import filtering_candidates
 from scim_tui.checker.checks.attributes import object_query_with_attributes
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
 
 USER = r"/v2/Users/[^/]+"
 LABELS = {
@@ -31,7 +31,11 @@ LABELS = {
     "object_list_with_attributes": "GET /Resource: ",
     "search_with_attributes": "POST /.search: ",
 }
-ENDPOINTS = {"object_query_with_attributes": ("GET", USER), "object_list_with_attributes": ("GET", "/v2/Users"), "search_with_attributes": ("POST", "/v2/.search")}
+ENDPOINTS = {
+    "object_query_with_attributes": ("GET", USER),
+    "object_list_with_attributes": ("GET", "/v2/Users"),
+    "search_with_attributes": ("POST", "/v2/.search"),
+}
 
 
 def run(url: str, checker: str, resource_type: str = "User", conf: CheckConfig | None = None, **client_options):
@@ -102,7 +106,9 @@ def test_attributes_ignored_on_a_list_is_an_error(serve, resource_type):
     ignored = Broken(make_app()).rewrite_query("GET", f"/v2/{resource_type}s", lambda query: {k: v for k, v in query.items() if k != "attributes"})
     included, excluded = run(serve(ignored).url, "object_list_with_attributes", resource_type)
     assert included.status is Status.ERROR
-    assert included.reason.startswith(f"GET /Resource: the {'User[EnterpriseUser]' if resource_type == 'User' else 'Group'} answered to attributes=externalId also holds ")
+    assert included.reason.startswith(
+        f"GET /Resource: the {'User[EnterpriseUser]' if resource_type == 'User' else 'Group'} answered to attributes=externalId also holds "
+    )
     assert "meta" in included.reason and included.reason.endswith("though the default list of attributes SHALL be overridden (RFC 7644 §3.9).")
     assert excluded.status is Status.SUCCESS
 

@@ -17,14 +17,14 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
-from scim_tui.connect import open_client
 from scim_tui.demo import make_app
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
+from scim_tui.net.connect import open_client
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
 from tests.test_connect import HeaderRecorder
 
 BOTH = {CheckId("unauthenticated_access", "User"), CheckId("unauthenticated_access", "Group")}
@@ -121,7 +121,10 @@ def test_a_server_claiming_authentication_without_enforcing_it_is_critical(serve
     server = serve(claiming(BEARER_TOKEN_SCHEME))
     results = run(server.url)
     assert [r.status for r in results] == [Status.CRITICAL] * 4
-    assert results[0].reason == "GET /v2/Users?count=0 without credentials answered 200: the server claims authentication (bearer_token) yet serves its resources to anyone."
+    assert (
+        results[0].reason
+        == "GET /v2/Users?count=0 without credentials answered 200: the server claims authentication (bearer_token) yet serves its resources to anyone."
+    )
     assert results[1].reason.startswith("GET /v2/Users?count=0 with a wrong bearer token answered 200: ")
     assert results[0].data["totalResults"] == 0 and "Resources" not in json.dumps(results[0].data).replace('"Resources": []', "")
 
@@ -129,7 +132,11 @@ def test_a_server_claiming_authentication_without_enforcing_it_is_critical(serve
 @pytest.mark.parametrize(
     ("status", "expected", "reason"),
     [
-        (403, Status.DEVIATION, "answered 403 instead of 401 Unauthorized, the status RFC 7644 §3.12 gives for an authorization header that is invalid or missing."),
+        (
+            403,
+            Status.DEVIATION,
+            "answered 403 instead of 401 Unauthorized, the status RFC 7644 §3.12 gives for an authorization header that is invalid or missing.",
+        ),
         (500, Status.ERROR, "answered 500: the server failed instead of refusing with 401 Unauthorized."),
     ],
 )

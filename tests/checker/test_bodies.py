@@ -13,13 +13,13 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import Middleware
-from tests.unlike import _json_body
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import Middleware
+from tests.support.unlike import _json_body
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -59,7 +59,8 @@ def test_an_empty_body_accepted_is_an_error(serve):
     put = run(serve(EmptyBodyAccepted(make_app())).url, "empty_bodies")[1]
     assert put.status is Status.ERROR
     assert put.reason.endswith(
-        "with an empty body answered 200 instead of 400 (an empty body carries not even the schemas every SCIM body MUST carry, RFC 7643 §3 and RFC 7644 §3.5.2)."
+        "with an empty body answered 200 instead of 400 (an empty body carries not even the schemas every SCIM "
+        "body MUST carry, RFC 7643 §3 and RFC 7644 §3.5.2)."
     )
 
 
@@ -68,7 +69,10 @@ def test_an_empty_body_failing_the_server_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite("POST", USERS, lambda answer: crash if b"EOF while parsing" in answer[2] else answer))
     post = run(server.url, "empty_bodies")[0]
     assert post.status is Status.ERROR
-    assert post.reason == "POST /v2/Users with an empty body answered 500: the server failed on a client's mistake, which 400 invalidSyntax tells (RFC 7644 §3.12)."
+    assert (
+        post.reason
+        == "POST /v2/Users with an empty body answered 500: the server failed on a client's mistake, which 400 invalidSyntax tells (RFC 7644 §3.12)."
+    )
     assert stored(server.url) == []
 
 

@@ -11,9 +11,9 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
 
 BULK = "/v2/Bulk"
 SPC = "/v2/ServiceProviderConfig"
@@ -145,7 +145,10 @@ def test_exceeding_max_operations_without_413_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_json("GET", SPC, spc(lambda bulk: bulk | {"maxOperations": 2})))
     [result] = run(server.url, "bulk_max_operations")
     assert result.status is Status.ERROR
-    assert result.reason == "POST /v2/Bulk with 3 operations (maxOperations is 2) answered 200 instead of 413 Payload Too Large, which RFC 7644 §3.7.4 requires (MUST)."
+    assert (
+        result.reason
+        == "POST /v2/Bulk with 3 operations (maxOperations is 2) answered 200 instead of 413 Payload Too Large, which RFC 7644 §3.7.4 requires (MUST)."
+    )
     assert left_nothing(server.url)
 
 
@@ -168,7 +171,9 @@ def test_a_bulk_id_in_the_data_of_an_operation_is_resolved_by_scim2_server(serve
     server = serve(make_app())
     reference = run(server.url, "bulk_operations", "Group")[3]
     assert reference.status is Status.SUCCESS, reference.reason
-    assert re.match(r"^data reference: GET /v2/Groups/\w+ answers members \['\w+'\]: bulkId:scim-tui-\w+ became the id of the resource created with it\.$", reference.reason)
+    assert re.match(
+        r"^data reference: GET /v2/Groups/\w+ answers members \['\w+'\]: bulkId:scim-tui-\w+ became the id of the resource created with it\.$", reference.reason
+    )
     assert [e.method for e in reference.exchanges][-3:] == ["POST", "GET", "GET"]
     assert left_nothing(server.url)
 

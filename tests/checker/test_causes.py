@@ -19,14 +19,14 @@ from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
 from scim_tui.reports import write_report
 from scim_tui.reports.model import RunReport
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import FilterRefused
-from tests.unlike import Middleware
-from tests.unlike import patch_not_implemented
-from tests.unlike import patch_unsupported_and_said
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import FilterRefused
+from tests.support.unlike import Middleware
+from tests.support.unlike import patch_not_implemented
+from tests.support.unlike import patch_unsupported_and_said
 
 FAILING_ON_SCIM2_SERVER = {"service_provider_config_document", "attribute_projection", "resource_type_tests"}
 """What scim2-server itself fails (README), and the suites' summaries."""

@@ -18,9 +18,9 @@ from scim_tui.demo import DemoServer
 from tests.checker.test_full_run import holdings
 from tests.checker.test_full_run import pet_app
 from tests.checker.test_full_run import seed
-from tests.servers import Broken
-from tests.servers import Hanging
-from tests.servers import make_client
+from tests.support.servers import Broken
+from tests.support.servers import Hanging
+from tests.support.servers import make_client
 
 pytestmark = pytest.mark.slow  # whole runs, and runs closed early
 
@@ -59,11 +59,7 @@ def exchanges_by_check(results: list) -> dict[CheckId, list[Exchange]]:
 
 
 def created_ids(exchanges: list[Exchange]) -> set[str]:
-    return {
-        json.loads(e.response_body)["id"]
-        for e in exchanges
-        if e.method == "POST" and e.status_code == 201 and e.response_body
-    }
+    return {json.loads(e.response_body)["id"] for e in exchanges if e.method == "POST" and e.status_code == 201 and e.response_body}
 
 
 def touched_ids(exchanges: list[Exchange]) -> set[str]:

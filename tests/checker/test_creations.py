@@ -15,15 +15,15 @@ from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
 from tests.checker.test_filtering import by_rule
 from tests.checker.test_filtering import run
-from tests.servers import SCIM_JSON
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import EmailsRequired
-from tests.unlike import Middleware
-from tests.unlike import _json_body
-from tests.unlike import _unsupported
-from tests.unlike import members_ignored_on_create
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import EmailsRequired
+from tests.support.unlike import Middleware
+from tests.support.unlike import _json_body
+from tests.support.unlike import _unsupported
+from tests.support.unlike import members_ignored_on_create
 
 
 def checks(url: str, jobs: int = 1, **conf) -> list:
@@ -37,7 +37,8 @@ def test_a_refused_least_creation_is_one_deviation_of_object_creation(serve):
     assert full.status is Status.SUCCESS, full.reason
     assert least.status is Status.DEVIATION
     assert least.reason.startswith(
-        'POST /v2/Users answered 400 ("emails: a User needs an email address") to a User[EnterpriseUser] with only the attributes its /Schemas requires (userName), which declares '
+        'POST /v2/Users answered 400 ("emails: a User needs an email address") to a User[EnterpriseUser] with '
+        "only the attributes its /Schemas requires (userName), which declares "
     )
     assert 'emails optional (RFC 7643 §2.2 "required"); with ' in least.reason
     assert least.reason.endswith("as an identity provider sends them it was created, and the run creates its User[EnterpriseUser] resources so.")
@@ -108,7 +109,8 @@ def test_a_least_creation_refused_whatever_is_sent_is_one_deviation_and_the_chec
     assert full.status is Status.SUCCESS  # every attribute filled: members too
     assert least.status is Status.DEVIATION
     assert least.reason.startswith(
-        'POST /v2/Groups answered 400 ("a group needs a member") to a Group with only the attributes its /Schemas requires (displayName), and the run cannot create one'
+        'POST /v2/Groups answered 400 ("a group needs a member") to a Group with only the attributes its /Schemas '
+        "requires (displayName), and the run cannot create one"
     )
     needing = [r for r in results if r.title in ("check_add_attribute", "object_query")]
     assert [r.status for r in needing] == [Status.SUCCESS, Status.SKIPPED]  # object_query fills every attribute

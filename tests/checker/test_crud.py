@@ -14,13 +14,13 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import http_client
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import Middleware
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import http_client
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import Middleware
 
 USER = r"/v2/Users/[^/]+"
 
@@ -73,7 +73,11 @@ def empty_list(body):
         ("object_creation", lambda b: b.rewrite("POST", "/v2/Users", status(200)), r"^POST /v2/Users answered 200: "),
         ("object_query", lambda b: b.answer("GET", USER, 500, scim_error(500)), r"^GET /v2/Users/\w+ answered 500: "),
         ("object_query_without_id", lambda b: b.rewrite_json("GET", "/v2/Users", empty_list), r"^GET /v2/Users answered a list without the User"),
-        ("object_replacement", lambda b: b.reroute("PUT", USER, REQUEST_METHOD="GET"), r"^PUT /v2/Users/\w+ answered 200, but .*displayName is '\S+' instead of "),
+        (
+            "object_replacement",
+            lambda b: b.reroute("PUT", USER, REQUEST_METHOD="GET"),
+            r"^PUT /v2/Users/\w+ answered 200, but .*displayName is '\S+' instead of ",
+        ),
         ("object_replacement", lambda b: b.answer("PUT", USER, 400, scim_error(400)), r"^PUT /v2/Users/\w+ answered 400: "),
         ("object_deletion", lambda b: b.rewrite("DELETE", USER, status(200)), r"^DELETE /v2/Users/\w+ answered 200 instead of 204\.$"),
     ],

@@ -15,11 +15,11 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.cursor_pagination import MADE_UP_CURSOR
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import cursor_app
-from tests.servers import make_client
-from tests.servers import stored
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import cursor_app
+from tests.support.servers import make_client
+from tests.support.servers import stored
 
 USERS = "/v2/Users"
 ERROR = "urn:ietf:params:scim:api:messages:2.0:Error"
@@ -29,7 +29,11 @@ RULES = ("first page", "nextCursor", "previousCursor", "invalid cursor", "expire
 def rules(url: str) -> dict[str, tuple[Status, str]]:
     """The cursor check's results on User, by rule."""
     with make_client(url) as scim:
-        results = [r for r in iter_checks(scim, CheckConfig(include_tags={"pagination:cursor"}, resource_types=["User"])) if r.title == "cursor_pagination" and r.resource_type == "User"]
+        results = [
+            r
+            for r in iter_checks(scim, CheckConfig(include_tags={"pagination:cursor"}, resource_types=["User"]))
+            if r.title == "cursor_pagination" and r.resource_type == "User"
+        ]
     assert stored(url, "/Users") == [], "the check's resources are deleted"
     if len(results) == 1:
         return {"": (results[0].status, results[0].reason or "")}
@@ -71,16 +75,23 @@ def test_a_server_serving_cursors_passes_every_rule(serve):
     seen = rules(serve(expiring_cursors_on_second_use(announcing_a_timeout_of_one_second(Broken(cursor_app())))).url)
     assert {rule: status for rule, (status, _) in seen.items()} == dict.fromkeys(RULES, Status.SUCCESS), seen
     assert seen["expired cursor"][1].endswith("answered 400 with scimType expiredCursor.")
-    assert re.fullmatch(r"1 page\(s\) reached by nextCursor hold 1 resource \(scim-tui-cursor-\w+-(one|two|three)\), the matches after .*", seen["nextCursor"][1])
+    assert re.fullmatch(
+        r"1 page\(s\) reached by nextCursor hold 1 resource \(scim-tui-cursor-\w+-(one|two|three)\), the matches after .*", seen["nextCursor"][1]
+    )
 
 
 def test_a_server_that_does_not_announce_cursors_is_skipped(scim_server):
-    assert rules(scim_server.url) == {"": (Status.SKIPPED, "Skipped: the ServiceProviderConfig does not announce cursor pagination (pagination.cursor is not true).")}
+    assert rules(scim_server.url) == {
+        "": (Status.SKIPPED, "Skipped: the ServiceProviderConfig does not announce cursor pagination (pagination.cursor is not true).")
+    }
 
 
 def test_a_long_cursor_timeout_is_not_waited_out(serve):
     seen = rules(serve(cursor_app(timeout=3600)).url)
-    assert seen["expired cursor"] == (Status.SKIPPED, "Skipped: the ServiceProviderConfig announces a cursorTimeout of 3600 s, longer than the 5 s this check waits.")
+    assert seen["expired cursor"] == (
+        Status.SKIPPED,
+        "Skipped: the ServiceProviderConfig announces a cursorTimeout of 3600 s, longer than the 5 s this check waits.",
+    )
 
 
 def without(key: str):

@@ -12,11 +12,11 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.pacing import Pacing
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.unlike import full_path_endpoints
-from tests.unlike import rfc_schema_name
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.unlike import full_path_endpoints
+from tests.support.unlike import rfc_schema_name
 
 DISCOVERY_CHECKERS = {
     "service_provider_config_endpoint",
@@ -68,7 +68,11 @@ def test_a_write_method_that_is_not_refused_is_an_error(serve, checker, method, 
 
 
 def test_an_invalid_service_provider_config_is_an_error(serve):
-    server = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 200, {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"], "patch": "yes"}))
+    server = serve(
+        Broken(make_app()).answer(
+            "GET", "/v2/ServiceProviderConfig", 200, {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"], "patch": "yes"}
+        )
+    )
     [result] = run(server.url, "service_provider_config_endpoint")
     assert result.status is Status.ERROR
     assert "patch" in result.reason.lower()
@@ -111,7 +115,10 @@ def test_another_resource_type_answered_by_id_is_an_error(serve):
     assert "answered another resource type than the list holds: endpoint /Elsewhere where the list has /Groups." in result.reason
 
 
-@pytest.mark.parametrize(("checker", "path"), [("access_invalid_resource_type", "/v2/ResourceTypes/.+"), ("access_invalid_schema", "/v2/Schemas/scim-tui-.+"), ("random_url", "/v2/scim-tui-.+")])
+@pytest.mark.parametrize(
+    ("checker", "path"),
+    [("access_invalid_resource_type", "/v2/ResourceTypes/.+"), ("access_invalid_schema", "/v2/Schemas/scim-tui-.+"), ("random_url", "/v2/scim-tui-.+")],
+)
 def test_unknown_ids_must_answer_404(serve, checker, path):
     server = serve(Broken(make_app()).answer("GET", path, 200, {"schemas": []}))
     [result] = run(server.url, checker)
@@ -164,7 +171,14 @@ def test_a_schema_by_id_without_attributes_is_an_error(serve):
 
 def test_a_malformed_core_schema_is_an_error(serve):
     def add_bad_core_schema(body):
-        body["Resources"].append({"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Schema"], "id": "urn:ietf:params:scim:schemas:core:2.0:ResourceType", "name": "Wrong", "attributes": []})
+        body["Resources"].append(
+            {
+                "schemas": ["urn:ietf:params:scim:schemas:core:2.0:Schema"],
+                "id": "urn:ietf:params:scim:schemas:core:2.0:ResourceType",
+                "name": "Wrong",
+                "attributes": [],
+            }
+        )
         body["totalResults"] += 1
         return body
 

@@ -12,9 +12,9 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
 
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -61,7 +61,11 @@ def test_every_document_of_a_complete_server_succeeds(serve):
     assert [(r.status, r.reason.split(" holds")[0]) for r in resource_types] == [(Status.SUCCESS, "ResourceType User"), (Status.SUCCESS, "ResourceType Group")]
     schemas = run(server.url, "schema_documents")
     assert {r.status for r in schemas} == {Status.SUCCESS}, [r.reason for r in schemas]
-    assert [r.reason.split(" holds")[0] for r in schemas] == [f"Schema {USER_SCHEMA}", "Schema urn:ietf:params:scim:schemas:core:2.0:Group", f"Schema {ENTERPRISE}"]
+    assert [r.reason.split(" holds")[0] for r in schemas] == [
+        f"Schema {USER_SCHEMA}",
+        "Schema urn:ietf:params:scim:schemas:core:2.0:Group",
+        f"Schema {ENTERPRISE}",
+    ]
     assert all(len(r.exchanges) == 1 for r in [*resource_types, *schemas])
 
 
@@ -99,7 +103,10 @@ def test_attribute_names_are_compared_without_case(serve):
     ("change", "expected"),
     [
         (lambda rt: rt.pop("endpoint"), "ResourceType User breaks RFC 7643 §6: endpoint is missing, though REQUIRED."),
-        (lambda rt: rt["schemaExtensions"][0].pop("required"), "ResourceType User breaks RFC 7643 §6: schemaExtensions[0].required is missing, though REQUIRED."),
+        (
+            lambda rt: rt["schemaExtensions"][0].pop("required"),
+            "ResourceType User breaks RFC 7643 §6: schemaExtensions[0].required is missing, though REQUIRED.",
+        ),
         (lambda rt: rt.update(schemaExtensions=ENTERPRISE), "ResourceType User breaks RFC 7643 §6: schemaExtensions is a string, not an array."),
         (
             lambda rt: rt["meta"].update(location="http://elsewhere.example/v2/ResourceTypes/Group"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
@@ -17,14 +18,14 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.demo import make_app
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
-from tests.unlike import GROUP as SCHEMA_GROUP
-from tests.unlike import SameNameCrashes
-from tests.unlike import _attribute_change
-from tests.unlike import _schema_change
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.unlike import GROUP as SCHEMA_GROUP
+from tests.support.unlike import SameNameCrashes
+from tests.support.unlike import _attribute_change
+from tests.support.unlike import _schema_change
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -64,7 +65,8 @@ def test_a_name_nothing_declares_unique_may_repeat(serve):
     groups = run(server.url, "creation_errors", "Group")
     assert statuses(groups) == [Status.COMPLIANT, Status.COMPLIANT, Status.SUCCESS]
     assert re.fullmatch(
-        r'POST /v2/Groups with the displayName of an existing Group \(nothing declares it unique\) answered 201: a value with uniqueness "none" may repeat \(RFC 7643 §2\.2\)\.',
+        r"POST /v2/Groups with the displayName of an existing Group \(nothing declares it unique\) answered 201: "
+        r'a value with uniqueness "none" may repeat \(RFC 7643 §2\.2\)\.',
         groups[2].reason,
     )
     assert [(e.method, e.status_code) for e in groups[2].exchanges][-2:] == [("POST", 201), ("POST", 201)]
@@ -77,14 +79,19 @@ def test_a_repeated_name_answered_with_a_crash_is_an_error(serve):
     same = run(server.url, "creation_errors", "Group")[2]
     assert same.status is Status.ERROR
     assert same.reason.endswith(
-        "(nothing declares it unique) answered 500: a repeated value nothing declares unique is created (201) or refused as a conflict (409 uniqueness, RFC 7644 §3.3), never failed on."
+        "(nothing declares it unique) answered 500: a repeated value nothing declares unique is created (201) "
+        "or refused as a conflict (409 uniqueness, RFC 7644 §3.3), never failed on."
     )
     assert stored(server.url) == []
 
 
 def test_a_repeated_name_refused_as_a_conflict_is_right(serve):
     conflict = {"schemas": [ERROR_SCHEMA], "status": "409", "scimType": "uniqueness", "detail": "taken"}
-    server = serve(Broken(SameNameCrashes(make_app())).rewrite("POST", "/v2/Groups", lambda answer: (409, SCIM_JSON, json.dumps(conflict).encode()) if answer[0] == 500 else answer))
+    server = serve(
+        Broken(SameNameCrashes(make_app())).rewrite(
+            "POST", "/v2/Groups", lambda answer: (409, SCIM_JSON, json.dumps(conflict).encode()) if answer[0] == 500 else answer
+        )
+    )
     same = run(server.url, "creation_errors", "Group")[2]
     assert same.status is Status.SUCCESS
     assert same.reason.endswith('answered 409 with a SCIM Error of scimType "uniqueness".')
@@ -158,10 +165,8 @@ class PostedUserChanged:
     def __call__(self, environ, start_response):
         if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO") == USERS:
             body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
-            try:
+            with contextlib.suppress(ValueError):
                 body = json.dumps(self.change(json.loads(body))).encode()
-            except ValueError:
-                pass
             environ = {**environ, "wsgi.input": io.BytesIO(body), "CONTENT_LENGTH": str(len(body))}
         return self.app(environ, start_response)
 
@@ -187,6 +192,7 @@ def test_a_duplicate_user_name_accepted_is_an_error_and_is_deleted(serve):
 
 def test_a_user_name_taken_in_another_case_accepted_is_an_error(serve):
     """userName has caseExact false (RFC 7643 §4.1.1): BJENSEN is bjensen, taken."""
+
     def case_sensitive(user: dict) -> dict:
         return {**user, "userName": f"{user['userName']}-other"} if user.get("userName", "").startswith("scim-tui-CASE-") else user
 
@@ -205,7 +211,9 @@ def test_a_duplicate_of_another_unique_attribute_accepted_is_a_deviation(serve):
     server = serve(declared)
     _invalid, _missing, duplicate, upper = run(server.url, "creation_errors", "Group")
     assert (duplicate.status, upper.status) == (Status.DEVIATION, Status.DEVIATION)
-    assert duplicate.reason.endswith("with the displayName of an existing Group answered 201 instead of 409 (RFC 7643 §2.2: a server-unique value SHOULD be unique).")
+    assert duplicate.reason.endswith(
+        "with the displayName of an existing Group answered 201 instead of 409 (RFC 7643 §2.2: a server-unique value SHOULD be unique)."
+    )
     assert stored(server.url) == []
 
 
@@ -231,6 +239,7 @@ def test_a_taken_user_name_answered_with_the_existing_user_is_an_error(serve):
 
 def test_every_problem_of_an_error_body_is_named(serve):
     """A numeric "status" does not hide a missing scimType (issue 15, 7)."""
+
     def numbered_without_type(answer):
         status, headers, _body = answer
         return (409, headers, json.dumps({"schemas": [ERROR_SCHEMA], "status": 409}).encode()) if status == 409 else answer
@@ -248,12 +257,15 @@ def test_a_user_created_without_user_name_is_an_error_and_is_deleted(serve):
     server = serve(PostedUserChanged(make_app(), lambda user: {"userName": f"filled-{uuid.uuid4().hex[:6]}", **user}))
     missing = run(server.url, "creation_errors")[1]
     assert missing.status is Status.ERROR
-    assert missing.reason.endswith("without the required userName answered 201 instead of 400 (RFC 7643 §4.1.1: each User MUST include a non-empty userName value).")
+    assert missing.reason.endswith(
+        "without the required userName answered 201 instead of 400 (RFC 7643 §4.1.1: each User MUST include a non-empty userName value)."
+    )
     assert stored(server.url) == []
 
 
 def test_a_creation_missing_another_required_attribute_accepted_is_a_deviation_and_is_deleted(serve):
     """A Group created without its required displayName: Table 8's SHOULD (400) is broken, no MUST."""
+
     def named(group: dict) -> dict:
         return {"displayName": f"scim-tui-filled-{uuid.uuid4().hex[:6]}", **group}
 
@@ -289,7 +301,10 @@ def test_scim2_server_keeps_a_member_that_names_no_resource(serve):
     [dangling] = run(server.url, "dangling_member", "Group")
     assert dangling.status is Status.DEVIATION
     assert "adding a member whose value (" in dangling.reason
-    assert ") names no resource answered 204, and the group now holds that member, which is no resource (RFC 7643 §4.2: a member's value identifies a member)." in dangling.reason
+    assert (
+        ") names no resource answered 204, and the group now holds that member, which is no resource (RFC 7643 §4.2: a member's value identifies a member)."
+        in dangling.reason
+    )
     [patch] = [e for e in dangling.exchanges if e.method == "PATCH"]
     assert json.loads(patch.request_body)["Operations"][0]["path"] == "members"
     assert stored(server.url) == []

@@ -9,11 +9,11 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import RespondsAsync
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import RespondsAsync
 
 SPC = "/v2/ServiceProviderConfig"
 

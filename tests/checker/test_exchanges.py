@@ -11,9 +11,9 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import http_client
-from tests.servers import make_client
+from tests.support.servers import Broken
+from tests.support.servers import http_client
+from tests.support.servers import make_client
 
 TOKEN = "s3cr3t-token-value"
 
@@ -90,7 +90,9 @@ def test_terminal_control_characters_from_a_server_never_reach_a_result(serve):
 
 
 def test_raw_control_characters_in_a_body_are_made_visible(serve):
-    server = serve(Broken(make_app()).answer("GET", "/v2/scim-tui-missing-.*", 404, b"<html>\x1b[31mred\x1b[0m</html>", headers=[("Content-Type", "text/html")]))
+    server = serve(
+        Broken(make_app()).answer("GET", "/v2/scim-tui-missing-.*", 404, b"<html>\x1b[31mred\x1b[0m</html>", headers=[("Content-Type", "text/html")])
+    )
     with make_client(server.url) as scim:
         [result] = list(iter_checks(scim, only={CheckId("random_url")}))
     assert result.exchanges[0].response_body == "<html>␛[31mred␛[0m</html>"

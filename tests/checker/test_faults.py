@@ -29,13 +29,13 @@ from scim_tui.checker.registry import verdict_names
 from scim_tui.demo import make_app
 from scim_tui.reports import RunReport
 from scim_tui.reports import write_report
-from tests.servers import SCIM2_SERVER_BREAKS
-from tests.servers import Broken
-from tests.servers import Response
-from tests.servers import http_client
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.wording import own_words
+from tests.support.servers import SCIM2_SERVER_BREAKS
+from tests.support.servers import Broken
+from tests.support.servers import Response
+from tests.support.servers import http_client
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.wording import own_words
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/?]+"
@@ -61,40 +61,134 @@ def invalid_user(user: dict[str, Any]) -> dict[str, Any]:
 
 
 FAULTS = [
-    pytest.param("GET", lambda b: b.answer("GET", USER, 500, scim_error(500, "database unavailable")), "object_query", 500,
-                 r"^GET /v2/Users/\w+ answered 500: database unavailable$", id="500 with a SCIM error"),
-    pytest.param("POST", lambda b: b.answer("POST", USERS, 502, HTML_PAGE, HTML), "object_creation", 502,
-                 r"^POST /v2/Users answered 502: the 502 answer carries an HTML page, not a SCIM Error \(RFC 7644 §3\.12\)$", id="502 HTML page"),
-    pytest.param("GET", lambda b: b.answer("GET", USER, 200, HTML_PAGE, HTML), "object_query", 200,
-                 r"^GET /v2/Users/\w+ answered 200: the body is an HTML page, not JSON$", id="200 HTML page"),
-    pytest.param("GET", lambda b: b.rewrite("GET", USER, body(b'{"id": ')), "object_query", 200,
-                 r"answered 200: the body is not valid JSON \(Expecting value at line 1, column 8\)$", id="invalid JSON"),
-    pytest.param("POST", lambda b: b.rewrite("POST", USERS, body(b'{"schemas": [')), "object_creation", 201,
-                 r"^POST /v2/Users answered 201: the body is not valid JSON", id="invalid JSON after a create"),
-    pytest.param("GET", lambda b: b.rewrite("GET", USER, body(b"[1, 2]")), "object_query", 200,
-                 r"answered 200: the body is a JSON array, not a JSON object$", id="JSON list"),
-    pytest.param("GET", lambda b: b.rewrite("GET", USER, body(b'{"foo": 1}')), "object_query", 200,
-                 r'answered 200: the body is a JSON object without "schemas", so not a SCIM resource', id="JSON without schemas"),
-    pytest.param("POST", lambda b: b.rewrite("POST", USERS, body(b'{"foo": 1}')), "object_creation", 201,
-                 r'^POST /v2/Users answered 201: the body is a JSON object without "schemas"', id="JSON without schemas after a create"),
-    pytest.param("GET", lambda b: b.rewrite_json("GET", USER, invalid_user), "object_query", 200,
-                 r"answered 200: the body is not a valid User\[EnterpriseUser\]: userName is a JSON array, not a string$", id="invalid SCIM resource"),
-    pytest.param("GET", lambda b: b.rewrite("GET", USERS, body(b'{"foo": 1}')), "object_query_without_id", 200,
-                 r'^GET /v2/Users answered 200: the body is a JSON object without "schemas"', id="list without schemas"),
-    pytest.param("GET", lambda b: b.rewrite("GET", USER, content_type("text/plain")), "object_query", 200,
-                 r"answered 200: its Content-Type is text/plain, not application/scim\+json \(RFC 7644 §8\.1\)$", id="text/plain JSON"),
-    pytest.param("POST", lambda b: b.rewrite("POST", USERS, content_type("text/plain")), "object_creation", 201,
-                 r"^POST /v2/Users answered 201: its Content-Type is text/plain", id="text/plain JSON after a create"),
-    pytest.param("POST", lambda b: b.rewrite("POST", USERS, body(b"")), "object_creation", 201,
-                 r"^POST /v2/Users answered 201: the answer is an empty body instead of the created User\[EnterpriseUser\] with its id \(RFC 7644 §3\.3\)$",
-                 id="create answers no body"),
-    pytest.param("GET", lambda b: b.rewrite("GET", USER, body(b"")), "object_query", 200,
-                 r"^GET /v2/Users/\w+ answered an empty body instead of the User\[EnterpriseUser\] \w+\.$", id="read answers no body"),
-    pytest.param("PUT", lambda b: b.rewrite("PUT", USER, body(b"")), "object_replacement", 200,
-                 r"^PUT /v2/Users/\w+ answered an empty body instead of the User\[EnterpriseUser\]\.$", id="replace answers no body"),
-    pytest.param("PATCH", lambda b: b.rewrite("PATCH", USER, lambda answer: (200, answer[1], b"")), "check_replace_attribute", 200,
-                 r"answered 200: the answer is an empty body, but a 200 must hold the resource; only a 204 has no body \(RFC 7644 §3\.5\.2\)$",
-                 id="patch answers 200 and no body"),
+    pytest.param(
+        "GET",
+        lambda b: b.answer("GET", USER, 500, scim_error(500, "database unavailable")),
+        "object_query",
+        500,
+        r"^GET /v2/Users/\w+ answered 500: database unavailable$",
+        id="500 with a SCIM error",
+    ),
+    pytest.param(
+        "POST",
+        lambda b: b.answer("POST", USERS, 502, HTML_PAGE, HTML),
+        "object_creation",
+        502,
+        r"^POST /v2/Users answered 502: the 502 answer carries an HTML page, not a SCIM Error \(RFC 7644 §3\.12\)$",
+        id="502 HTML page",
+    ),
+    pytest.param(
+        "GET",
+        lambda b: b.answer("GET", USER, 200, HTML_PAGE, HTML),
+        "object_query",
+        200,
+        r"^GET /v2/Users/\w+ answered 200: the body is an HTML page, not JSON$",
+        id="200 HTML page",
+    ),
+    pytest.param(
+        "GET",
+        lambda b: b.rewrite("GET", USER, body(b'{"id": ')),
+        "object_query",
+        200,
+        r"answered 200: the body is not valid JSON \(Expecting value at line 1, column 8\)$",
+        id="invalid JSON",
+    ),
+    pytest.param(
+        "POST",
+        lambda b: b.rewrite("POST", USERS, body(b'{"schemas": [')),
+        "object_creation",
+        201,
+        r"^POST /v2/Users answered 201: the body is not valid JSON",
+        id="invalid JSON after a create",
+    ),
+    pytest.param(
+        "GET",
+        lambda b: b.rewrite("GET", USER, body(b"[1, 2]")),
+        "object_query",
+        200,
+        r"answered 200: the body is a JSON array, not a JSON object$",
+        id="JSON list",
+    ),
+    pytest.param(
+        "GET",
+        lambda b: b.rewrite("GET", USER, body(b'{"foo": 1}')),
+        "object_query",
+        200,
+        r'answered 200: the body is a JSON object without "schemas", so not a SCIM resource',
+        id="JSON without schemas",
+    ),
+    pytest.param(
+        "POST",
+        lambda b: b.rewrite("POST", USERS, body(b'{"foo": 1}')),
+        "object_creation",
+        201,
+        r'^POST /v2/Users answered 201: the body is a JSON object without "schemas"',
+        id="JSON without schemas after a create",
+    ),
+    pytest.param(
+        "GET",
+        lambda b: b.rewrite_json("GET", USER, invalid_user),
+        "object_query",
+        200,
+        r"answered 200: the body is not a valid User\[EnterpriseUser\]: userName is a JSON array, not a string$",
+        id="invalid SCIM resource",
+    ),
+    pytest.param(
+        "GET",
+        lambda b: b.rewrite("GET", USERS, body(b'{"foo": 1}')),
+        "object_query_without_id",
+        200,
+        r'^GET /v2/Users answered 200: the body is a JSON object without "schemas"',
+        id="list without schemas",
+    ),
+    pytest.param(
+        "GET",
+        lambda b: b.rewrite("GET", USER, content_type("text/plain")),
+        "object_query",
+        200,
+        r"answered 200: its Content-Type is text/plain, not application/scim\+json \(RFC 7644 §8\.1\)$",
+        id="text/plain JSON",
+    ),
+    pytest.param(
+        "POST",
+        lambda b: b.rewrite("POST", USERS, content_type("text/plain")),
+        "object_creation",
+        201,
+        r"^POST /v2/Users answered 201: its Content-Type is text/plain",
+        id="text/plain JSON after a create",
+    ),
+    pytest.param(
+        "POST",
+        lambda b: b.rewrite("POST", USERS, body(b"")),
+        "object_creation",
+        201,
+        r"^POST /v2/Users answered 201: the answer is an empty body instead of the created User\[EnterpriseUser\] with its id \(RFC 7644 §3\.3\)$",
+        id="create answers no body",
+    ),
+    pytest.param(
+        "GET",
+        lambda b: b.rewrite("GET", USER, body(b"")),
+        "object_query",
+        200,
+        r"^GET /v2/Users/\w+ answered an empty body instead of the User\[EnterpriseUser\] \w+\.$",
+        id="read answers no body",
+    ),
+    pytest.param(
+        "PUT",
+        lambda b: b.rewrite("PUT", USER, body(b"")),
+        "object_replacement",
+        200,
+        r"^PUT /v2/Users/\w+ answered an empty body instead of the User\[EnterpriseUser\]\.$",
+        id="replace answers no body",
+    ),
+    pytest.param(
+        "PATCH",
+        lambda b: b.rewrite("PATCH", USER, lambda answer: (200, answer[1], b"")),
+        "check_replace_attribute",
+        200,
+        r"answered 200: the answer is an empty body, but a 200 must hold the resource; only a 204 has no body \(RFC 7644 §3\.5\.2\)$",
+        id="patch answers 200 and no body",
+    ),
 ]
 
 
@@ -168,6 +262,7 @@ def test_a_resource_created_despite_an_unreadable_answer_is_deleted_by_its_locat
 def test_a_location_elsewhere_is_never_deleted(serve):
     """A Location outside the endpoint posted to could name anything: the engine leaves it, and
     finds what it created by the values it gave it (and only what carries them)."""
+
     def elsewhere(answer: Response) -> Response:
         headers = [(k, v if k.lower() != "location" else v.replace("/Users/", "/Groups/")) for k, v in answer[1]]
         return answer[0], headers, b""

@@ -16,8 +16,8 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.filling import build_resource
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.demo import make_app
-from tests.servers import http_client
-from tests.servers import make_client
+from tests.support.servers import http_client
+from tests.support.servers import make_client
 
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 
@@ -29,9 +29,30 @@ def payload(context: CheckContext, name: str, fill_all: bool = True) -> dict:
 def test_every_writable_user_attribute_is_filled_with_a_fitting_value(described):
     context, _ = described
     user = payload(context, "User")
-    writable = {"externalId", "userName", "name", "displayName", "nickName", "profileUrl", "title", "userType", "preferredLanguage",
-                "locale", "timezone", "active", "password", "emails", "phoneNumbers", "ims", "photos", "addresses", "entitlements",
-                "roles", "x509Certificates", ENTERPRISE}
+    writable = {
+        "externalId",
+        "userName",
+        "name",
+        "displayName",
+        "nickName",
+        "profileUrl",
+        "title",
+        "userType",
+        "preferredLanguage",
+        "locale",
+        "timezone",
+        "active",
+        "password",
+        "emails",
+        "phoneNumbers",
+        "ims",
+        "photos",
+        "addresses",
+        "entitlements",
+        "roles",
+        "x509Certificates",
+        ENTERPRISE,
+    }
     assert writable <= set(user)
     assert "groups" not in user and "id" not in user  # read-only
     assert user["userName"].startswith("scim-tui-userName-")
@@ -112,4 +133,3 @@ def test_references_that_loop_are_refused_with_a_clear_message(serve):
         context = CheckContext(scim)
         with pytest.raises(PrerequisiteFailed, match="the Node it needs could not be created: References to Node lead more than 3 resources deep"):
             build_resource(context, scim.get_resource_model("Node"), fill_all=False)
-

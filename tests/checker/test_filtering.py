@@ -21,9 +21,9 @@ from scim_tui.checker.checks.filter_rules import SCOPED
 from scim_tui.checker.checks.filtering import filter_operators
 from scim_tui.checker.checks.sorting import sort_order
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
 
 USERS = "/v2/Users"
 USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
@@ -130,7 +130,9 @@ def test_a_server_misreading_one_operator_fails_that_rule_only(serve, rule, chan
 
 
 def test_a_filter_the_server_refuses_is_an_error_of_its_rule(serve):
-    broken = Broken(make_app()).answer("GET", USERS, 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "detail": "no filters here"})
+    broken = Broken(make_app()).answer(
+        "GET", USERS, 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "detail": "no filters here"}
+    )
     server = serve(broken)
     rules = by_rule(run(server.url, "filter_operators"))
     scoped = set(SCOPED)
@@ -138,7 +140,10 @@ def test_a_filter_the_server_refuses_is_an_error_of_its_rule(serve):
     assert "answered 400 (no filters here) instead of 200 with a ListResponse" in rules["co"].reason
     for rule in scoped:  # they need a filter that lists the check's resources: none did
         assert rules[rule].status is Status.SKIPPED
-        assert re.search(r"Skipped: GET /v2/Users\?filter=userName eq \S+ answered 400 \(no filters here\) .*, so no filter lists only this check's resources", rules[rule].reason)
+        assert re.search(
+            r"Skipped: GET /v2/Users\?filter=userName eq \S+ answered 400 \(no filters here\) .*, so no filter lists only this check's resources",
+            rules[rule].reason,
+        )
     broken.repaired = True
     assert stored(server.url, "/Users") == []
 
@@ -177,7 +182,11 @@ def test_a_400_without_invalid_filter_is_a_deviation(serve):
 
 
 def test_a_400_that_is_not_a_scim_error_is_an_error_as_for_every_refusal(serve):
-    server = serve(Broken(make_app()).rewrite("GET", USERS, lambda answer: (answer[0], [("Content-Type", "text/html")], b"<h1>Bad filter</h1>") if answer[0] == 400 else answer))
+    server = serve(
+        Broken(make_app()).rewrite(
+            "GET", USERS, lambda answer: (answer[0], [("Content-Type", "text/html")], b"<h1>Bad filter</h1>") if answer[0] == 400 else answer
+        )
+    )
     [result] = run(server.url, "filter_invalid")
     assert result.status is Status.ERROR
     assert "answered 400" in result.reason and "(RFC 7644 §3.12, MUST)" in result.reason
@@ -210,7 +219,10 @@ def test_pr_is_skipped_when_the_server_drops_external_id(serve):
     assert stored(server.url, "/Users") == []
 
 
-@pytest.mark.parametrize(("rule", "token"), [("ne", " ne "), ("ew", " ew "), ("ge", " ge "), ("le", " le "), ("not", "not ("), ("parentheses", "("), ("pr in a value path", "value pr]")])
+@pytest.mark.parametrize(
+    ("rule", "token"),
+    [("ne", " ne "), ("ew", " ew "), ("ge", " ge "), ("le", " le "), ("not", "not ("), ("parentheses", "("), ("pr in a value path", "value pr]")],
+)
 def test_an_operator_refused_as_unsupported_is_acceptable(serve, rule, token):
     """RFC 7644 §3.12, Table 9: invalidFilter, "the specified attribute and filter comparison combination is not supported"."""
     unreadable = with_filter(lambda f: "(" if (f.startswith(token) if token == "(" else token in f) else f)

@@ -24,8 +24,8 @@ from scim_tui.checker.registry import all_checkers
 from scim_tui.demo import DemoServer
 from scim_tui.demo import make_app
 from tests.checker.test_discovery import DISCOVERY_CHECKERS
-from tests.servers import http_client
-from tests.servers import make_client
+from tests.support.servers import http_client
+from tests.support.servers import make_client
 
 pytestmark = pytest.mark.slow  # whole runs
 
@@ -136,8 +136,7 @@ def holdings(url: str) -> dict[str, list[dict]]:
     with http_client(url) as http:
         resource_types = http.get("/ResourceTypes").json()["Resources"]
         return {
-            rt["name"]: sorted(http.get(rt["endpoint"], params={"count": 1000}).json().get("Resources", []), key=lambda r: r["id"])
-            for rt in resource_types
+            rt["name"]: sorted(http.get(rt["endpoint"], params={"count": 1000}).json().get("Resources", []), key=lambda r: r["id"]) for rt in resource_types
         }
 
 

@@ -23,11 +23,11 @@ from scim_tui.checker.recorder import SILENT_AFTER
 from scim_tui.checker.registry import _CHECKERS
 from scim_tui.checker.registry import Checker
 from scim_tui.demo import make_app
-from tests.bystanders import Bystanders
-from tests.bystanders import remove_run_leftovers
-from tests.bystanders import run_leftovers
-from tests.servers import Broken
-from tests.servers import make_client
+from tests.support.bystanders import Bystanders
+from tests.support.bystanders import remove_run_leftovers
+from tests.support.bystanders import run_leftovers
+from tests.support.servers import Broken
+from tests.support.servers import make_client
 
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -217,7 +217,12 @@ def rogue_writes(context, model) -> list[CheckResult]:
         "client.replace": lambda: context.client.replace(User(id=user, user_name="hacked")),
         "client.modify": lambda: context.client.modify(User, user, VICTIM_PATCH, check_request_payload=False),
         "send_json": lambda: send_json(context, "PATCH", f"/Groups/{group}", VICTIM_PATCH),
-        "bulk": lambda: send_json(context, "POST", "/Bulk", {"schemas": ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"], "Operations": [{"method": "DELETE", "path": f"/Groups/{group}"}]}),
+        "bulk": lambda: send_json(
+            context,
+            "POST",
+            "/Bulk",
+            {"schemas": ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"], "Operations": [{"method": "DELETE", "path": f"/Groups/{group}"}]},
+        ),
         "POST on a resource": lambda: send_json(context, "POST", f"/Users/{user}", {}),
     }
     results = []

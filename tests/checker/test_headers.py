@@ -10,10 +10,10 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -73,7 +73,13 @@ def test_a_server_refusing_the_scim_media_type_gives_an_error(serve):
 @pytest.mark.parametrize(
     ("method", "path", "value", "status", "words"),
     [
-        ("GET", USERS, "application/json", Status.DEVIATION, "GET /v2/Users?count=1 (200) answered Content-Type: application/json, the type older SCIM servers"),
+        (
+            "GET",
+            USERS,
+            "application/json",
+            Status.DEVIATION,
+            "GET /v2/Users?count=1 (200) answered Content-Type: application/json, the type older SCIM servers",
+        ),
         ("GET", USER, "text/plain", Status.ERROR, "(200) answered Content-Type: text/plain; "),
         ("GET", USER, None, Status.ERROR, "(404) answered no Content-Type, instead of application/scim+json"),
         ("POST", USERS, "text/html", Status.ERROR, "POST /v2/Users (201) answered Content-Type: text/html"),
@@ -93,7 +99,10 @@ def test_an_answer_without_the_scim_media_type_is_reported(serve, method, path, 
     ("breaks", "words"),
     [
         (lambda b: b.rewrite("POST", USERS, location(None)), "answered 201 with no Location header: "),
-        (lambda b: b.rewrite("POST", USERS, location("http://127.0.0.1/v2/Users/another")), "with the Location http://127.0.0.1/v2/Users/another, but meta.location http"),
+        (
+            lambda b: b.rewrite("POST", USERS, location("http://127.0.0.1/v2/Users/another")),
+            "with the Location http://127.0.0.1/v2/Users/another, but meta.location http",
+        ),
         (lambda b: b.rewrite_json("POST", USERS, lambda body: body | {"meta": {**body["meta"], "location": None}}), "but no meta.location in its body"),
     ],
     ids=["no Location", "another Location", "no meta.location"],
@@ -132,7 +141,8 @@ def test_a_405_without_allow_is_an_error(serve):
     [result] = allow_header(serve(Broken(make_app()).rewrite("PUT", "/v2/ServiceProviderConfig", without)).url)
     assert result.status is Status.ERROR
     assert result.reason == (
-        "PUT /v2/ServiceProviderConfig answered 405 without an Allow header (RFC 9110 §15.5.6: the origin server MUST generate an Allow header field in a 405 response)."
+        "PUT /v2/ServiceProviderConfig answered 405 without an Allow header (RFC 9110 §15.5.6: the origin server "
+        "MUST generate an Allow header field in a 405 response)."
     )
 
 

@@ -18,16 +18,16 @@ from scim_tui.checker.registry import all_checkers
 from scim_tui.checker.registry import verdict_names
 from scim_tui.choices import PROVIDERS
 from scim_tui.demo import make_app
-from tests.command import scim_tui_here
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import PERSONALITIES
-from tests.unlike import Middleware
-from tests.unlike import _json_body
-from tests.unlike import entra_speaking
+from tests.support.command import scim_tui_here
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import PERSONALITIES
+from tests.support.unlike import Middleware
+from tests.support.unlike import _json_body
+from tests.support.unlike import entra_speaking
 
 GALLERY = "idp:entra:gallery"
 OIN = "idp:okta:oin"
@@ -92,14 +92,23 @@ def test_scim2_server_runs_every_step_and_refuses_three_of_entras_shapes(serve):
     assert_idp_run(server, results, set(), ENTRA_NOT_READY)
     assert {(r.title, r.resource_type) for r in results if r.status is Status.DEVIATION} == SCIM2_SERVER_REFUSES | {("entra_readiness", None)}
     [manager] = reasons(results, "entra_set_manager")
-    assert manager.startswith("Add manager: PATCH /v2/Users/") and "answered 400: 'manager' is not an attribute of the schema. The same change as the RFC spells it passes." in manager
-    assert 'Entra ID\'s request differs in op "Add" (RFC: "add"), path "manager" (RFC: "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager"), value [{"$ref": ' in manager
-    assert manager.endswith('Entra sends the path "manager" without the enterprise extension\'s URN, and an array of one {"$ref": …, "value": …} though manager is single-valued (RFC 7643 §4.3); its tutorial shows this shape.')
+    assert (
+        manager.startswith("Add manager: PATCH /v2/Users/")
+        and "answered 400: 'manager' is not an attribute of the schema. The same change as the RFC spells it passes." in manager
+    )
+    assert (
+        'Entra ID\'s request differs in op "Add" (RFC: "add"), path "manager" (RFC: '
+        '"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager"), value [{"$ref": ' in manager
+    )
+    assert manager.endswith(
+        'Entra sends the path "manager" without the enterprise extension\'s URN, and an array of one {"$ref": '
+        '…, "value": …} though manager is single-valued (RFC 7643 §4.3); its tutorial shows this shape.'
+    )
     [removal] = reasons(results, "entra_remove_member")
     assert "a remove operation carries no value" in removal and 'Entra removes a member with path "members" and the member in "value"' in removal
     # Only idp checks ran; the verdicts come last, after every step.
     verdicts = [r.title for r in results if r.title.endswith("_readiness")]
-    assert results[-len(verdicts):] == [r for r in results if r.title.endswith("_readiness")] and verdicts[:2] == ["entra_readiness", "okta_readiness"]
+    assert results[-len(verdicts) :] == [r for r in results if r.title.endswith("_readiness")] and verdicts[:2] == ["entra_readiness", "okta_readiness"]
     assert all(r.status is Status.SKIPPED for r in results if "idp" not in r.tags)
 
 
@@ -116,7 +125,9 @@ def test_the_requests_are_those_of_each_provider(serve):
     results = run(server.url)
     # Every request of an Okta step carries Okta's User-Agent; the run's clean-up (DELETE, which Okta never sends) and the
     # reads it sends for itself (their note says so: a resource proven its own before a write) are scim-tui's own.
-    okta = [e for r in results if r.title.startswith("okta_") for e in r.exchanges if e.method != "DELETE" and not (e.note or "").startswith("sent by scim-tui")]
+    okta = [
+        e for r in results if r.title.startswith("okta_") for e in r.exchanges if e.method != "DELETE" and not (e.note or "").startswith("sent by scim-tui")
+    ]
     assert {"GET", "POST", "PUT", "PATCH"} <= {e.method for e in okta} and all(e.request_headers.get("user-agent") == "Okta SCIM Client 1.0.0" for e in okta)
     entra = [e for r in results if r.title.startswith("entra_") for e in r.exchanges]
     assert not any(e.request_headers.get("user-agent") == "Okta SCIM Client 1.0.0" for e in entra)
@@ -174,8 +185,11 @@ def test_ops_accepted_only_in_lower_case_make_entra_not_ready_by_deviations(serv
     server = serve(Broken(make_app()).rewrite_request_json("PATCH", RESOURCES, lambda body: operations(body, _lower_case_only)))
     results = run(server.url)
     capitalised = {
-        ("entra_capitalised_ops", "User"), ("entra_disable_user", "User"), ("entra_replace_work_email", "User"),
-        ("entra_replace_employee_number", "User"), ("entra_add_members", "Group"),
+        ("entra_capitalised_ops", "User"),
+        ("entra_disable_user", "User"),
+        ("entra_replace_work_email", "User"),
+        ("entra_replace_employee_number", "User"),
+        ("entra_add_members", "Group"),
     }
     entra = (
         "NOT READY for Entra ID: 8 of 14 steps block: entra_capitalised_ops (User) refused, entra_disable_user (User) refused, "
@@ -186,11 +200,17 @@ def test_ops_accepted_only_in_lower_case_make_entra_not_ready_by_deviations(serv
     for title in ("entra_capitalised_ops", "entra_replace_work_email", "entra_replace_employee_number", "entra_add_members"):
         for result in [r for r in results if r.title == title]:
             assert result.status is Status.DEVIATION and "answered 400" in result.reason, result.reason
-            assert re.search(r'The same change as the RFC spells it passes\. Entra ID\'s request differs in op "(Replace|Add|Remove)" \(RFC: "(replace|add|remove)"\)\. ', result.reason)
+            assert re.search(
+                r'The same change as the RFC spells it passes\. Entra ID\'s request differs in op "(Replace|Add|Remove)" \(RFC: "(replace|add|remove)"\)\. ',
+                result.reason,
+            )
             assert result.reason.endswith(CAPITALISED), result.reason
     # The RFC's spelling of the disabling differs in both: both are named.
     [disable] = reasons(results, "entra_disable_user")
-    assert 'differs in op "Replace" (RFC: "replace"), value "False" (RFC: false). Entra sends active as the string "False" by default (and a capitalised op)' in disable
+    assert (
+        'differs in op "Replace" (RFC: "replace"), value "False" (RFC: false). Entra sends active as the string "False" by default (and a capitalised op)'
+        in disable
+    )
 
 
 def test_false_as_a_string_refused_is_a_deviation_of_entra_disable_user_only(serve):
@@ -218,7 +238,10 @@ def test_a_filter_without_match_answered_404_blocks_entra_okta_tolerates_it(serv
     assert_idp_run(server, results, set(), entra, okta, blocks={("entra_test_connection", "User")})
     [connection] = [r for r in results if r.title == "entra_test_connection"]
     assert connection.status is Status.DEVIATION
-    assert connection.reason.endswith("answered 404: Entra ID reads any other answer as a failed test connection, but RFC 7644 §3.4.2 answers a query matching nothing with 200 and totalResults 0.")
+    assert connection.reason.endswith(
+        "answered 404: Entra ID reads any other answer as a failed test connection, but RFC 7644 §3.4.2 answers "
+        "a query matching nothing with 200 and totalResults 0."
+    )
     [lookup] = [r for r in results if r.title == "okta_lookup_missing_user"]
     assert lookup.status is Status.DEVIATION and "answered 404: Okta reads it as no match, but RFC 7644 §3.4.2" in lookup.reason
 
@@ -245,7 +268,9 @@ def test_remove_members_with_a_value_ignored_or_applied_to_all_blocks_entra(serv
     results = run(server.url)
     removal = ("entra_remove_member", "Group")
     how = "refused" if status is Status.DEVIATION else "failed"
-    entra = f"NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) refused, entra_create_group (Group) refused, entra_remove_member (Group) {how}."
+    entra = (
+        f"NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) refused, entra_create_group (Group) refused, entra_remove_member (Group) {how}."
+    )
     assert_idp_run(server, results, {removal} if status is Status.ERROR else set(), entra)
     [result] = [r for r in results if r.title == "entra_remove_member"]
     assert result.status is status and result.reason.startswith("Remove members with a value: a GET after the 204 answer") and words in result.reason
@@ -269,14 +294,18 @@ def test_a_disabled_user_hidden_from_filters_blocks_entra(serve):
     assert_idp_run(server, results, set(), entra, blocks={("entra_disabled_user_found", "User")})
     read, found = [r for r in results if r.title == "entra_disabled_user_found"]
     assert read.status is Status.SUCCESS and found.status is Status.DEVIATION
-    assert re.fullmatch(r'GET /v2/Users\?filter=userName eq "scim-tui-\w+@example.com" answered no resource: RFC 7643 §4\.1\.1 leaves what active means .*', found.reason)
+    assert re.fullmatch(
+        r'GET /v2/Users\?filter=userName eq "scim-tui-\w+@example.com" answered no resource: RFC 7643 §4\.1\.1 leaves what active means .*', found.reason
+    )
 
 
 def test_start_index_and_count_ignored_fail_okta_test_connection(serve):
     ignoring = Broken(make_app()).rewrite_query("GET", USERS, lambda query: {k: v for k, v in query.items() if k not in ("startIndex", "count")})
     server = serve(ignoring)
     results = run(server.url)
-    assert_idp_run(server, results, {("okta_test_connection", "User")}, ENTRA_NOT_READY, "NOT READY for Okta: 1 of 10 steps block: okta_test_connection (User) failed.")
+    assert_idp_run(
+        server, results, {("okta_test_connection", "User")}, ENTRA_NOT_READY, "NOT READY for Okta: 1 of 10 steps block: okta_test_connection (User) failed."
+    )
     [connection] = reasons(results, "okta_test_connection")
     assert re.fullmatch(r"GET /v2/Users\?startIndex=1&count=2 answered \d+ users: count is ignored \(RFC 7644 §3\.4\.2\.4\)\.", connection)
 
@@ -297,7 +326,11 @@ def test_patch_without_a_path_refused_is_the_servers_rfc_fault(serve):
     okta = "NOT READY for Okta: 2 of 10 steps block: okta_deactivate_user (User) failed, okta_rename_group (Group) failed."
     assert_idp_run(server, results, {("entra_replace_dotted_keys", "User"), ("okta_deactivate_user", "User"), ("okta_rename_group", "Group")}, entra, okta)
     deactivated, read = [r for r in results if r.title == "okta_deactivate_user"]
-    assert deactivated.status is Status.ERROR and "The same change as the RFC spells it passes. Okta's request differs in value {\"active\": false} (RFC: false), path absent (RFC: \"active\")." in deactivated.reason
+    assert (
+        deactivated.status is Status.ERROR
+        and 'The same change as the RFC spells it passes. Okta\'s request differs in value {"active": false} (RFC: false), path absent (RFC: "active").'
+        in deactivated.reason
+    )
     assert deactivated.reason.endswith("so the refusal is the server's fault by the RFC too.")
     assert read.status is Status.SUCCESS, "the path-given deactivation tried to tell the cause did deactivate the user"
 
@@ -306,7 +339,9 @@ def test_the_compliant_dialect_is_a_tag_of_its_own(serve):
     server = serve(make_app())
     results = run(server.url, exclude_tags={"idp:entra:compliant", GALLERY, OIN})
     assert {r.title for r in results if "idp:entra:compliant" in r.tags and r.status is Status.SKIPPED} == {
-        "entra_disable_user_boolean", "entra_replace_dotted_keys", "entra_remove_member_filter",
+        "entra_disable_user_boolean",
+        "entra_replace_dotted_keys",
+        "entra_remove_member_filter",
     }
     assert verdict(results, "entra").reason == f"NOT READY for Entra ID: 3 of 11 steps block: {ENTRA_BLOCKS}."
     assert stored(server.url) == []
@@ -320,7 +355,9 @@ def test_a_server_without_groups_skips_the_group_steps_and_is_not_ready(serve):
     results = run(server.url)
     groups = [r for r in results if "idp" in r.tags and r.resource_type == "Group" and not r.deselected]
     assert groups and all(r.status is Status.SKIPPED for r in groups)
-    assert all(r.reason == "Skipped: the server has no resource type of the schema urn:ietf:params:scim:schemas:core:2.0:Group that can be checked." for r in groups)
+    assert all(
+        r.reason == "Skipped: the server has no resource type of the schema urn:ietf:params:scim:schemas:core:2.0:Group that can be checked." for r in groups
+    )
     assert verdict(results, "okta").reason == (
         "NOT READY for Okta: 4 of 10 steps block: okta_create_group (Group) did not run, okta_rename_group (Group) did not run, "
         "okta_update_members (Group) did not run, okta_replace_members (Group) did not run."
@@ -350,10 +387,17 @@ def test_counts_answered_as_strings_fail_the_steps_reading_lists(serve):
     results = run(server.url)
     lists = [r for r in results if r.status.failed and not r.title.endswith("_readiness")]
     assert {r.title for r in lists} == {
-        "entra_test_connection", "entra_create_user", "entra_disabled_user_found",
-        "okta_test_connection", "okta_lookup_missing_user", "okta_create_user", "okta_import_users",
+        "entra_test_connection",
+        "entra_create_user",
+        "entra_disabled_user_found",
+        "okta_test_connection",
+        "okta_lookup_missing_user",
+        "okta_create_user",
+        "okta_import_users",
     }
-    assert all(re.search(r'answered "totalResults": \'\d+\', a JSON string instead of a JSON integer \(RFC 7644 §3\.4\.2\)', r.reason) for r in lists), [r.reason for r in lists]
+    assert all(re.search(r'answered "totalResults": \'\d+\', a JSON string instead of a JSON integer \(RFC 7644 §3\.4\.2\)', r.reason) for r in lists), [
+        r.reason for r in lists
+    ]
     assert stored(server.url) == []
 
 
@@ -377,18 +421,32 @@ def _ops(method: str, body: dict) -> list[dict]:
 
 
 SHAPES = {
-    "capitalised op": ("entra", lambda m, p, b: any(op.get("op") != str(op.get("op")).lower() for op in _ops(m, b)), {
-        "entra_capitalised_ops", "entra_disable_user", "entra_replace_work_email", "entra_replace_employee_number",
-        "entra_set_manager", "entra_add_members", "entra_remove_member",
-    }),
+    "capitalised op": (
+        "entra",
+        lambda m, p, b: any(op.get("op") != str(op.get("op")).lower() for op in _ops(m, b)),
+        {
+            "entra_capitalised_ops",
+            "entra_disable_user",
+            "entra_replace_work_email",
+            "entra_replace_employee_number",
+            "entra_set_manager",
+            "entra_add_members",
+            "entra_remove_member",
+        },
+    ),
     'active "False"': ("entra", lambda m, p, b: any(op.get("value") == "False" for op in _ops(m, b)), {"entra_disable_user"}),
     'path "manager"': ("entra", lambda m, p, b: any(op.get("path") == "manager" for op in _ops(m, b)), {"entra_set_manager"}),
     "group's second URN": ("entra", lambda m, p, b: m == "POST" and ENTRA_GROUP in b.get("schemas", []), {"entra_create_group"}),
     "member removed by value": (
-        "entra", lambda m, p, b: any(str(op.get("op")).lower() == "remove" and op.get("path") == "members" and "value" in op for op in _ops(m, b)),
+        "entra",
+        lambda m, p, b: any(str(op.get("op")).lower() == "remove" and op.get("path") == "members" and "value" in op for op in _ops(m, b)),
         {"entra_remove_member"},
     ),
-    "dotted keys": ("entra", lambda m, p, b: any("path" not in op and any("." in key and not key.startswith("urn:") for key in op.get("value", {})) for op in _ops(m, b)), {"entra_replace_dotted_keys"}),
+    "dotted keys": (
+        "entra",
+        lambda m, p, b: any("path" not in op and any("." in key and not key.startswith("urn:") for key in op.get("value", {})) for op in _ops(m, b)),
+        {"entra_replace_dotted_keys"},
+    ),
     "id in a replace": ("okta", lambda m, p, b: any("path" not in op and "id" in (op.get("value") or {}) for op in _ops(m, b)), {"okta_rename_group"}),
 }
 """Each shape only a provider sends: the provider, how a request carrying it is told, the steps it blocks."""

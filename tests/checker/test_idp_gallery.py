@@ -13,14 +13,14 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.idp_gallery import GALLERY_TESTS
-from scim_tui.connect import open_client
 from scim_tui.demo import make_app
+from scim_tui.net.connect import open_client
 from tests.checker.test_idp import run
-from tests.servers import Broken
-from tests.servers import stored
+from tests.support.servers import Broken
+from tests.support.servers import stored
+from tests.support.unlike import entra_gallery_speaking
 from tests.test_connect import TokenEndpoint
 from tests.test_connect import oauth_profile
-from tests.unlike import entra_gallery_speaking
 
 GALLERY = {"include_tags": {"idp:entra:gallery"}, "exclude_tags": None}
 NOT_REPLAYABLE = {"POD_User_Test", "POD_Group_Test", "Federated_Identity_Test"}
@@ -130,7 +130,14 @@ def _users_only() -> Any:
     return make_app(schemas=schemas, resource_types=users, bearer_tokens=["not-issued-yet"])
 
 
-GROUP_TESTS = {"Create_Group_Test", "Update_Group_Test", "Group_Update_Add_Member_Test", "Group_Update_Remove_Member_Test", "SCIM_Group_Create_Test", "SCIM_Group_Update_Test"}
+GROUP_TESTS = {
+    "Create_Group_Test",
+    "Update_Group_Test",
+    "Group_Update_Add_Member_Test",
+    "Group_Update_Remove_Member_Test",
+    "SCIM_Group_Create_Test",
+    "SCIM_Group_Update_Test",
+}
 
 
 @pytest.mark.slow
@@ -141,7 +148,11 @@ GROUP_TESTS = {"Create_Group_Test", "Update_Group_Test", "Group_Update_Add_Membe
         ("a null update keeps the value", {"SCIM_Null_Update_Test"}, set()),
         ("a manager that cannot be removed", {"User_Update_Manager_Test", "SCIM_Update_Manager_Test"}, set()),
         ("a token living 30 minutes", {"Validate_Credentials_Test"}, set()),
-        ("no Group schema", GROUP_TESTS | {"Schema_Discoverability_Test", "POD_Group_Test"}, {"Delete_Group_Test", "Restore_Group_Test", "SCIM_Group_Pagination_Test"}),
+        (
+            "no Group schema",
+            GROUP_TESTS | {"Schema_Discoverability_Test", "POD_Group_Test"},
+            {"Delete_Group_Test", "Restore_Group_Test", "SCIM_Group_Pagination_Test"},
+        ),
     ],
 )
 def test_a_server_breaking_one_pass_criterion_fails_exactly_that_test(gallery_run, breaking, failed, warned):

@@ -9,12 +9,12 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import PERSONALITIES
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import PERSONALITIES
 
 OIN = CheckConfig(include_tags={"idp:okta"})
 ENTITLEMENT = "urn:okta:scim:schemas:core:1.0:Entitlement"
@@ -96,9 +96,20 @@ def test_an_empty_member_list_refused_fails_the_group_push(serve):
 
 
 def _entitlements(items_per_page: int):
-    resource_type = {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:ResourceType"], "id": "Entitlement", "name": "Entitlement", "endpoint": "/Entitlements", "schema": ENTITLEMENT}
-    listing = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], "totalResults": 2, "startIndex": 1, "itemsPerPage": items_per_page,
-               "Resources": [{"id": "admin", "displayName": "Administrator", "type": "role"}]}
+    resource_type = {
+        "schemas": ["urn:ietf:params:scim:schemas:core:2.0:ResourceType"],
+        "id": "Entitlement",
+        "name": "Entitlement",
+        "endpoint": "/Entitlements",
+        "schema": ENTITLEMENT,
+    }
+    listing = {
+        "schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+        "totalResults": 2,
+        "startIndex": 1,
+        "itemsPerPage": items_per_page,
+        "Resources": [{"id": "admin", "displayName": "Administrator", "type": "role"}],
+    }
     add = lambda body: {**body, "Resources": [*body["Resources"], resource_type], "totalResults": body["totalResults"] + 1}  # noqa: E731
     return lambda app: Broken(app).rewrite_json("GET", "/v2/ResourceTypes", add, QUERY_STRING="").answer("GET", "/v2/Entitlements", 200, listing, SCIM_JSON)
 
@@ -108,7 +119,9 @@ def test_the_entitlements_suite_reads_each_endpoint_of_oktas_types(serve):
     [listed] = of(run(good.url), "okta_entitlements_test")
     assert listed.status is Status.SUCCESS and listed.reason == "GET /v2/Entitlements?count=1&startIndex=1 answered its first entry."
     [wrong] = of(run(bad.url), "okta_entitlements_test")
-    assert wrong.status is Status.ERROR and wrong.reason == "GET /v2/Entitlements?count=1&startIndex=1 answered itemsPerPage 2 instead of 1 (RFC 7644 §3.4.2.4)."
+    assert (
+        wrong.status is Status.ERROR and wrong.reason == "GET /v2/Entitlements?count=1&startIndex=1 answered itemsPerPage 2 instead of 1 (RFC 7644 §3.4.2.4)."
+    )
 
 
 def test_a_broken_not_found_answer_fails_the_spec_suite(serve):

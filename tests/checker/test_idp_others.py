@@ -10,10 +10,10 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.idp_readiness import blocking
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
-from tests.unlike import PERSONALITIES
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.unlike import PERSONALITIES
 
 OTHERS = {"idp:onelogin", "idp:pingfederate", "idp:jumpcloud", "idp:sailpoint", "idp:google", "idp:rippling"}
 
@@ -39,13 +39,19 @@ def test_scim2_server_is_ready_for_each_but_onelogins_scim11_templates(serve):
         "rippling_readiness": "READY for Rippling: all 2 steps passed.",
     }
     [scim11] = [r for r in results if r.title == "onelogin_scim11_schema"]
-    assert scim11.status is Status.DEVIATION and 'OneLogin\'s request differs in schemas[0] "urn:scim:schemas:core:1.0" (RFC: "urn:ietf:params:scim:schemas:core:2.0:User").' in scim11.reason
+    assert (
+        scim11.status is Status.DEVIATION
+        and 'OneLogin\'s request differs in schemas[0] "urn:scim:schemas:core:1.0" (RFC: "urn:ietf:params:scim:schemas:core:2.0:User").' in scim11.reason
+    )
     assert not [r for r in results if r.status.failed]
     assert stored(server.url) == []
 
 
 def _emails_object_refused(body: dict) -> dict:
-    return {**body, "Operations": [{"op": "no-such-op"} if isinstance(op.get("value"), dict) and op.get("path") == "emails" else op for op in body["Operations"]]}
+    return {
+        **body,
+        "Operations": [{"op": "no-such-op"} if isinstance(op.get("value"), dict) and op.get("path") == "emails" else op for op in body["Operations"]],
+    }
 
 
 def _add_without_path_refused(body: dict) -> dict:
@@ -55,7 +61,11 @@ def _add_without_path_refused(body: dict) -> dict:
 @pytest.mark.parametrize(
     ("app", "check", "status"),
     [
-        (lambda: Broken(make_app()).rewrite_request_json("PATCH", r"/v2/Users/[^/]+", _emails_object_refused), "onelogin_emails_as_an_object", Status.DEVIATION),
+        (
+            lambda: Broken(make_app()).rewrite_request_json("PATCH", r"/v2/Users/[^/]+", _emails_object_refused),
+            "onelogin_emails_as_an_object",
+            Status.DEVIATION,
+        ),
         (lambda: Broken(make_app()).answer("PATCH", r"/v2/Groups/[^/]+", 405), "onelogin_group_patch", Status.ERROR),
         (lambda: Broken(make_app()).rewrite_request_json("PATCH", r"/v2/Users/[^/]+", _add_without_path_refused), "sailpoint_disable_enable", Status.ERROR),
         (PERSONALITIES["duplicates accepted"].app, "rippling_create_and_retry", Status.ERROR),

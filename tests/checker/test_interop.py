@@ -15,13 +15,13 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.registry import all_checkers
 from scim_tui.checker.registry import filtered_out
 from scim_tui.demo import make_app
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
-from tests.unlike import Middleware
-from tests.unlike import _error
-from tests.unlike import _json_body
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.unlike import Middleware
+from tests.support.unlike import _error
+from tests.support.unlike import _json_body
 
 INTEROP = {"profile:interop"}
 USERS = "/v2/Users"
@@ -116,7 +116,8 @@ def test_a_page_smaller_than_asked_is_an_error(serve):
     count = run(serve(capped).url, "interop_operations")[0]
     assert count.status is Status.ERROR
     assert re.fullmatch(
-        r"GET /v2/Users\?count=100 answered 1 of \d resources: a service provider MUST support a client-requested count of at least 100 \(interop profile §6\.4\)\.",
+        r"GET /v2/Users\?count=100 answered 1 of \d resources: a service provider MUST support a client-requested "
+        r"count of at least 100 \(interop profile §6\.4\)\.",
         count.reason,
     )
 

@@ -24,10 +24,10 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.command import scim_tui_here
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
+from tests.support.command import scim_tui_here
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
 
 RESOURCE_TYPES = "/v2/ResourceTypes"
 SCHEMAS = "/v2/Schemas"
@@ -67,7 +67,7 @@ def test_scim2_server_passes_every_discovery_check_but_its_configuration(serve):
     """The baseline the other tests compare with: one known break, both creations pass."""
     results = run(serve(make_app()).url)
     assert set(failed(results)) == {"service_provider_config_document"}
-    assert CREATIONS <= passed(results)
+    assert passed(results) >= CREATIONS
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_a_list_in_a_loose_form_is_one_error_and_the_run_goes_on(serve, path, ch
     checker = "query_all_resource_types" if path == RESOURCE_TYPES else "query_all_schemas"
     assert set(failed(results)) == {"service_provider_config_document", checker}
     assert problem in failed(results)[checker]
-    assert CREATIONS <= passed(results)
+    assert passed(results) >= CREATIONS
     assert stored(server.url) == []
 
 
@@ -113,7 +113,7 @@ def test_an_endpoint_not_relative_to_the_base_url_is_an_error_and_still_used(ser
     assert set(errors) == {"service_provider_config_document", "resource_type_documents"}
     assert f"endpoint {endpoint.format(base=server.url)} is not relative to the base URL" in errors["resource_type_documents"]
     assert "the run uses /Users" in errors["resource_type_documents"]
-    assert CREATIONS <= passed(results)
+    assert passed(results) >= CREATIONS
     assert stored(server.url) == []
 
 
@@ -128,7 +128,7 @@ def test_a_schema_missing_from_the_list_is_read_by_its_id(serve):
     errors = failed(results)
     assert set(errors) == {"service_provider_config_document", "query_all_schemas"}
     assert USER_SCHEMA in errors["query_all_schemas"]
-    assert CREATIONS <= passed(results)
+    assert passed(results) >= CREATIONS
     creation = next(r for r in results if (r.title, r.resource_type) == ("object_creation", "User"))
     assert creation.status is Status.SUCCESS
 
@@ -201,7 +201,10 @@ def test_a_location_that_does_not_serve_the_document_is_an_error(serve, location
 def documents_of(server_url: str) -> dict[str, Any]:
     with make_client(server_url) as scim:
         http = scim.client
-        return {kind: http.get(path).json() for kind, path in (("service_provider_config", "/ServiceProviderConfig"), ("resource_types", "/ResourceTypes"), ("schemas", "/Schemas"))}
+        return {
+            kind: http.get(path).json()
+            for kind, path in (("service_provider_config", "/ServiceProviderConfig"), ("resource_types", "/ResourceTypes"), ("schemas", "/Schemas"))
+        }
 
 
 def test_documents_supplied_stand_in_for_a_server_that_serves_none(serve):
@@ -258,9 +261,7 @@ def test_a_request_the_client_refuses_to_send_is_not_the_servers_fault(serve):
         name="Badge",
         attributes=[Attribute(name="issued", type=Attribute.Type.string, mutability=Mutability.read_only, multi_valued=False)],
     )
-    user_type = ResourceType(
-        id="User", name="User", endpoint="/Users", schema_=USER_SCHEMA, schema_extensions=[SchemaExtension(schema_=BADGE, required=True)]
-    )
+    user_type = ResourceType(id="User", name="User", endpoint="/Users", schema_=USER_SCHEMA, schema_extensions=[SchemaExtension(schema_=BADGE, required=True)])
     default = load_default_schemas()
     server = serve(make_app(schemas=[default[USER_SCHEMA], badge], resource_types=[user_type]))
     results = run(server.url, CheckConfig(include_tags={"crud"}))

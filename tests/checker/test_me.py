@@ -10,10 +10,10 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.pacing import Pacing
 from scim_tui.demo import make_app
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
 
 ME = "/v2/Me"
 SUBJECT = {"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "id": "subject-1", "userName": "me"}
@@ -39,12 +39,24 @@ def test_scim2_server_answers_501_as_it_should(client):
     ("breaks", "status", "words"),
     [
         (lambda b: b.answer("GET", ME, 500, scim_error(500)), Status.ERROR, "answered 500 Internal Server Error: the server fails on /Me"),
-        (lambda b: b.answer("GET", ME, 503, b"<html>down</html>", [("Content-Type", "text/html")]), Status.ERROR, "answered 503 Service Unavailable: the server fails"),
+        (
+            lambda b: b.answer("GET", ME, 503, b"<html>down</html>", [("Content-Type", "text/html")]),
+            Status.ERROR,
+            "answered 503 Service Unavailable: the server fails",
+        ),
         (lambda b: b.answer("GET", ME, 501, b"<html>no</html>", [("Content-Type", "text/html")]), Status.ERROR, "its body is not a JSON object"),
-        (lambda b: b.answer("GET", ME, 200, SUBJECT, AT_SUBJECT), Status.ACCEPTABLE, "with the subject's resource subject-1, at http://127.0.0.1/v2/Users/subject-1"),
+        (
+            lambda b: b.answer("GET", ME, 200, SUBJECT, AT_SUBJECT),
+            Status.ACCEPTABLE,
+            "with the subject's resource subject-1, at http://127.0.0.1/v2/Users/subject-1",
+        ),
         (lambda b: b.answer("GET", ME, 200, SUBJECT), Status.ERROR, "without a Location header, which MUST"),
         (lambda b: b.answer("GET", ME, 200, {"detail": "hello"}, AT_SUBJECT), Status.ERROR, "its body is not a resource"),
-        (lambda b: b.answer("GET", ME, 308, b"", [("Location", "http://127.0.0.1/v2/Users/subject-1")]), Status.ACCEPTABLE, "308 Permanent Redirect to http://127.0.0.1/v2/Users/subject-1"),
+        (
+            lambda b: b.answer("GET", ME, 308, b"", [("Location", "http://127.0.0.1/v2/Users/subject-1")]),
+            Status.ACCEPTABLE,
+            "308 Permanent Redirect to http://127.0.0.1/v2/Users/subject-1",
+        ),
         (lambda b: b.answer("GET", ME, 308, b""), Status.ERROR, "308 Permanent Redirect without a Location header"),
         (lambda b: b.answer("GET", ME, 302, b"", [("Location", "/elsewhere")]), Status.DEVIATION, "redirects to it with a 308"),
         (lambda b: b.answer("GET", ME, 403, scim_error(403)), Status.ACCEPTABLE, "serves /Me, but not to the subject"),

@@ -15,16 +15,16 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks import meta
 from scim_tui.demo import make_app
-from tests.servers import WHOLE_PATCH_ANSWER
-from tests.servers import Broken
-from tests.servers import http_client
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import USER as SCHEMA_USER
-from tests.unlike import Immutable
-from tests.unlike import LocationsByUserName
-from tests.unlike import _schema_change
+from tests.support.servers import WHOLE_PATCH_ANSWER
+from tests.support.servers import Broken
+from tests.support.servers import http_client
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import USER as SCHEMA_USER
+from tests.support.unlike import Immutable
+from tests.support.unlike import LocationsByUserName
+from tests.support.unlike import _schema_change
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -239,7 +239,16 @@ def test_a_location_that_serves_another_resource_is_an_error(serve):
 
 def _declaring_external_id(schema: dict) -> dict:
     """A User schema that lists externalId among its attributes, as some servers publish it."""
-    external_id = {"name": "externalId", "type": "string", "multiValued": False, "required": False, "caseExact": True, "mutability": "readWrite", "returned": "default", "uniqueness": "none"}
+    external_id = {
+        "name": "externalId",
+        "type": "string",
+        "multiValued": False,
+        "required": False,
+        "caseExact": True,
+        "mutability": "readWrite",
+        "returned": "default",
+        "uniqueness": "none",
+    }
     return schema | {"attributes": [*schema["attributes"], external_id]}
 
 

@@ -19,10 +19,10 @@ from scim_tui.demo import make_app
 from tests.checker.test_filtering import RULES
 from tests.checker.test_filtering import by_rule
 from tests.checker.test_filtering import run
-from tests.servers import make_client
-from tests.servers import stored
-from tests.unlike import SwUnsupported
-from tests.unlike import filter_ignored
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.unlike import SwUnsupported
+from tests.support.unlike import filter_ignored
 
 LISTING = {"filter", "pagination", "sort"}
 """The tags of the checks that narrow lists."""
@@ -51,7 +51,8 @@ def test_sw_refused_with_invalid_filter_is_an_unsupported_operator_not_an_error(
     assert rules["sw"].status is Status.ACCEPTABLE
     assert rules["sw"].reason.startswith('sw: GET /v2/Users?filter=userName sw "scim-tui-filter-')
     assert rules["sw"].reason.endswith(
-        'answered 400 invalidFilter, which a service provider answers when "the specified attribute and filter comparison combination is not supported" (RFC 7644 §3.12, Table 9).'
+        'answered 400 invalidFilter, which a service provider answers when "the specified attribute and filter '
+        'comparison combination is not supported" (RFC 7644 §3.12, Table 9).'
     )
     for rule in set(RULES) - {"sw"}:
         assert rules[rule].status is Status.SUCCESS, rules[rule].reason

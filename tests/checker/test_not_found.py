@@ -14,10 +14,10 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
-from tests.unlike import Middleware
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.unlike import Middleware
 
 MISSING = r"/v2/(Users|Groups)/scim-tui-missing-\w+"
 
@@ -67,7 +67,8 @@ def test_a_put_that_creates_at_an_unknown_id_is_an_error_and_what_it_made_is_del
     put = run(server.url)[1]
     assert put.status is Status.ERROR
     assert re.fullmatch(
-        r"PUT /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 201 instead of 404 \(RFC 7644 §3\.12, Table 8: 404, the specified resource does not exist\)\.",
+        r"PUT /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 201 instead of 404 \(RFC 7644 "
+        r"§3\.12, Table 8: 404, the specified resource does not exist\)\.",
         put.reason,
     )
     assert put.leftovers == [] and stored(server.url) == []

@@ -13,13 +13,13 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
-from tests.unlike import Middleware
-from tests.unlike import _error
-from tests.unlike import _json_body
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.unlike import Middleware
+from tests.support.unlike import _error
+from tests.support.unlike import _json_body
 
 LABELS = ("post", "put", "patch null", "patch empty")
 
@@ -61,7 +61,8 @@ def test_null_refused_is_an_error_of_each_request(serve):
     for label in ("post", "put"):
         assert results[label].status is Status.ERROR
         assert results[label].reason.endswith(
-            'answered 400 (null is not a valid value), though null is a value any attribute may take (RFC 7643 §2.5: "assigning an attribute with the value null '
+            "answered 400 (null is not a valid value), though null is a value any attribute may take (RFC 7643 "
+            '§2.5: "assigning an attribute with the value null '
             '... has the effect of making the attribute unassigned").'
         )
     assert results["patch null"].status is Status.ERROR and "answered 400" in results["patch null"].reason

@@ -3,7 +3,7 @@
 else, leaves nothing of its own behind, and names what the server still holds.
 
 Each test puts someone else's users and groups on a scim2-server that lies in one way, runs the
-checks, and counts every foreign resource before and after (tests/bystanders.py).
+checks, and counts every foreign resource before and after (tests/support/bystanders.py).
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ from scim_tui.checker.registry import Checker
 from scim_tui.demo import make_app
 from scim_tui.reports import RunReport
 from scim_tui.reports import write_report
-from tests.bystanders import Bystanders
-from tests.bystanders import run_leftovers
 from tests.checker.test_harmless import Logged
 from tests.checker.test_harmless import reported
 from tests.checker.test_harmless import run
-from tests.servers import Broken
-from tests.servers import Response
-from tests.unlike import Middleware
+from tests.support.bystanders import Bystanders
+from tests.support.bystanders import run_leftovers
+from tests.support.servers import Broken
+from tests.support.servers import Response
+from tests.support.unlike import Middleware
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"

@@ -20,8 +20,8 @@ from scim_tui.checker.pacing import Pacing
 from scim_tui.checker.pacing import retry_after
 from scim_tui.demo import DemoServer
 from scim_tui.demo import make_app
-from tests.servers import Busy
-from tests.servers import make_client
+from tests.support.servers import Busy
+from tests.support.servers import make_client
 
 FAST = Pacing(backoff=0.01)
 """Back-off without Retry-After, shortened so that the tests do not sleep for seconds."""
@@ -151,7 +151,10 @@ def test_a_server_busy_for_good_ends_the_run_once_it_waited_all_a_run_waits(serv
     server = serve(busy)
     seen, results = outcomes(server.url, CheckConfig(include_tags={"discovery", "misc"}, exclude_tags={"discovery:strict"}, jobs=1))
     assert clock.slept <= MAX_RUN_WAIT
-    why = f"the server kept answering 429 (too busy): the run's requests waited {MAX_RUN_WAIT:g} s in all for it, and a run waits {MAX_RUN_WAIT:g} s at most, so it ended early"
+    why = (
+        f"the server kept answering 429 (too busy): the run's requests waited {MAX_RUN_WAIT:g} s in all for "
+        f"it, and a run waits {MAX_RUN_WAIT:g} s at most, so it ended early"
+    )
     ended = [r for r in results if r.reason == f"Skipped: {why}."]
     assert ended and all(r.status is Status.SKIPPED for r in ended)
     # Each request is answered 5 times (sent, then again 4 times, 5 s apart): the run's wait covers

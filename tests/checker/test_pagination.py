@@ -9,8 +9,8 @@ from scim_tui.demo import make_app
 from tests.checker.test_filtering import by_rule
 from tests.checker.test_filtering import run
 from tests.checker.test_filtering import without_filter_support
-from tests.servers import Broken
-from tests.servers import stored
+from tests.support.servers import Broken
+from tests.support.servers import stored
 
 USERS = "/v2/Users"
 RULES = ["count", "startIndex", "totalResults", "itemsPerPage and startIndex", "count=0", "startIndex below 1", "negative count"]
@@ -47,12 +47,42 @@ def test_every_rule_holds_on_scim2_server(serve, resource_type):
     ("broken", "rule", "seen", "intact"),
     [
         (lambda b: b.rewrite_query("GET", USERS, without("startIndex")), "startIndex", "already on the page at startIndex=1", "count"),
-        (lambda b: b.rewrite_query("GET", USERS, without("count")), "count", "answered 3 resources, more than count=2 (the service provider MUST NOT", "totalResults"),
-        (lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {**d, "totalResults": len(d.get("Resources", []))})), "totalResults", "it counts the page, not every match", "count"),
-        (lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {k: v for k, v in d.items() if k != "itemsPerPage"})), "itemsPerPage and startIndex", "itemsPerPage None for 2 resource(s)", "totalResults"),
-        (lambda b: b.rewrite_query("GET", USERS, lambda p: {**p, "count": "1"} if p.get("count") == "0" else p), "count=0", "answered 1 resource(s) instead of none", "negative count"),
-        (lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {**d, "startIndex": 0} if d.get("startIndex") == 1 else d)), "startIndex below 1", "answered startIndex 0", "count=0"),
-        (lambda b: b.rewrite_query("GET", USERS, lambda p: without("count")(p) if p.get("count") == "-1" else p), "negative count", "a negative count SHALL be interpreted", "count=0"),
+        (
+            lambda b: b.rewrite_query("GET", USERS, without("count")),
+            "count",
+            "answered 3 resources, more than count=2 (the service provider MUST NOT",
+            "totalResults",
+        ),
+        (
+            lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {**d, "totalResults": len(d.get("Resources", []))})),
+            "totalResults",
+            "it counts the page, not every match",
+            "count",
+        ),
+        (
+            lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {k: v for k, v in d.items() if k != "itemsPerPage"})),
+            "itemsPerPage and startIndex",
+            "itemsPerPage None for 2 resource(s)",
+            "totalResults",
+        ),
+        (
+            lambda b: b.rewrite_query("GET", USERS, lambda p: {**p, "count": "1"} if p.get("count") == "0" else p),
+            "count=0",
+            "answered 1 resource(s) instead of none",
+            "negative count",
+        ),
+        (
+            lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {**d, "startIndex": 0} if d.get("startIndex") == 1 else d)),
+            "startIndex below 1",
+            "answered startIndex 0",
+            "count=0",
+        ),
+        (
+            lambda b: b.rewrite_query("GET", USERS, lambda p: without("count")(p) if p.get("count") == "-1" else p),
+            "negative count",
+            "a negative count SHALL be interpreted",
+            "count=0",
+        ),
     ],
 )
 def test_a_server_breaking_one_rule_fails_it(serve, broken, rule, seen, intact):

@@ -23,13 +23,13 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.patch import check_add_attribute
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import USER as SCHEMA_USER
-from tests.unlike import _attribute_change
-from tests.unlike import _schema_change
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import USER as SCHEMA_USER
+from tests.support.unlike import _attribute_change
+from tests.support.unlike import _schema_change
 
 USER = r"/v2/Users/[^/]+"
 ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
@@ -182,7 +182,9 @@ def test_a_patch_add_answered_with_the_old_resource_is_an_error(serve):
 
 
 def test_a_refused_patch_is_an_error_naming_the_attribute(serve):
-    broken = Broken(make_app()).answer("PATCH", USER, 400, b'{"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "scimType": "invalidPath"}')
+    broken = Broken(make_app()).answer(
+        "PATCH", USER, 400, b'{"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "scimType": "invalidPath"}'
+    )
     server = serve(broken)
     results = by_path(run(server.url, "check_add_attribute"))
     assert results["title"].status is Status.ERROR

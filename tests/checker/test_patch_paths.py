@@ -22,10 +22,10 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.patch_paths import patch_operations_in_order
 from scim_tui.checker.checks.patch_paths import patch_without_path
 from scim_tui.demo import make_app
-from tests.servers import WHOLE_PATCH_ANSWER
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
+from tests.support.servers import WHOLE_PATCH_ANSWER
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
 
 RESOURCES = r"/v2/(Users|Groups)/[^/]+"
 APPLICABLE = [
@@ -155,12 +155,20 @@ def test_a_server_dropping_attributes_sent_without_a_path_is_an_error(serve):
     added, replaced = run(server.url, "patch_without_path", "User")
     assert added.status is replaced.status is Status.ERROR
     for op, result in (("add", added), ("replace", replaced)):
-        assert re.match(rf"{op} without a path, value {{externalId, displayName}}: a GET after the 204 answer holds displayName = 'scim-tui-displayName-\w+' instead of 'scim-tui-displayName-", result.reason)
+        assert re.match(
+            rf"{op} without a path, value {{externalId, displayName}}: a GET after the 204 answer holds displayName "
+            r"= 'scim-tui-displayName-\w+' instead of 'scim-tui-displayName-",
+            result.reason,
+        )
     assert stored(server.url) == []
 
 
 def test_a_refused_patch_is_an_error_naming_the_shape(serve):
-    server = serve(Broken(make_app()).answer("PATCH", RESOURCES, 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "scimType": "invalidPath"}))
+    server = serve(
+        Broken(make_app()).answer(
+            "PATCH", RESOURCES, 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400", "scimType": "invalidPath"}
+        )
+    )
     [replace] = run(server.url, "patch_filtered_replace", "User")
     assert replace.status is Status.ERROR
     assert re.match(r'emails\[type eq "work"\]\.value: PATCH /v2/Users/\w+ answered 400: The path attribute was invalid', replace.reason)

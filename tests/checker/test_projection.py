@@ -22,15 +22,23 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.projection import attribute_projection
 from scim_tui.demo import make_app
 from tests.checker.test_meta import _declaring_external_id
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
-from tests.unlike import USER as SCHEMA_USER
-from tests.unlike import Immutable
-from tests.unlike import _schema_change
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.unlike import USER as SCHEMA_USER
+from tests.support.unlike import Immutable
+from tests.support.unlike import _schema_change
 
 USER = r"/v2/Users/[^/]+"
-STEPS = ["POST attributes", "GET attributes", "GET excludedAttributes", "SEARCH attributes", "SEARCH excludedAttributes", "PUT excludedAttributes", "PATCH attributes"]
+STEPS = [
+    "POST attributes",
+    "GET attributes",
+    "GET excludedAttributes",
+    "SEARCH attributes",
+    "SEARCH excludedAttributes",
+    "PUT excludedAttributes",
+    "PATCH attributes",
+]
 
 
 def run(url: str, resource_type: str = "User") -> dict:
@@ -86,13 +94,21 @@ def with_meta(body: dict) -> dict:
     ("breaks", "broken_step", "expected"),
     [
         (lambda b: b.reroute("GET", USER, QUERY_STRING=""), "GET attributes", r"also holds meta, userName, displayName, not asked for"),
-        (lambda b: b.rewrite_json("GET", USER, lambda body: {k: v for k, v in body.items() if k != "id"}), "GET excludedAttributes", r"lacks id, returned \"always\""),
+        (
+            lambda b: b.rewrite_json("GET", USER, lambda body: {k: v for k, v in body.items() if k != "id"}),
+            "GET excludedAttributes",
+            r"lacks id, returned \"always\"",
+        ),
         (
             lambda b: b.rewrite_json("POST", "/v2/Users/.search", lambda body: body | {"Resources": [with_meta(r) for r in body["Resources"]]}),
             "SEARCH attributes",
             r"also holds meta, not asked for",
         ),
-        (lambda b: b.rewrite_json("PUT", USER, lambda body: {k: v for k, v in body.items() if k != "id"}), "PUT excludedAttributes", r"lacks id, returned \"always\""),
+        (
+            lambda b: b.rewrite_json("PUT", USER, lambda body: {k: v for k, v in body.items() if k != "id"}),
+            "PUT excludedAttributes",
+            r"lacks id, returned \"always\"",
+        ),
         (lambda b: b.rewrite("PATCH", USER, lambda answer: (204, answer[1], b"")), "PATCH attributes", r"answered 204 instead of 200\.$"),
     ],
     ids=["GET ignores attributes", "excludedAttributes removes id", "search adds meta", "PUT drops id", "PATCH answers 204"],
@@ -128,7 +144,10 @@ def test_a_refused_creation_ends_the_check_with_one_error(serve):
 
 @pytest.mark.parametrize(
     ("update", "skipped"),
-    [({"filter": Filter(supported=False, max_results=100)}, ["SEARCH attributes", "SEARCH excludedAttributes"]), ({"patch": Patch(supported=False)}, ["PATCH attributes"])],
+    [
+        ({"filter": Filter(supported=False, max_results=100)}, ["SEARCH attributes", "SEARCH excludedAttributes"]),
+        ({"patch": Patch(supported=False)}, ["PATCH attributes"]),
+    ],
     ids=["filter", "patch"],
 )
 def test_features_the_server_does_not_claim_are_skipped(serve, update, skipped):
@@ -169,7 +188,8 @@ def test_an_attribute_the_schema_declares_immutable_is_not_patched(serve):
     patch = results["PATCH attributes"]
     assert patch.status is Status.SKIPPED
     assert re.fullmatch(
-        r'PATCH /v2/Users/\w+\?attributes=externalId not tried: externalId is declared "mutability": "immutable" \(RFC 7643 §2\.2\), so a client may not give it a new value\.',
+        r'PATCH /v2/Users/\w+\?attributes=externalId not tried: externalId is declared "mutability": "immutable" '
+        r"\(RFC 7643 §2\.2\), so a client may not give it a new value\.",
         patch.reason,
     )
     assert not any(e.method == "PATCH" for r in results.values() for e in r.exchanges)

@@ -21,11 +21,11 @@ from scim_tui.checker.answers import plain_title
 from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import stored
-from tests.wording import LIBRARY_WORDING
-from tests.wording import library_wording
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.wording import LIBRARY_WORDING
+from tests.support.wording import library_wording
 
 USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User"
 LIST_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:ListResponse"

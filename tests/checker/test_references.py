@@ -15,11 +15,11 @@ from scim_tui.checker.registry import verdict_names
 from scim_tui.demo import make_app
 from tests.checker.test_full_run import holdings
 from tests.checker.test_full_run import pet_app
-from tests.servers import Broken
-from tests.servers import http_client
-from tests.servers import make_client
-from tests.servers import stored
-from tests.unlike import LocationsByUserName
+from tests.support.servers import Broken
+from tests.support.servers import http_client
+from tests.support.servers import make_client
+from tests.support.servers import stored
+from tests.support.unlike import LocationsByUserName
 
 
 def body(text: str | None) -> dict:
@@ -73,8 +73,13 @@ def test_a_run_deletes_what_its_references_pointed_at(serve):
     assert holdings(server.url) == before
     assert all(r.leftovers == [] for r in results)
     required_only = [
-        e for r in results for e in r.exchanges
-        if e.method == "POST" and e.status_code == 201 and urlsplit(e.url).path == "/v2/Users" and set(body(e.request_body)) == {"schemas", "userName", "displayName", "externalId"}
+        e
+        for r in results
+        for e in r.exchanges
+        if e.method == "POST"
+        and e.status_code == 201
+        and urlsplit(e.url).path == "/v2/Users"
+        and set(body(e.request_body)) == {"schemas", "userName", "displayName", "externalId"}
     ]
     # Each made once, a handful in all: as many as one check points at, and object_creation's least one (32 without sharing).
     assert 1 <= len(required_only) == len({e.response_body for e in required_only}) <= 6

@@ -12,9 +12,9 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
 
 BASE = "/v2"
 """The path of the tests' servers' base URL."""

@@ -14,14 +14,17 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.limits import MAX_RESOURCE_TYPES
 from scim_tui.checker.limits import MAX_SCHEMA_READS
 from scim_tui.demo import make_app
-from tests.command import scim_tui_here
-from tests.servers import Broken
-from tests.servers import make_client
+from tests.support.command import scim_tui_here
+from tests.support.servers import Broken
+from tests.support.servers import make_client
 
 TEAMS = [f"Team{number}" for number in range(1, MAX_RESOURCE_TYPES + 1)]
 """Resource types beyond User and Group: copies of Group under other names and endpoints (which
 scim2-server does not serve: their checks fail, but they run)."""
-CUT = f"the run checks {MAX_RESOURCE_TYPES} resource types at most and the server publishes {MAX_RESOURCE_TYPES + 2}: raise max_resource_types (a profile's key, or --max-resource-types) to check more"
+CUT = (
+    f"the run checks {MAX_RESOURCE_TYPES} resource types at most and the server publishes {MAX_RESOURCE_TYPES + 2}: "
+    "raise max_resource_types (a profile's key, or --max-resource-types) to check more"
+)
 
 
 def with_teams(listing: dict) -> dict:

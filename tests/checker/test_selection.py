@@ -17,9 +17,9 @@ from tests.checker.test_discovery import DISCOVERY_CHECKERS
 from tests.checker.test_full_run import ALL_CHECKERS
 from tests.checker.test_full_run import RESOURCE_CHECKERS
 from tests.checker.test_full_run import assert_only_known_violations
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
 
 DISCOVERY = DISCOVERY_CHECKERS - {"random_url"} | {"service_provider_config_document", "resource_type_documents", "schema_documents"}
 CRUD = RESOURCE_CHECKERS

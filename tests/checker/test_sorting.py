@@ -11,8 +11,8 @@ from tests.checker.test_filtering import by_rule
 from tests.checker.test_filtering import case_exact_user_names
 from tests.checker.test_filtering import run
 from tests.checker.test_filtering import without_filter_support
-from tests.servers import Broken
-from tests.servers import stored
+from tests.support.servers import Broken
+from tests.support.servers import stored
 
 USERS = "/v2/Users"
 
@@ -79,7 +79,9 @@ def test_a_server_sorting_with_case_a_name_without_case_fails(serve):
     server = serve(Broken(make_app()).rewrite_json("GET", USERS, with_case))
     rules = sort(server.url)
     assert rules["ascending"].status is Status.ERROR
-    assert "answered Bravo, alpha, charlie instead of alpha, Bravo, charlie (userName has caseExact false, so it sorts without case)" in rules["ascending"].reason
+    assert (
+        "answered Bravo, alpha, charlie instead of alpha, Bravo, charlie (userName has caseExact false, so it sorts without case)" in rules["ascending"].reason
+    )
 
 
 @pytest.mark.parametrize(("app", "claim"), [(without_sort_support, "does not claim sort"), (without_filter_support, "does not claim filter")])

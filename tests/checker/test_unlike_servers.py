@@ -1,4 +1,4 @@
-"""Every check on servers built unlike scim2-server (tests/unlike.py): what the run finds is the
+"""Every check on servers built unlike scim2-server (tests/support/unlike.py): what the run finds is the
 server's doing, never the run's own plumbing. On each server, the checks that fail beyond those
 that fail on scim2-server itself are exactly the server's real faults; the same server gives
 the same verdicts at --jobs 1 and --jobs 4; and the run leaves nothing behind (or names, once
@@ -14,10 +14,10 @@ import pytest
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
 from scim_tui.checker import iter_checks
-from scim_tui.connect import open_client
-from scim_tui.profiles import Profile
-from tests.bystanders import run_leftovers
-from tests.unlike import PERSONALITIES
+from scim_tui.net.connect import open_client
+from scim_tui.store.profiles import Profile
+from tests.support.bystanders import run_leftovers
+from tests.support.unlike import PERSONALITIES
 
 pytestmark = pytest.mark.slow  # whole runs
 

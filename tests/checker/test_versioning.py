@@ -15,11 +15,11 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.servers import Broken
-from tests.servers import make_client
-from tests.servers import scim_error
-from tests.servers import stored
-from tests.unlike import Immutable
+from tests.support.servers import Broken
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
+from tests.support.servers import stored
+from tests.support.unlike import Immutable
 
 USER = r"/v2/Users/[^/]+"
 RULES = ("header", "version", "not_modified", "any", "put", "patch", "delete")
@@ -79,9 +79,7 @@ def test_a_server_that_says_etag_unsupported_and_versions_nothing_passes(serve):
     server = serve(configured(etag=ETag(supported=False)))
     [result] = run(server.url, rules=("unclaimed",)).values()
     assert result.status is Status.SUCCESS
-    assert re.fullmatch(
-        r"GET /v2/Users/\w+ answered no ETag header, as the ServiceProviderConfig says etag.supported is false\.", result.reason
-    )
+    assert re.fullmatch(r"GET /v2/Users/\w+ answered no ETag header, as the ServiceProviderConfig says etag.supported is false\.", result.reason)
     assert [(e.method, e.status_code) for e in result.exchanges][-5:] == [("POST", 201), ("GET", 200), ("GET", 200), ("DELETE", 204), ("GET", 404)]
     assert stored(server.url) == []
 
@@ -152,7 +150,10 @@ def test_a_resource_without_any_version_skips_the_conditional_requests(serve):
     results = run(server.url, rules=("header", "version", "any", "conditions"))
     assert results["header"].status is Status.ERROR and results["version"].status is Status.DEVIATION
     assert results["conditions"].status is Status.SKIPPED
-    assert results["conditions"].reason == "If-None-Match and If-Match: Skipped: the User[EnterpriseUser] has no version to send (no ETag header, no meta.version)."
+    assert (
+        results["conditions"].reason
+        == "If-None-Match and If-Match: Skipped: the User[EnterpriseUser] has no version to send (no ETag header, no meta.version)."
+    )
     assert stored(server.url) == []
 
 
@@ -209,7 +210,8 @@ def test_a_resource_that_cannot_be_replaced_has_no_stale_version_and_says_it_onc
     results = run(server.url, rules=("header", "version", "not_modified", "any", "stale"))
     assert results["stale"].status is Status.SKIPPED
     assert re.fullmatch(
-        r"If-Match on PUT, PATCH and DELETE: Skipped: PUT /v2/Users/\w+ changing userName answered 500 \(database unavailable\), so no version could be made stale\.",
+        r"If-Match on PUT, PATCH and DELETE: Skipped: PUT /v2/Users/\w+ changing userName answered 500 \(database "
+        r"unavailable\), so no version could be made stale\.",
         results["stale"].reason,
     )
     assert [(e.method, e.status_code) for e in results["stale"].exchanges] == [("PUT", 500)]
@@ -226,4 +228,3 @@ def test_an_attribute_the_schema_declares_immutable_is_not_the_one_changed(serve
     put = next(e for e in results["header"].exchanges if e.method == "PUT")
     assert json.loads(put.request_body)["externalId"].startswith("scim-tui-")
     assert stored(server.url) == []
-

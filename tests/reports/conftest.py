@@ -10,9 +10,9 @@ import pytest
 
 from scim_tui.demo import DemoServer
 from scim_tui.demo import make_app
-from tests.command import scim_tui_here
-from tests.servers import SCIM2_SERVER_BREAKS
-from tests.servers import Broken
+from tests.support.command import scim_tui_here
+from tests.support.servers import SCIM2_SERVER_BREAKS
+from tests.support.servers import Broken
 
 AWKWARD_BODY = "accepted \x01 ```` and | pipes"
 AWKWARD_SHOWN = AWKWARD_BODY.replace("\x01", "\u2401")

@@ -31,7 +31,10 @@ def test_a_check_of_rfc_7643_cites_it_and_the_others_rfc_7644(client):
     assert "RFC 7643 §5" in write_report(report, "markdown")
     data = json.loads(write_report(report, "json"))
     Draft202012Validator(SCHEMA).validate(data)
-    assert {(item["title"], item["rfc"]) for item in data["results"]} >= {("service_provider_config_document", 7643), ("service_provider_config_endpoint", 7644)}
+    assert {(item["title"], item["rfc"]) for item in data["results"]} >= {
+        ("service_provider_config_document", 7643),
+        ("service_provider_config_endpoint", 7644),
+    }
     assert result_from_dict(result_to_dict(document)).rfc == 7643
 
 

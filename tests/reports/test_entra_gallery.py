@@ -10,8 +10,8 @@ from jsonschema import Draft202012Validator
 
 from scim_tui.checker.checks.idp_gallery import GALLERY_TESTS
 from scim_tui.demo import make_app
-from tests.command import scim_tui_here
-from tests.servers import stored
+from tests.support.command import scim_tui_here
+from tests.support.servers import stored
 
 SCHEMA = json.loads((files("scim_tui.reports") / "entra_gallery.schema.json").read_text())
 

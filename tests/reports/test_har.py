@@ -18,8 +18,8 @@ from scim_tui.demo import make_app
 from scim_tui.reports import RunReport
 from scim_tui.reports import write_report
 from scim_tui.reports.har import RUN_OWN
-from tests.command import scim_tui_here
 from tests.reports.conftest import AWKWARD_SHOWN
+from tests.support.command import scim_tui_here
 from tests.test_secrets import echoing_server
 
 HAR_SCHEMA = json.loads((Path(__file__).parent / "har-1.2.schema.json").read_text())
@@ -33,7 +33,9 @@ def validate(document: dict) -> None:
 
 def test_a_run_written_as_har_is_http_archive_1_2_with_each_entry_commented_by_its_check(failing_url, tmp_path):
     har, report = tmp_path / "run.har", tmp_path / "run.json"
-    process = scim_tui_here("check", "--url", failing_url, "--include-tags", "service-provider-config", "--har", str(har), "--format", "json", "-o", str(report))
+    process = scim_tui_here(
+        "check", "--url", failing_url, "--include-tags", "service-provider-config", "--har", str(har), "--format", "json", "-o", str(report)
+    )
     assert process.returncode == 1, process.stderr
     document = json.loads(har.read_text())
     validate(document)
@@ -86,7 +88,9 @@ def test_the_har_and_the_json_report_hold_every_request_the_server_received_each
 
 
 def test_a_request_without_an_answer_is_status_0_with_the_reason_in_its_comment():
-    lost = Exchange(method="GET", url="http://127.0.0.1:9/v2/Users?count=1", request_headers={"Accept": "application/scim+json"}, elapsed=5.0, error="no answer within 5 s")
+    lost = Exchange(
+        method="GET", url="http://127.0.0.1:9/v2/Users?count=1", request_headers={"Accept": "application/scim+json"}, elapsed=5.0, error="no answer within 5 s"
+    )
     result = CheckResult(Status.ERROR, title="object_query", resource_type="User", exchanges=[lost], reason="lost")
     document = json.loads(write_report(RunReport("http://127.0.0.1:9/v2", datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), 5.0, [result]), "har"))
     validate(document)

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 
 from scim_tui.checker.results import DESELECTED
 from scim_tui.reports import RunReport
-from tests.command import scim_tui_here
+from tests.support.command import scim_tui_here
 
 SCHEMA = json.loads((files("scim_tui.reports") / "report.schema.json").read_text())
 DOC = Path(__file__).parents[2] / "docs" / "report-format.md"

@@ -21,7 +21,9 @@ def test_the_report_validates_against_the_junit_schema(report_of):
     suites = {suite.get("name"): suite for suite in root.iter("testsuite")}
     assert set(suites) == {"discovery", "misc", "User", "Group", "idp"}
     verdicts = {case.get("name"): case for case in suites["idp"].iter("testcase")}
-    assert "okta_readiness" in verdicts and not {"entra_readiness", "onelogin_readiness"} & set(verdicts), "those left out with the checks scim2-server fails are no test case"
+    assert "okta_readiness" in verdicts and not {"entra_readiness", "onelogin_readiness"} & set(verdicts), (
+        "those left out with the checks scim2-server fails are no test case"
+    )
     assert "READY for Okta: all 10 steps passed" in verdicts["okta_readiness"].find("system-out").text
     cases = list(root.iter("testcase"))
     assert int(root.get("tests")) == len(cases) == sum(int(s.get("tests")) for s in suites.values())

@@ -11,14 +11,13 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from scim_tui.demo import make_app
-from scim_tui.profiles import profiles_dir
-from tests.command import scim_tui_here
-from tests.servers import stored
-from tests.unlike import entra_speaking
+from scim_tui.store.profiles import profiles_dir
+from tests.support.command import scim_tui_here
+from tests.support.servers import stored
+from tests.support.unlike import entra_speaking
 
 NOT_READY = (
-    "NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) refused, entra_create_group (Group) refused, "
-    "entra_remove_member (Group) refused."
+    "NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) refused, entra_create_group (Group) refused, entra_remove_member (Group) refused."
 )
 READY = "READY for Entra ID: all 14 steps passed."
 
@@ -50,12 +49,21 @@ def test_a_profile_requires_providers_and_a_bad_provider_is_bad_usage(serve):
     process = scim_tui_here("check", "--profile", "Local", "--include-tags", "idp", "--no-history")
     assert process.returncode == 1 and f"Readiness: {NOT_READY}" in process.stdout.splitlines()
     unknown = scim_tui_here("check", "--url", server.url, "--require-ready", "entra,azure")
-    assert unknown.returncode == 2 and "Unknown identity provider azure in --require-ready: use some of entra, entra_gallery, google, jumpcloud, okta, onelogin, pingfederate, rippling, sailpoint." in unknown.stderr
+    assert (
+        unknown.returncode == 2
+        and "Unknown identity provider azure in --require-ready: use some of entra, entra_gallery, google, "
+        "jumpcloud, okta, onelogin, pingfederate, rippling, sailpoint."
+        in unknown.stderr
+    )
     left_out = scim_tui_here("check", "--url", server.url, "--include-tags", "discovery", "--require-ready", "okta")
     assert left_out.returncode == 2 and "--require-ready okta, but the selection leaves out its readiness: select the tag idp:okta too." in left_out.stderr
     (profiles / "bad.toml").write_text(f'name = "Bad"\nurl = "{server.url}"\nrequire_ready = ["azure"]\n')
     broken = scim_tui_here("check", "--profile", "Bad")
-    assert broken.returncode == 2 and "unknown identity provider 'azure': use some of entra, entra_gallery, google, jumpcloud, okta, onelogin, pingfederate, rippling, sailpoint" in broken.stderr
+    assert (
+        broken.returncode == 2
+        and "unknown identity provider 'azure': use some of entra, entra_gallery, google, jumpcloud, okta, onelogin, pingfederate, rippling, sailpoint"
+        in broken.stderr
+    )
     assert stored(server.url) == []
 
 
@@ -64,7 +72,19 @@ def test_every_format_shows_the_verdicts(serve, tmp_path):
     outputs = {}
     for format in ("json", "junit", "markdown", "text"):  # noqa: A001
         path = tmp_path / f"report.{format}"
-        process = scim_tui_here("check", "--url", server.url, "--include-tags", "idp:entra,idp:okta", "--exclude-tags", "idp:entra:gallery,idp:okta:oin", "--format", format, "--output", str(path))
+        process = scim_tui_here(
+            "check",
+            "--url",
+            server.url,
+            "--include-tags",
+            "idp:entra,idp:okta",
+            "--exclude-tags",
+            "idp:entra:gallery,idp:okta:oin",
+            "--format",
+            format,
+            "--output",
+            str(path),
+        )
         assert process.returncode == 0, process.stderr
         outputs[format] = path.read_text()
     okta = "READY for Okta: all 10 steps passed (7 left out by the run's selection)."
@@ -73,7 +93,9 @@ def test_every_format_shows_the_verdicts(serve, tmp_path):
         {"check_id": "entra_readiness", "status": "DEVIATION", "reason": NOT_READY},
         {"check_id": "okta_readiness", "status": "SUCCESS", "reason": okta},
     ]
-    cases = {case.get("name"): case for suite in ET.fromstring(outputs["junit"]).iter("testsuite") if suite.get("name") == "idp" for case in suite.iter("testcase")}
+    cases = {
+        case.get("name"): case for suite in ET.fromstring(outputs["junit"]).iter("testsuite") if suite.get("name") == "idp" for case in suite.iter("testcase")
+    }
     assert cases["entra_readiness"].find("failure") is None and NOT_READY in cases["entra_readiness"].find("system-out").text
     assert okta in cases["okta_readiness"].find("system-out").text
     markdown = outputs["markdown"]

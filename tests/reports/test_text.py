@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from scim_tui.demo import make_app
-from tests.command import scim_tui_here
-from tests.servers import Broken
-from tests.servers import scim_error
+from tests.support.command import scim_tui_here
+from tests.support.servers import Broken
+from tests.support.servers import scim_error
 
 RESULT = re.compile(r"^(SUCCESS|COMPLIANT|ACCEPTABLE|DEVIATION|ERROR|CRITICAL|SKIPPED) +(\S+)  ", re.MULTILINE)
 

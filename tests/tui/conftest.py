@@ -16,14 +16,14 @@ from textual.notifications import Notification
 from textual.pilot import Pilot
 
 from scim_tui.demo import make_app
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
+from scim_tui.selection import Selection
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.results_table import ResultsTable
-from tests.servers import SCIM2_SERVER_BREAKS
-from tests.servers import Broken
-from tests.servers import Hanging
-from tests.servers import make_client
+from tests.support.servers import SCIM2_SERVER_BREAKS
+from tests.support.servers import Broken
+from tests.support.servers import Hanging
+from tests.support.servers import make_client
 
 SIZE = (130, 40)
 CEILING = 60.0

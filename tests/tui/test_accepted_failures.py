@@ -10,30 +10,30 @@ from datetime import date
 
 import pytest
 
-from scim_tui import baseline
 from scim_tui.checker import CheckId
 from scim_tui.demo import make_app
-from scim_tui.profile_baseline import baseline_file
-from scim_tui.profiles import Profile
-from scim_tui.profiles import ProfileSource
-from scim_tui.profiles import Selection
-from scim_tui.profiles import config_dir
-from scim_tui.profiles import data_dir
-from scim_tui.profiles import parse_source
-from scim_tui.profiles import profiles_dir
+from scim_tui.selection import Selection
+from scim_tui.store import baseline
+from scim_tui.store.paths import config_dir
+from scim_tui.store.paths import data_dir
+from scim_tui.store.profile_baseline import baseline_file
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import ProfileSource
+from scim_tui.store.profiles import parse_source
+from scim_tui.store.profiles import profiles_dir
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.run_state import row_key
 from scim_tui.tui.screens.accept import AcceptScreen
 from scim_tui.tui.screens.accept import until_problem
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.result import ResultScreen
-from tests.servers import Broken
-from tests.servers import scim_error
+from tests.support.profiles import type_into
+from tests.support.profiles import widget_text
+from tests.support.servers import Broken
+from tests.support.servers import scim_error
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
-from tests.tui.profiles_support import type_into
-from tests.tui.profiles_support import widget_text
 
 pytestmark = pytest.mark.anyio
 SIZE = (130, 40)
@@ -96,7 +96,12 @@ async def test_accepting_a_failure_asks_a_note_writes_the_baseline_and_marks_the
         entries = baseline.load(path)
         assert path.read_text().startswith("# Failures accepted for now by `scim-tui check --baseline`")
         assert entries[0] == earlier, "an entry written before is kept"
-        assert (entries[1].check_id, entries[1].status, entries[1].note, entries[1].until) == (CheckId("object_query", "User"), "ERROR", "vendor ticket 42", date(2099, 12, 31))
+        assert (entries[1].check_id, entries[1].status, entries[1].note, entries[1].until) == (
+            CheckId("object_query", "User"),
+            "ERROR",
+            "vendor ticket 42",
+            date(2099, 12, 31),
+        )
         assert table.row_cells(READ)[0].plain == "ERROR ✓accepted"
         assert "2 failures, 2 accepted" in widget_text(app, "#run-counts")
         assert "Accepted by the baseline: vendor ticket 42 until 2099-12-31" in widget_text(app, "#preview")

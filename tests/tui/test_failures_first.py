@@ -5,17 +5,17 @@ from __future__ import annotations
 import pytest
 
 from scim_tui.checker import Status
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
+from scim_tui.selection import Selection
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.run_state import severity
 from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.widgets.results_table import ResultsTable
-from tests.servers import SCIM2_SERVER_BREAKS
+from tests.support.profiles import screen_text
+from tests.support.profiles import widget_text
+from tests.support.servers import SCIM2_SERVER_BREAKS
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import table_of
-from tests.tui.profiles_support import screen_text
-from tests.tui.profiles_support import widget_text
 
 pytestmark = pytest.mark.anyio
 SMALL = (80, 24)

@@ -13,23 +13,23 @@ from textual.widgets import Label
 from textual.widgets import Select
 from textual.widgets import Static
 
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import load_profiles
-from scim_tui.profiles import profiles_dir
-from scim_tui.profiles import save_profile
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import load_profiles
+from scim_tui.store.profiles import profiles_dir
+from scim_tui.store.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.changed_on_disk import ChangedOnDiskScreen
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profile_form import model_problems
 from scim_tui.tui.screens.profiles import ProfilesScreen
+from tests.support.profiles import screen_text
+from tests.support.profiles import type_into
 from tests.test_profiles import HAND_WRITTEN
 from tests.test_profiles import hand_written
 from tests.tui.conftest import wait_until
-from tests.tui.profiles_support import screen_text
-from tests.tui.profiles_support import type_into
 from tests.tui.test_profiles_screen import highlight
 
 pytestmark = pytest.mark.anyio
@@ -170,7 +170,12 @@ async def test_editing_keeps_a_stored_secret_it_never_shows_and_drops_other_kind
         await type_into(pilot, "#url", "https://other.example.test/scim/v2")
         await pilot.press("ctrl+s")
         await pilot.pause()
-    assert read("prod") == {"name": "Prod", "url": "https://other.example.test/scim/v2", "auth": {"kind": "basic", "username": "alice", "password": SECRET}, "jobs": 4}
+    assert read("prod") == {
+        "name": "Prod",
+        "url": "https://other.example.test/scim/v2",
+        "auth": {"kind": "basic", "username": "alice", "password": SECRET},
+        "jobs": 4,
+    }
     async with ScimTuiApp().run_test(size=(100, 60)) as pilot:
         await open_form(pilot, Profile.model_validate(read("prod")))
         await choose_kind(pilot, AuthKind.BEARER)
@@ -250,7 +255,7 @@ async def test_saving_from_the_form_keeps_a_hand_written_file_but_the_changed_ke
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, ProfilesScreen)
-    assert path.read_text() == HAND_WRITTEN.replace("/v2\"   #", "/v3\"   #")
+    assert path.read_text() == HAND_WRITTEN.replace('/v2"   #', '/v3"   #')
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
 
@@ -318,7 +323,9 @@ async def test_reloading_a_deleted_file_closes_the_form():
         path.unlink()
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert str(app.screen.query_one("#changed-problem", Label).render()).endswith("staging.toml was deleted since it was opened: saving now would undo that. What now?")
+        assert str(app.screen.query_one("#changed-problem", Label).render()).endswith(
+            "staging.toml was deleted since it was opened: saving now would undo that. What now?"
+        )
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, ProfilesScreen)
@@ -440,7 +447,7 @@ async def test_every_hand_written_key_survives_a_save_that_changed_another_field
             await pilot.pause()
             await type_into(pilot, "#url", "https://scim.example.test/v3")
             await pilot.press("ctrl+s")
-            await wait_until(pilot, lambda: bool(results))
+            await wait_until(pilot, lambda results=results: bool(results))
             saved.append(path.read_text())
     assert saved == [written.replace("/v2", "/v3") for written in HAND_WRITTEN_FILES]
 
@@ -454,7 +461,14 @@ async def test_every_message_of_the_form_names_the_fields_label_never_a_toml_key
     async with app.run_test(size=(100, 60)) as pilot:
         await open_form(pilot)
         await choose_kind(pilot, AuthKind.OAUTH2)
-        bad = {"#url": "ftp://x", "#token-url": "https://", "#timeout": "0", "#jobs": "x", "#ca-bundle": str(tmp_path / "none.pem"), "#client-key": str(tmp_path / "key.pem")}
+        bad = {
+            "#url": "ftp://x",
+            "#token-url": "https://",
+            "#timeout": "0",
+            "#jobs": "x",
+            "#ca-bundle": str(tmp_path / "none.pem"),
+            "#client-key": str(tmp_path / "key.pem"),
+        }
         for selector, text in bad.items():
             await type_into(pilot, selector, text)
         await pilot.press("ctrl+s")
@@ -470,9 +484,24 @@ async def test_every_message_of_the_form_names_the_fields_label_never_a_toml_key
 @pytest.mark.parametrize(
     ("data", "problems"),
     [
-        ({"timeout": 0.5, "jobs": 0}, {"timeout": "Timeout (seconds): must be a number of seconds from 1 to 600, e.g. 30.", "jobs": "Checks at once: must be a whole number of checks run at once from 1 to 32, e.g. 4."}),
-        ({"tls": {"ca_bundle": 3}, "auth": {"kind": "kerberos"}}, {"ca-bundle": "CA bundle: input should be a valid string.", "auth-kind": "Authentication: input should be 'none', 'bearer', 'basic', 'headers' or 'oauth2'."}),
-        ({"headers": {"X-Tenant": 1}, "auth": {"headers": {"X-Key": None}}}, {"extra-headers": "Extra headers: input should be a valid string.", "auth-headers": "Credential headers: input should be a valid string."}),
+        (
+            {"timeout": 0.5, "jobs": 0},
+            {
+                "timeout": "Timeout (seconds): must be a number of seconds from 1 to 600, e.g. 30.",
+                "jobs": "Checks at once: must be a whole number of checks run at once from 1 to 32, e.g. 4.",
+            },
+        ),
+        (
+            {"tls": {"ca_bundle": 3}, "auth": {"kind": "kerberos"}},
+            {
+                "ca-bundle": "CA bundle: input should be a valid string.",
+                "auth-kind": "Authentication: input should be 'none', 'bearer', 'basic', 'headers' or 'oauth2'.",
+            },
+        ),
+        (
+            {"headers": {"X-Tenant": 1}, "auth": {"headers": {"X-Key": None}}},
+            {"extra-headers": "Extra headers: input should be a valid string.", "auth-headers": "Credential headers: input should be a valid string."},
+        ),
     ],
 )
 def test_the_models_objections_name_the_forms_labels(data, problems):

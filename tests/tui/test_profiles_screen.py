@@ -11,22 +11,22 @@ import pytest
 from textual.widgets import OptionList
 from textual.widgets import Static
 
-from scim_tui import history
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import profiles_dir
-from scim_tui.profiles import save_profile
+from scim_tui.store import history
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import profiles_dir
+from scim_tui.store.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.run import RunScreen
+from tests.support.profiles import screen_text
+from tests.support.profiles import type_into
 from tests.test_history import real_report
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_from_palette
-from tests.tui.profiles_support import screen_text
-from tests.tui.profiles_support import type_into
 
 pytestmark = pytest.mark.anyio
 SECRET = "pa55-w0rd-never-on-screen"

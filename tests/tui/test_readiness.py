@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
+from scim_tui.selection import Selection
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.readiness import Readiness

@@ -12,10 +12,10 @@ from scim2_models import User
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.demo import make_app
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import config_dir
+from scim_tui.store.paths import config_dir
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.result import ResultScreen
@@ -23,11 +23,13 @@ from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.filter_input import FilterInput
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import outcome_text
-from tests.servers import Broken
-from tests.servers import Hanging
-from tests.servers import RawServer
-from tests.servers import make_client
-from tests.servers import scim_error
+from tests.support.profiles import screen_text
+from tests.support.profiles import widget_text
+from tests.support.servers import Broken
+from tests.support.servers import Hanging
+from tests.support.servers import RawServer
+from tests.support.servers import make_client
+from tests.support.servers import scim_error
 from tests.tui.conftest import CEILING
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import assert_nothing_left
@@ -35,8 +37,6 @@ from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import wait_until
-from tests.tui.profiles_support import screen_text
-from tests.tui.profiles_support import widget_text
 from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
@@ -115,7 +115,9 @@ async def test_cancelling_a_check_whose_every_request_hangs_ends_within_the_time
         screen = run_screen(pilot)
         await assert_cancelled_promptly(pilot, screen, end_hanging=hanging.release, sent=lambda: hanging.arrived)
         rows = [row.result for row in screen.state.rows.values()]
-        assert any(r.status is Status.SKIPPED and "cancelled" in r.reason for r in rows), [r.reason for r in rows if r.status.failed or r.status is Status.SKIPPED]
+        assert any(r.status is Status.SKIPPED and "cancelled" in r.reason for r in rows), [
+            r.reason for r in rows if r.status.failed or r.status is Status.SKIPPED
+        ]
     assert_nothing_left(url)
 
 
@@ -184,7 +186,9 @@ async def test_a_config_directory_that_is_a_file_is_told_and_the_demo_still_runs
         await run_checks(pilot)
         assert screen.progress.phase is Phase.FINISHED
         assert screen.state.rows and all(
-            row.result.status is Status.SUCCESS for row in screen.state.rows.values() if "discovery" in row.result.tags and "discovery:strict" not in row.result.tags
+            row.result.status is Status.SUCCESS
+            for row in screen.state.rows.values()
+            if "discovery" in row.result.tags and "discovery:strict" not in row.result.tags
         )
     assert in_the_way.read_text() == "not a directory\n", "the file in the way is left as it is"
 

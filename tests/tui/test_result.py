@@ -20,11 +20,11 @@ from scim_tui.checker import Exchange
 from scim_tui.checker import Status
 from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.registry import all_checkers
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
 from scim_tui.reports.transcript import exchange_text
+from scim_tui.selection import Selection
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Mark
@@ -212,7 +212,9 @@ async def test_find_highlights_each_match_counts_them_and_moves_between_them(loc
         def highlighted() -> list[tuple[str, bool]]:
             """Each highlighted piece of the body, and whether it is the current match."""
             text = view.query_one(".exchange-body", Static).content
-            styles = {str(view.get_component_rich_style(f"exchange-view--{name}", partial=True)): name == "current-match" for name in ("match", "current-match")}
+            styles = {
+                str(view.get_component_rich_style(f"exchange-view--{name}", partial=True)): name == "current-match" for name in ("match", "current-match")
+            }
             return [(text.plain[span.start : span.end], styles[str(span.style)]) for span in text.spans if str(span.style) in styles]
 
         await wait_until(pilot, lambda: count() == "1 of 3")

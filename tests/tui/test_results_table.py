@@ -33,7 +33,12 @@ pytestmark = pytest.mark.anyio
 def many_results(count: int) -> list[CheckResult]:
     """Results of 3 groups; every 10th one an ERROR, the others SUCCESS."""
     return [
-        CheckResult(Status.ERROR if i % 10 == 0 else Status.SUCCESS, title=f"check_{i // 3}", reason=f"reason {i}", resource_type=(None, "User", "Group")[3 * i // count])
+        CheckResult(
+            Status.ERROR if i % 10 == 0 else Status.SUCCESS,
+            title=f"check_{i // 3}",
+            reason=f"reason {i}",
+            resource_type=(None, "User", "Group")[3 * i // count],
+        )
         for i in range(count)
     ]
 
@@ -210,7 +215,6 @@ async def test_the_check_column_fits_the_longest_name_and_the_reason_takes_the_r
         header, _, _, second = lines(table)[:4]
         assert len(header) - header.index("Reason") >= MIN_REASON_WIDTH, "a narrow pane cuts the check names first"
         assert "…" in second.split()[1]
-
 
 
 async def test_short_names_leave_the_headings_whole():

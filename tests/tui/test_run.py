@@ -10,17 +10,17 @@ import pytest
 from textual.widgets import Input
 from textual.widgets import Static
 
-from scim_tui import history
-from scim_tui import selections
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.demo import make_app
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
-from scim_tui.profiles import find_profile
-from scim_tui.profiles import profiles_dir
+from scim_tui.selection import Selection
+from scim_tui.store import history
+from scim_tui.store import selections
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import find_profile
+from scim_tui.store.profiles import profiles_dir
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.export import exports_dir
@@ -32,8 +32,8 @@ from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import counts_text
 from scim_tui.tui.widgets.run_status import outcome_text
-from tests.servers import Busy
-from tests.servers import Hanging
+from tests.support.servers import Busy
+from tests.support.servers import Hanging
 from tests.test_history import report_with
 from tests.tui.conftest import CEILING
 from tests.tui.conftest import FEW
@@ -295,7 +295,9 @@ async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve,
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, RunScreen) and app.screen.is_mounted)
         await pilot.press("e")
-        await wait_until(pilot, lambda: any("press r to run the checks first" in n.message for n in app._notifications))  # e before a run says why nothing happens
+        await wait_until(
+            pilot, lambda: any("press r to run the checks first" in n.message for n in app._notifications)
+        )  # e before a run says why nothing happens
         screen = await run_checks(pilot)
         started = screen.report.started_at, screen.report.duration
         await run_checks(pilot, "f")

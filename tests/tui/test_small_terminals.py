@@ -7,14 +7,16 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Button
 
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
+from scim_tui.selection import Selection
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.changed_on_disk import ChangedOnDiskScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.results_table import HEADER_LINES
 from scim_tui.tui.widgets.results_table import ResultsTable
 from scim_tui.tui.widgets.run_status import Phase
+from tests.support.profiles import screen_text
+from tests.support.profiles import widget_text
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import run_checks
@@ -22,8 +24,6 @@ from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
-from tests.tui.profiles_support import screen_text
-from tests.tui.profiles_support import widget_text
 from tests.tui.test_reliability import closed_port_url
 from tests.tui.test_result import open_row
 
@@ -136,7 +136,10 @@ async def test_the_footer_shows_the_keys_that_matter_first(serve, size):
 
 @pytest.mark.parametrize("size", [SMALL, (200, 60)], ids=["80x24", "200x60"])
 async def test_the_changed_on_disk_question_shows_whole(size):
-    problem = "/home/someone/.config/scim-tui/profiles/staging.toml was changed (by another scim-tui or an editor) since it was opened: saving now would undo that. What now?"
+    problem = (
+        "/home/someone/.config/scim-tui/profiles/staging.toml was changed (by another scim-tui or an "
+        "editor) since it was opened: saving now would undo that. What now?"
+    )
     app = ScimTuiApp()
     async with app.run_test(size=size) as pilot:
         await app.push_screen(ChangedOnDiskScreen(problem))

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import Profile
-from scim_tui.profiles import profiles_dir
-from scim_tui.profiles import save_profile
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import profiles_dir
+from scim_tui.store.profiles import save_profile
 from scim_tui.tui.app import ScimTuiApp
-from tests.tui.profiles_support import still_cursor
-from tests.tui.profiles_support import type_into
+from tests.support.profiles import still_cursor
+from tests.support.profiles import type_into
 
 SECRET = "sn4psh0t-s3cret-value"
 SIZE = (110, 30)
@@ -23,7 +23,13 @@ SIZE = (110, 30)
 @pytest.fixture
 def saved_profiles() -> None:
     save_profile(Profile(name="Staging", url="https://staging.example.test/scim/v2", auth=Auth(kind=AuthKind.BEARER, token=SECRET), timeout=15))
-    save_profile(Profile(name="Vendor sandbox", url="https://scim.example.test/v2", auth=Auth(kind=AuthKind.OAUTH2, token_url="https://auth.example.test/token", client_id="scim-tui", client_secret="env:VENDOR_SECRET")))
+    save_profile(
+        Profile(
+            name="Vendor sandbox",
+            url="https://scim.example.test/v2",
+            auth=Auth(kind=AuthKind.OAUTH2, token_url="https://auth.example.test/token", client_id="scim-tui", client_secret="env:VENDOR_SECRET"),
+        )
+    )
     (profiles_dir() / "legacy.toml").write_text("name = 'Legacy'\nurl = [\n")
 
 
@@ -65,7 +71,9 @@ def test_profile_form_with_problems(snap_compare, saved_profiles):
 @pytest.mark.parametrize("size", [(80, 24), (200, 60)], ids=["80x24", "200x60"])
 def test_profile_form_with_credential_headers(snap_compare, size):
     """Issue 19, bug 2: the headers kind packs its rows; small and large terminals."""
-    profile = Profile(name="API key", url="https://scim.example.test/v2", auth=Auth(kind=AuthKind.HEADERS, headers={"X-Api-Key": SECRET, "X-Tenant": "env:TENANT"}))
+    profile = Profile(
+        name="API key", url="https://scim.example.test/v2", auth=Auth(kind=AuthKind.HEADERS, headers={"X-Api-Key": SECRET, "X-Tenant": "env:TENANT"})
+    )
     save_profile(profile)
 
     async def run_before(pilot) -> None:

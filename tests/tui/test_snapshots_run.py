@@ -17,8 +17,8 @@ import wsgiref.handlers
 import pytest
 
 from scim_tui.checker import recorder
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
+from scim_tui.selection import Selection
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url

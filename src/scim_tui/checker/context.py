@@ -218,13 +218,17 @@ class ResourceManager:
             raise failure
         raise PrerequisiteFailed(f"the {model.__name__} it needs could not be created: {failure_reason(failure, self.context.exchanges[mark:])}") from failure
 
-    def _create(self, model: type[Resource[Any]], fill_all: bool, values: dict[str, Any] | None, extra: dict[str, Any] | None, request: dict[str, Any]) -> Resource[Any]:
+    def _create(
+        self, model: type[Resource[Any]], fill_all: bool, values: dict[str, Any] | None, extra: dict[str, Any] | None, request: dict[str, Any]
+    ) -> Resource[Any]:
         from scim_tui.checker.filling import build_resource
 
         payload = build_resource(self.context, model, fill_all=fill_all, values=values)
         if extra:
             body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
-            created = self._read_back(model, self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request))
+            created = self._read_back(
+                model, self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request)
+            )
         else:
             created = self.context.client.create(payload, **request)
         if not isinstance(created, Resource) or not created.id:
@@ -262,7 +266,9 @@ class ResourceManager:
         exchange = self.context.exchanges[-1]
         headers = {name.lower(): value for name, value in exchange.response_headers.items()}
         try:
-            return self.context.client.check_response(answer, exchange.status_code, headers, expected_types=[model], scim_ctx=Context.RESOURCE_CREATION_RESPONSE)
+            return self.context.client.check_response(
+                answer, exchange.status_code, headers, expected_types=[model], scim_ctx=Context.RESOURCE_CREATION_RESPONSE
+            )
         except Exception as exc:
             # What the client sets on its own errors: the answer, so that the reason tells what came back.
             exc.source = SimpleNamespace(status_code=exchange.status_code, headers=headers, text=exchange.response_body or "")  # type: ignore[attr-defined]

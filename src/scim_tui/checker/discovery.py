@@ -251,4 +251,3 @@ def _nothing_to_check(resource_types: list[ResourceType], unusable: dict[str, st
     if not resource_types:
         return "the server publishes no resource type"
     return "no resource type can be checked: " + "; ".join(f"{name}: {why}" for name, why in unusable.items())
-

@@ -228,9 +228,7 @@ class _Suite:
     skipped: list[CheckResult]
 
 
-def resource_type_suite(
-    context: CheckContext, resource_type: ResourceType, wanted: set[CheckId] | None = None
-) -> Iterator[CheckResult]:
+def resource_type_suite(context: CheckContext, resource_type: ResourceType, wanted: set[CheckId] | None = None) -> Iterator[CheckResult]:
     """Run the checks of one resource type, then sum them up with resource_type_tests."""
     return _run_suites(context, [_suite(context, resource_type, wanted)], None)
 
@@ -367,7 +365,10 @@ def _absent(resource_types: list[ResourceType], wanted: set[CheckId] | None, con
             continue
         kind = checker.schema.rsplit(":", 1)[-1]
         if wanted is None or CheckId(checker.name, kind) in wanted:
-            result = skipped(Step(checker), filtered_out(checker.tags, conf) or f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked.")
+            result = skipped(
+                Step(checker),
+                filtered_out(checker.tags, conf) or f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked.",
+            )
             result.resource_type = kind
             yield result
 
@@ -491,9 +492,7 @@ def _call(context: CheckContext, step: Step) -> list[CheckResult]:
     return checker.func(context, model)
 
 
-def _finish(
-    context: CheckContext, step: Step, results: list[CheckResult], exchanges: list[Exchange], leftovers: list[str]
-) -> list[CheckResult]:
+def _finish(context: CheckContext, step: Step, results: list[CheckResult], exchanges: list[Exchange], leftovers: list[str]) -> list[CheckResult]:
     leftovers = [printable(item) for item in leftovers]
     for result in results:
         _label(step, result)

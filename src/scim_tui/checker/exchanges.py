@@ -249,5 +249,3 @@ def failure_reason(exc: BaseException, exchanges: list[Exchange]) -> str:
 
 def _shortened(line: str, limit: int) -> str:
     return line if len(line) <= limit else f"{line[: limit - 1]}…"
-
-

@@ -146,9 +146,11 @@ def always_returned(model: type[BaseModel]) -> list[str]:
     names = []
     for field in model.model_fields:
         attribute = Attribute(model, field)
-        if attribute.returned == Returned.always:
-            names.append(attribute.name)
-        elif attribute.is_extension and any(sub.returned == Returned.always for sub in attributes_of(attribute.root_type)):
+        if (
+            attribute.returned == Returned.always
+            or attribute.is_extension
+            and any(sub.returned == Returned.always for sub in attributes_of(attribute.root_type))
+        ):
             names.append(attribute.name)
     return names
 
@@ -226,9 +228,7 @@ def identifying(attribute: Attribute) -> bool:
     return attribute.name in MARKER_ATTRIBUTES or attribute.owner.get_field_annotation(attribute.field, Uniqueness) in UNIQUE
 
 
-def build_resource(
-    context: CheckContext, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None
-) -> Resource[Any]:
+def build_resource(context: CheckContext, model: type[Resource[Any]], fill_all: bool = True, values: dict[str, Any] | None = None) -> Resource[Any]:
     """A resource of `model`, ready to POST: every writable attribute filled, or the required and
     identifying ones only (each with a fresh value), with every extension its resource type
     requires (RFC 7643 §6, "required": true) and that extension's required attributes.

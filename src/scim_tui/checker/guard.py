@@ -468,7 +468,9 @@ class Guard:
         if problem:
             # Never written to at that id; looked for by its markers, as a creation whose id is unknown.
             self._pending(endpoint, markers, f"its POST answered the unsafe id {resource_id!r}", created=True)
-            raise NotTheRunsOwn(f"the server answered {code} with the id {resource_id!r}, which {problem}: the resource cannot be addressed safely and was never written to")
+            raise NotTheRunsOwn(
+                f"the server answered {code} with the id {resource_id!r}, which {problem}: the resource cannot be addressed safely and was never written to"
+            )
         if carries(answer, markers) is False:
             self._pending(endpoint, markers, f"its POST answered {code} with the resource {resource_id}, which shows other values", created=True)
             raise NotTheRunsOwn(

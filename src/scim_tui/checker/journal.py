@@ -2,7 +2,7 @@
 a power cut) leaves the next run of the same target what to look for.
 
 The engine does no disk I/O: a front end hands iter_checks a Journal (the command and the app
-keep theirs in the data dir: scim_tui.journal). The guard (guard.py) adds each creation to it
+keep theirs in the data dir: scim_tui.store.journal). The guard (guard.py) adds each creation to it
 before the creation is sent, and removes it once settled (deleted, or never made). A run is
 handed what the runs of its target that did not end left (`earlier`): it looks for each by its
 markers, deletes what a GET of its own URL proves the run's, and tells the journal (`recovered`).

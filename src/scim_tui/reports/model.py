@@ -24,13 +24,13 @@ from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import printable_data
 from scim_tui.checker.registry import verdict_names
-from scim_tui.profiles import Selection
 from scim_tui.reports.saved import SavedReport
 from scim_tui.reports.saved import SavedResult
 from scim_tui.reports.saved import saved_report
 from scim_tui.reports.saved import saved_result
 from scim_tui.reports.summary import counts
 from scim_tui.reports.summary import summary_line
+from scim_tui.selection import Selection
 
 SCHEMA_VERSION = 1
 """Bumped whenever a field of the serialized report changes meaning or disappears."""

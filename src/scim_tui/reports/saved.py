@@ -24,7 +24,7 @@ from pydantic import JsonValue
 from pydantic import ValidationError
 
 from scim_tui.checker import Status
-from scim_tui.profiles import Selection
+from scim_tui.selection import Selection
 
 Saved = TypeVar("Saved", bound=BaseModel)
 Seconds = Annotated[float, Field(ge=0, le=10**9, allow_inf_nan=False)]

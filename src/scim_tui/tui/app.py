@@ -18,8 +18,8 @@ from textual.binding import Binding
 from textual.driver import Driver
 from textual.screen import ModalScreen
 
-from scim_tui.profiles import Profile
 from scim_tui.signals import STOPPING_SIGNALS
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.help import HelpScreen

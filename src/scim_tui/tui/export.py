@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scim_tui.profiles import data_dir
-from scim_tui.profiles import slug
 from scim_tui.reports import EXTENSIONS
 from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
+from scim_tui.store.paths import data_dir
+from scim_tui.store.paths import slug
 
 
 def exports_dir() -> Path:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.message import Message
 
 from scim_tui.checker import CheckResult
-from scim_tui.history import RunChanges
 from scim_tui.reports import RunReport
+from scim_tui.store.history import RunChanges
 
 
 class RunMessage(Message):

@@ -14,9 +14,6 @@ from dataclasses import field
 from datetime import date
 from enum import StrEnum
 
-from scim_tui import baseline
-from scim_tui.baseline import Entry
-from scim_tui.baseline import Judgement
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
@@ -24,6 +21,9 @@ from scim_tui.checker.causes import Cause
 from scim_tui.checker.causes import shared_causes
 from scim_tui.reports.summary import counts
 from scim_tui.reports.summary import size_of
+from scim_tui.store import baseline
+from scim_tui.store.baseline import Entry
+from scim_tui.store.baseline import Judgement
 
 SERVER_GROUP = "Server"
 """The group of the checks that do not run for a resource type (discovery, misc)."""

@@ -18,7 +18,6 @@ from datetime import datetime
 from scim2_models import ResourceType
 from textual.message import Message
 
-from scim_tui import history
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
@@ -26,15 +25,16 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.discovery import DISCOVERY_QUERY
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
-from scim_tui.connect import open_client
-from scim_tui.connect import unusable
-from scim_tui.cutoff import Cutoff
-from scim_tui.journal import journal_lines
-from scim_tui.journal import run_journal
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
+from scim_tui.net.connect import open_client
+from scim_tui.net.connect import unusable
+from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports import RunReport
 from scim_tui.reports.model import redacted
+from scim_tui.selection import Selection
+from scim_tui.store import history
+from scim_tui.store.journal import journal_lines
+from scim_tui.store.journal import run_journal
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished

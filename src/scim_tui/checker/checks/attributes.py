@@ -73,7 +73,10 @@ def examine(
         return CheckResult(Status.ERROR, reason=f"{label}: requested attribute '{included}' is missing from the {model.__name__} response.", data=response)
     extra = unasked(model, included, serialized) if exact and included is not None else []
     if extra:
-        reason = f"{label}: the {model.__name__} answered to attributes={included} also holds {', '.join(extra)}, though the default list of attributes SHALL be overridden (RFC 7644 §3.9)."
+        reason = (
+            f"{label}: the {model.__name__} answered to attributes={included} also holds {', '.join(extra)}, "
+            "though the default list of attributes SHALL be overridden (RFC 7644 §3.9)."
+        )
         return CheckResult(Status.ERROR, reason=reason, data=response)
     if excluded is not None and excluded in serialized:
         return CheckResult(Status.ERROR, reason=f"{label}: excluded attribute '{excluded}' is still present in the {model.__name__} response.", data=response)

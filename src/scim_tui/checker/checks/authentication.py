@@ -102,7 +102,10 @@ def _failing_anyway(context: CheckContext, request: str, endpoint: str) -> Check
     answer = context.client.request("GET", endpoint, params={"count": 0})
     if answer.status_code < 500:
         return None
-    reason = f"Skipped: {request} answers {answer.status_code} with the run's credentials too, so its failure without them tells nothing of authentication (pagination_parameters judges count=0)."
+    reason = (
+        f"Skipped: {request} answers {answer.status_code} with the run's credentials too, so its failure "
+        "without them tells nothing of authentication (pagination_parameters judges count=0)."
+    )
     return CheckResult(Status.SKIPPED, reason=reason)
 
 

@@ -315,10 +315,15 @@ def bulk_max_operations(context: CheckContext, model: type[Resource[Any]]) -> li
         return [CheckResult(Status.SKIPPED, reason="Skipped: the ServiceProviderConfig states no bulk.maxOperations.")]
     count = limit + 1
     if count > MAX_PROBE_OPERATIONS:
-        return [CheckResult(Status.SKIPPED, reason=f"Skipped: bulk.maxOperations is {limit}; requests of more than {MAX_PROBE_OPERATIONS} operations are not sent.")]
+        return [
+            CheckResult(Status.SKIPPED, reason=f"Skipped: bulk.maxOperations is {limit}; requests of more than {MAX_PROBE_OPERATIONS} operations are not sent.")
+        ]
     body = _body([_deletion_probe(resource_path(context, model))] * count)
     if bulk and bulk.max_payload_size is not None and len(body) > bulk.max_payload_size:
-        reason = f"Skipped: {count} operations take {len(body)} bytes, more than bulk.maxPayloadSize ({bulk.max_payload_size}), so maxOperations cannot be exceeded alone."
+        reason = (
+            f"Skipped: {count} operations take {len(body)} bytes, more than bulk.maxPayloadSize "
+            f"({bulk.max_payload_size}), so maxOperations cannot be exceeded alone."
+        )
         return [CheckResult(Status.SKIPPED, reason=reason)]
     answer = _post(context, body)
     request = f"POST {context.root_path(BULK_PATH)} with {count} operations (maxOperations is {limit})"

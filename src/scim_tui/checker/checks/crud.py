@@ -40,9 +40,7 @@ def resource_path(context: CheckContext, model: type[Resource[Any]], resource_id
     return resource_url(endpoint, resource_id) if resource_id else endpoint
 
 
-def find_in_pages(
-    fetch: Callable[[int | None], Any], resource_id: str | None
-) -> tuple[Any, Resource[Any] | None]:
+def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -> tuple[Any, Resource[Any] | None]:
     """Read a list page after page until it holds the resource with this id.
 
     `fetch` answers the page starting at an index (None for the first page).
@@ -81,7 +79,10 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     answered = f"POST {path} answered 201 with the created {model.__name__} {created.id}"
     dropped = _dropped_links(context, model, created)
     if dropped:
-        reason = f"{answered}, without the {dropped} it carried: only readOnly attributes of a creation SHALL be ignored (RFC 7644 §3.3), and {dropped} is readWrite (RFC 7643 §2.2)."
+        reason = (
+            f"{answered}, without the {dropped} it carried: only readOnly attributes of a creation SHALL "
+            f"be ignored (RFC 7644 §3.3), and {dropped} is readWrite (RFC 7643 §2.2)."
+        )
         full = CheckResult(Status.DEVIATION, reason=reason, data=created)
     else:
         full = CheckResult(Status.SUCCESS, reason=f"{answered}.", data=created)
@@ -110,16 +111,27 @@ def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckR
     except PrerequisiteFailed as exc:
         refused = refusal(context.exchanges[mark:], resource_path(context, model))
         if refused is None:
-            return results_of(context, mark, [CheckResult(Status.ERROR, reason=f"{failure_reason(exc.__cause__ or exc, context.exchanges[mark:])} ({least}).")])[0]
-        reason = f"{refusal_text(refused)} to {least}, and the run cannot create one, not even with what an identity provider sends (RFC 7643 §2.2 \"required\")."
+            return results_of(
+                context, mark, [CheckResult(Status.ERROR, reason=f"{failure_reason(exc.__cause__ or exc, context.exchanges[mark:])} ({least}).")]
+            )[0]
+        reason = f'{refusal_text(refused)} to {least}, and the run cannot create one, not even with what an identity provider sends (RFC 7643 §2.2 "required").'
         return results_of(context, mark, [CheckResult(Status.DEVIATION, reason=reason)])[0]
     adaptation = context.creations.adaptation(model)
     refused = refusal(context.exchanges[mark:], resource_path(context, model))
     if refused is None or adaptation is None:
-        return results_of(context, mark, [CheckResult(Status.SUCCESS, reason=f"POST {context.root_path(resource_path(context, model))} answered 201 with the {model.__name__} {created.id}, created as {least}.")])[0]
+        return results_of(
+            context,
+            mark,
+            [
+                CheckResult(
+                    Status.SUCCESS,
+                    reason=f"POST {context.root_path(resource_path(context, model))} answered 201 with the {model.__name__} {created.id}, created as {least}.",
+                )
+            ],
+        )[0]
     added = " and ".join(", ".join(adaptation.added).rsplit(", ", 1))
     reason = (
-        f"{refusal_text(refused)} to {least}, which declares {added} optional (RFC 7643 §2.2 \"required\"); "
+        f'{refusal_text(refused)} to {least}, which declares {added} optional (RFC 7643 §2.2 "required"); '
         f"with {added} as an identity provider sends them it was created, and the run creates its {model.__name__} resources so."
     )
     return results_of(context, mark, [CheckResult(Status.DEVIATION, reason=reason)])[0]

@@ -65,11 +65,18 @@ def _next_pages(pages: list[ListPage], named: Named) -> tuple[Status, str]:
             return Status.ERROR, f"{page.query} answered {named.described(repeated)} already on an earlier page."
         seen += page.ids
     if pages[-1].next_cursor:
-        return Status.ERROR, f"{MAX_PAGES} pages followed by nextCursor and the last still has one, for {len(SUFFIXES)} matches in pages of {PAGE_SIZE}: the last page carries no nextCursor."
+        return (
+            Status.ERROR,
+            f"{MAX_PAGES} pages followed by nextCursor and the last still has one, for {len(SUFFIXES)} matches "
+            f"in pages of {PAGE_SIZE}: the last page carries no nextCursor.",
+        )
     missing = set(named.names) - set(pages[0].ids) - set(seen)
     if missing:
         return Status.ERROR, f"the pages reached by nextCursor leave out {named.described(missing)}."
-    return Status.SUCCESS, f"{len(pages) - 1} page(s) reached by nextCursor hold {named.described(seen)}, the matches after the first page, and the last has no nextCursor."
+    return (
+        Status.SUCCESS,
+        f"{len(pages) - 1} page(s) reached by nextCursor hold {named.described(seen)}, the matches after the first page, and the last has no nextCursor.",
+    )
 
 
 def _previous(back: ListPage, first: ListPage, named: Named) -> tuple[Status, str]:
@@ -149,7 +156,9 @@ def _no_next(pages: Pages) -> CheckResult:
     first = pages.answers["first"]
     if isinstance(first, str):
         return CheckResult(Status.SKIPPED, reason=f"nextCursor: Skipped: the first page could not be read ({first}).")
-    return CheckResult(Status.SKIPPED, reason="nextCursor: Skipped: the first page gives no nextCursor to follow (the first page's result says why that is wrong).")
+    return CheckResult(
+        Status.SKIPPED, reason="nextCursor: Skipped: the first page gives no nextCursor to follow (the first page's result says why that is wrong)."
+    )
 
 
 def _previous_result(pages: Pages, walked: list[str], named: Named) -> CheckResult:
@@ -163,7 +172,11 @@ def _previous_result(pages: Pages, walked: list[str], named: Named) -> CheckResu
 def _expired_result(context: CheckContext, model: type[Resource[Any]], pages: Pages, scope: str, timeout: int | None) -> CheckResult:
     first = pages.answers["first"]
     if timeout is None or timeout > MAX_EXPIRY_WAIT:
-        said = "announces no cursorTimeout" if timeout is None else f"announces a cursorTimeout of {timeout} s, longer than the {MAX_EXPIRY_WAIT} s this check waits"
+        said = (
+            "announces no cursorTimeout"
+            if timeout is None
+            else f"announces a cursorTimeout of {timeout} s, longer than the {MAX_EXPIRY_WAIT} s this check waits"
+        )
         return CheckResult(Status.SKIPPED, reason=f"expired cursor: Skipped: the ServiceProviderConfig {said}.")
     if not isinstance(first, ListPage) or not first.next_cursor:
         return CheckResult(Status.SKIPPED, reason="expired cursor: Skipped: the first page gives no nextCursor to let expire.")
@@ -171,7 +184,10 @@ def _expired_result(context: CheckContext, model: type[Resource[Any]], pages: Pa
         return CheckResult(Status.SKIPPED, reason=f"expired cursor: Skipped: {context.recorder.stopped}.")
     status, reason = _refused(context, model, first.next_cursor, scope, ("expiredCursor", "invalidCursor"))
     if status is Status.ERROR and context.exchanges[-1].status_code == 200:
-        status, reason = Status.ACCEPTABLE, f"a nextCursor {timeout + 1} s old, past the cursorTimeout of {timeout} s, was still served, which the RFC allows (the timeout is a minimum)."
+        status, reason = (
+            Status.ACCEPTABLE,
+            f"a nextCursor {timeout + 1} s old, past the cursorTimeout of {timeout} s, was still served, which the RFC allows (the timeout is a minimum).",
+        )
     return _labelled(context, "expired cursor", (status, reason))
 
 

@@ -163,7 +163,10 @@ def _is_kind(value: Any, kind: str) -> bool:
 
 
 def _kind_of(value: Any) -> str:
-    return next((_article(kind) for kind in ("boolean", "integer", "string", "object", "array") if _is_kind(value, kind)), "a number" if isinstance(value, float) else "null")
+    return next(
+        (_article(kind) for kind in ("boolean", "integer", "string", "object", "array") if _is_kind(value, kind)),
+        "a number" if isinstance(value, float) else "null",
+    )
 
 
 def _article(kind: str) -> str:
@@ -258,7 +261,14 @@ def service_provider_config_document(context: CheckContext) -> list[CheckResult]
     if failure:
         return results_of(context, mark, [failure])
     location = located(context, payload, url)
-    result = _judged("The ServiceProviderConfig", "5", payload, SERVICE_PROVIDER_CONFIG, [_rule_of_3_1(location.problem)] if location.problem else [], [location.note] if location.note else [])
+    result = _judged(
+        "The ServiceProviderConfig",
+        "5",
+        payload,
+        SERVICE_PROVIDER_CONFIG,
+        [_rule_of_3_1(location.problem)] if location.problem else [],
+        [location.note] if location.note else [],
+    )
     return results_of(context, mark, [result])
 
 

@@ -44,11 +44,18 @@ CORE_USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 INVALID_SYNTAX = Refusal(400, "invalidSyntax", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
 MISSING_REQUIRED = Refusal(400, "invalidValue", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION)
 MISSING_USER_NAME = Refusal(
-    400, "invalidValue", "RFC 7644 §3.12, Tables 8 and 9, SHOULD", Status.DEVIATION, (Status.ERROR, "RFC 7643 §4.1.1: each User MUST include a non-empty userName value")
+    400,
+    "invalidValue",
+    "RFC 7644 §3.12, Tables 8 and 9, SHOULD",
+    Status.DEVIATION,
+    (Status.ERROR, "RFC 7643 §4.1.1: each User MUST include a non-empty userName value"),
 )
 DUPLICATE = Refusal(409, "uniqueness", "RFC 7644 §3.3, MUST", accepted=(Status.DEVIATION, "RFC 7643 §2.2: a server-unique value SHOULD be unique"))
 TAKEN_USER_NAME = Refusal(
-    409, "uniqueness", "RFC 7644 §3.3, MUST", accepted=(Status.ERROR, "RFC 7643 §4.1.1: userName MUST be unique across the service provider's entire set of Users")
+    409,
+    "uniqueness",
+    "RFC 7644 §3.3, MUST",
+    accepted=(Status.ERROR, "RFC 7643 §4.1.1: userName MUST be unique across the service provider's entire set of Users"),
 )
 INVALID_PATH = Refusal(400, "invalidPath", "RFC 7644 §3.5.2, SHALL")
 REMOVE_WITHOUT_PATH = Refusal(400, "noTarget", "RFC 7644 §3.5.2.2")
@@ -169,7 +176,9 @@ def _same_name(context: CheckContext, model: type[Resource[Any]]) -> CheckResult
     response = send_json(context, "POST", path, creation_json(context, model, {name.name: value}))
     code = response.status_code
     if code < 300:
-        result = CheckResult(Status.SUCCESS, reason=f"{request} answered {code}: a value with uniqueness \"none\" may repeat (RFC 7643 §2.2).", data=body_of(response))
+        result = CheckResult(
+            Status.SUCCESS, reason=f'{request} answered {code}: a value with uniqueness "none" may repeat (RFC 7643 §2.2).', data=body_of(response)
+        )
     elif code >= 500:
         right = "created (201) or refused as a conflict (409 uniqueness, RFC 7644 §3.3), never failed on"
         result = CheckResult(Status.ERROR, reason=f"{request} answered {code}: a repeated value nothing declares unique is {right}.", data=body_of(response))
@@ -188,7 +197,10 @@ def _posted_again(
     answered = result.data if isinstance(result.data, dict) else {}
     if result.status.failed and answered.get("id") == existing.id:
         result.status = Status.ERROR
-        result.reason = f"{result.reason.split(' answered ')[0]} answered with the existing {model.__name__} ({existing.id}) as if it had created it, instead of 409 (RFC 7644 §3.3, MUST)."
+        result.reason = (
+            f"{result.reason.split(' answered ')[0]} answered with the existing {model.__name__} "
+            f"({existing.id}) as if it had created it, instead of 409 (RFC 7644 §3.3, MUST)."
+        )
     return result
 
 
@@ -259,7 +271,9 @@ def _dangling_member(context: CheckContext, path: str) -> CheckResult:
     request = f"PATCH {context.root_path(path)} adding a member whose value ({missing}) names no resource"
     code, payload = response.status_code, body_of(response)
     if code >= 500:
-        result = CheckResult(Status.ERROR, reason=f"{request} answered {code}: the server failed on a client's mistake, which a 4xx SCIM Error tells (RFC 7644 §3.12).")
+        result = CheckResult(
+            Status.ERROR, reason=f"{request} answered {code}: the server failed on a client's mistake, which a 4xx SCIM Error tells (RFC 7644 §3.12)."
+        )
     elif code < 400:
         result = _kept_or_dropped(context, path, request, code, payload, missing)
     elif problem := scim_error_problem(payload, code):
@@ -279,10 +293,15 @@ def _kept_or_dropped(context: CheckContext, path: str, request: str, code: int, 
         payload, where = (body_of(response) if response.status_code == 200 else None), f"GET {context.root_path(path)} then"
     members = member(payload, "members")
     if isinstance(members, list) and any(member(item, "value") == missing for item in members):
-        return CheckResult(Status.DEVIATION, reason=f"{request} answered {code}, and the group now holds that member, which is no resource (RFC 7643 §4.2: a member's value identifies a member).")
+        return CheckResult(
+            Status.DEVIATION,
+            reason=f"{request} answered {code}, and the group now holds that member, which is no resource (RFC "
+            "7643 §4.2: a member's value identifies a member).",
+        )
     return CheckResult(
         Status.ACCEPTABLE,
-        reason=f"{request} answered {code}, and {where} holds no such member: the server dropped it without telling the client, where a 4xx SCIM Error would (RFC 7644 §3.12).",
+        reason=f"{request} answered {code}, and {where} holds no such member: the server dropped it without "
+        "telling the client, where a 4xx SCIM Error would (RFC 7644 §3.12).",
     )
 
 

@@ -62,7 +62,9 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
         page = list_page(context, model, filter=rule.expression)
     except ListQueryError as exc:
         if rule.optional and _unsupported(context.exchanges[-1]):
-            result = CheckResult(Status.ACCEPTABLE, reason=f"{rule.label}: {exc.query} answered 400 invalidFilter, which a service provider answers when {UNSUPPORTED}.")
+            result = CheckResult(
+                Status.ACCEPTABLE, reason=f"{rule.label}: {exc.query} answered 400 invalidFilter, which a service provider answers when {UNSUPPORTED}."
+            )
         else:
             result = CheckResult(Status.ERROR, reason=f"{rule.label}: {exc}{_refused_rule(rule, context.exchanges[-1])}.")
         return results_of(context, mark, [result])[0], None
@@ -72,7 +74,8 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
     else:
         result = CheckResult(
             Status.ERROR,
-            reason=f"{rule.label}: {page.query} answered {named.described(got)} instead of {named.described(rule.expected)} ({rule.keyword}, RFC 7644 §3.4.2.2).",
+            reason=f"{rule.label}: {page.query} answered {named.described(got)} instead of {named.described(rule.expected)} "
+            f"({rule.keyword}, RFC 7644 §3.4.2.2).",
         )
     return results_of(context, mark, [result])[0], page
 
@@ -143,7 +146,11 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     named = Named(attribute, unique_prefix("filter"))
     typed = typed_filter_attribute(model)
     # Only alpha-one holds an externalId: the others are made without one (for the pr rule).
-    extra: dict[str, dict[str, Any]] = {"alpha-one": {"externalId": f"{named.prefix}external"}, "beta-two": {"externalId": None}, "gamma-two": {"externalId": None}}
+    extra: dict[str, dict[str, Any]] = {
+        "alpha-one": {"externalId": f"{named.prefix}external"},
+        "beta-two": {"externalId": None},
+        "gamma-two": {"externalId": None},
+    }
     if typed is not None:
         found, other = _typed_values(context, typed)
         extra["alpha-one"][typed.name] = [found]
@@ -157,7 +164,13 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     eq, page = judge(context, model, named, first)
     unfit = _unfit(first, page, eq.exchanges[-1])
     if unfit:
-        return [eq, *(CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: {unfit}, so this rule cannot tell anything.", exchanges=eq.exchanges) for label in LABELS[1:])]
+        return [
+            eq,
+            *(
+                CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: {unfit}, so this rule cannot tell anything.", exchanges=eq.exchanges)
+                for label in LABELS[1:]
+            ),
+        ]
     scope = narrow(context, named, model)
     followed = rules(made, scope.filter, scope.why_not)
     for skipped_rule in (rule for rule in followed if isinstance(rule, CheckResult)):

@@ -98,13 +98,22 @@ def _accepted(post: Exchange) -> CheckResult:
 def _content_types(answers: list[Exchange]) -> CheckResult:
     """The Content-Type rule over every answer with a body (a 204 has none to label)."""
     typed = [(answer, _media_type(answer)) for answer in answers if answer.response_body]
-    wrong = [f"{request_line(a)} ({a.status_code}) answered {f'Content-Type: {t}' if t else 'no Content-Type'}" for a, t in typed if t not in (SCIM_MEDIA_TYPE, OLD_MEDIA_TYPE)]
+    wrong = [
+        f"{request_line(a)} ({a.status_code}) answered {f'Content-Type: {t}' if t else 'no Content-Type'}"
+        for a, t in typed
+        if t not in (SCIM_MEDIA_TYPE, OLD_MEDIA_TYPE)
+    ]
     old = [f"{request_line(a)} ({a.status_code})" for a, t in typed if t == OLD_MEDIA_TYPE]
     if wrong:
-        reason = f"{'; '.join(wrong)}, instead of {SCIM_MEDIA_TYPE}, the type the client asks for with Accept and service providers MUST support (RFC 7644 §3.8)."
+        reason = (
+            f"{'; '.join(wrong)}, instead of {SCIM_MEDIA_TYPE}, the type the client asks for with Accept and service providers MUST support (RFC 7644 §3.8)."
+        )
         return CheckResult(Status.ERROR, reason=reason, exchanges=answers)
     if old:
-        reason = f"{', '.join(old)} answered Content-Type: {OLD_MEDIA_TYPE}, the type older SCIM servers informally use, instead of {SCIM_MEDIA_TYPE} (RFC 7644 §3.1, §8.1)."
+        reason = (
+            f"{', '.join(old)} answered Content-Type: {OLD_MEDIA_TYPE}, the type older SCIM servers informally "
+            f"use, instead of {SCIM_MEDIA_TYPE} (RFC 7644 §3.1, §8.1)."
+        )
         return CheckResult(Status.DEVIATION, reason=reason, exchanges=answers)
     listed = ", ".join(f"{request_line(a)} ({a.status_code})" for a, _ in typed)
     return CheckResult(Status.SUCCESS, reason=f"{listed} all answered Content-Type: {SCIM_MEDIA_TYPE}.", exchanges=answers)
@@ -137,8 +146,6 @@ def _media_type(exchange: Exchange) -> str:
     return header(exchange.response_headers, "content-type").split(";")[0].strip().lower()
 
 
-
-
 @checker("headers", "headers:allow", section="15.5.6", rfc=9110)
 def allow_header(context: CheckContext) -> list[CheckResult]:
     """A 405 answer names the methods the endpoint allows in an Allow header (RFC 9110 §15.5.6).
@@ -153,7 +160,11 @@ def allow_header(context: CheckContext) -> list[CheckResult]:
     request = f"PUT {context.root_path(path)}"
     allowed = header(context.exchanges[-1].response_headers, "Allow")
     if response.status_code != 405:
-        return [CheckResult(Status.SKIPPED, reason=f"Skipped: {request} answered {response.status_code}, not 405 (service_provider_config_endpoint_methods judges it).")]
+        return [
+            CheckResult(
+                Status.SKIPPED, reason=f"Skipped: {request} answered {response.status_code}, not 405 (service_provider_config_endpoint_methods judges it)."
+            )
+        ]
     if not allowed:
         rule = "RFC 9110 §15.5.6: the origin server MUST generate an Allow header field in a 405 response"
         return [CheckResult(Status.ERROR, reason=f"{request} answered 405 without an Allow header ({rule}).")]

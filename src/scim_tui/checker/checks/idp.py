@@ -98,7 +98,9 @@ def empty_list(
     found = resources_in(response)
     total = member(body_of(response), "totalResults")
     if found or total:
-        return CheckResult(Status.ERROR, reason=f"{request} answered totalResults {total} and {len(found)} resource(s) for a value no resource holds.", data=body_of(response))
+        return CheckResult(
+            Status.ERROR, reason=f"{request} answered totalResults {total} and {len(found)} resource(s) for a value no resource holds.", data=body_of(response)
+        )
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 200 with an empty ListResponse.", data=body_of(response))
 
 
@@ -120,7 +122,9 @@ def finds(
     if not ids and unlisted:
         return CheckResult(Status.DEVIATION, reason=f"{request} answered no resource: {unlisted}", data=body_of(response), blocks=True)
     if ids != [target.id]:
-        return CheckResult(Status.ERROR, reason=f"{request} answered {shown(ids)} instead of the {target.model.__name__} {target.id} alone.", data=body_of(response))
+        return CheckResult(
+            Status.ERROR, reason=f"{request} answered {shown(ids)} instead of the {target.model.__name__} {target.id} alone.", data=body_of(response)
+        )
     return CheckResult(Status.SUCCESS, reason=f"{request} answered the {target.model.__name__} {target.id}.", data=body_of(response))
 
 
@@ -163,18 +167,24 @@ def reads_inactive(context: CheckContext, provider: Provider, target: Target) ->
     active = member(payload, "active")
     request = f"GET {context.root_path(target.url)}"
     if response.status_code != 200 or active is not False:
-        return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} with active {shown(active)} instead of 200 with active false.", data=payload)
+        return CheckResult(
+            Status.ERROR, reason=f"{request} answered {response.status_code} with active {shown(active)} instead of 200 with active false.", data=payload
+        )
     return CheckResult(Status.SUCCESS, reason=f"{request} answered the user, with active false.", data=payload)
 
 
-def created(context: CheckContext, provider: Provider, model: type[Resource[Any]], values: dict[str, Any], extra: dict[str, Any], checked: bool = False) -> Target:
+def created(
+    context: CheckContext, provider: Provider, model: type[Resource[Any]], values: dict[str, Any], extra: dict[str, Any], checked: bool = False
+) -> Target:
     """A resource created with the provider's body: `values` of the attributes the server's model
     has (a provider sends only those mapped to the app), and `extra` as it is (what the provider
     always sends: its schemas, meta, an empty roles ...). Deleted when the check ends."""
     return wire_created(context, provider, model, {**extra, **kept(model, values)}, checked=checked)
 
 
-def applied(context: CheckContext, provider: Provider, target: Target, label: str, operations: list[dict[str, Any]], expected: dict[str, Any], outcome: str) -> CheckResult:
+def applied(
+    context: CheckContext, provider: Provider, target: Target, label: str, operations: list[dict[str, Any]], expected: dict[str, Any], outcome: str
+) -> CheckResult:
     """PATCH operations as the provider writes them, then whether the resource holds each expected value (patch_paths.holds)."""
     seen, source = patched(context, provider, target, operations)
     return holds(target, label, seen, source, expected, outcome)

@@ -53,9 +53,7 @@ ENTRA_GROUP = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.
 """The second schema URN of the groups Entra creates (the tutorial's Create Group)."""
 TAGS = ("idp", "idp:entra")
 COMPLIANT = (*TAGS, "idp:entra:compliant")
-CAPITALISED = (
-    "Entra sends capitalised ops; RFC 7644 §3.5.2 names them in lower case, and Entra's documentation asks servers to accept both."
-)
+CAPITALISED = "Entra sends capitalised ops; RFC 7644 §3.5.2 names them in lower case, and Entra's documentation asks servers to accept both."
 FALSE_STRING = (
     'Entra sends active as the string "False" by default (and a capitalised op); RFC 7643 §4.1.1 types active boolean, and Entra\'s '
     "known-issues page asks servers to accept both until the app opts in to aadOptscim062020."
@@ -115,7 +113,9 @@ def lower_op(operation: dict[str, Any]) -> dict[str, Any]:
 def no_enterprise(model: type[Resource[Any]]) -> list[CheckResult] | None:
     if has(model, ENTERPRISE):
         return None
-    return [CheckResult(Status.SKIPPED, reason=f"Skipped: the server's {model.__name__} has no enterprise extension ({ENTERPRISE}), whose attributes Entra maps.")]
+    return [
+        CheckResult(Status.SKIPPED, reason=f"Skipped: the server's {model.__name__} has no enterprise extension ({ENTERPRISE}), whose attributes Entra maps.")
+    ]
 
 
 @checker(*TAGS, section="3.4.2.2", schema=USER_SCHEMA)
@@ -176,7 +176,9 @@ def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> 
         nick = unique_string("nickName")
         changes.append(("Add nickName", {"op": "Add", "path": "nickName", "value": nick}, {"nickName": nick}))
         changes.append(("Remove nickName", {"op": "Remove", "path": "nickName"}, {"nickName": None}))
-    labelled = [(label, partial(entra_patched, context, target, label, operation, expected, CAPITALISED, lower_op(operation))) for label, operation, expected in changes]
+    labelled = [
+        (label, partial(entra_patched, context, target, label, operation, expected, CAPITALISED, lower_op(operation))) for label, operation, expected in changes
+    ]
     return steps(context, labelled) or [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has neither displayName nor nickName.")]
 
 
@@ -398,7 +400,13 @@ def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> lis
         return CheckResult(Status.SUCCESS, reason=f"{request} answered the Group.", data=payload)
 
     name = str(target.current.get("displayName") or "")
-    return [result, *steps(context, [("read without members", read), ("find by displayName without members", partial(finds, context, ENTRA, target, "displayName", name, no_members))])]
+    return [
+        result,
+        *steps(
+            context,
+            [("read without members", read), ("find by displayName without members", partial(finds, context, ENTRA, target, "displayName", name, no_members))],
+        ),
+    ]
 
 
 @checker(*TAGS, section="3.5.2.1", schema=GROUP_SCHEMA)
@@ -484,4 +492,3 @@ def entra_readiness(context: CheckContext, results: list[CheckResult]) -> list[C
     and https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility.
     """
     return readiness(ENTRA, context, results, apart=("idp:entra:gallery",))
-

@@ -112,7 +112,12 @@ def gallery_outcome(results: list[CheckResult]) -> dict[str, Any]:
     for result in results:
         by_check.setdefault(str(result.title), []).append(result)
     tests = [
-        {"testName": test.name, "testCategory": "optional" if test.optional else "mandatory", "testResult": test_result(test, by_check.get(test.check, [])), "check": test.check}
+        {
+            "testName": test.name,
+            "testCategory": "optional" if test.optional else "mandatory",
+            "testResult": test_result(test, by_check.get(test.check, [])),
+            "check": test.check,
+        }
         for test in GALLERY_TESTS
     ]
     failed = [t["testName"] for t in tests if t["testResult"].startswith("FAILED")]
@@ -146,7 +151,13 @@ def entra_gallery_readiness(context: CheckContext, results: list[CheckResult]) -
     warnings = f"; WARNING: {', '.join(warned)}" if warned else ""
     if outcome["overallResultFromTests"] == "Succeeded":
         passed = sum(t["testResult"] == "success" for t in tests)
-        return [CheckResult(Status.SUCCESS, reason=f"READY for {GALLERY.name}: Microsoft's validation would succeed ({passed} of {len(tests)} tests passed{warnings}){aside}.", data=outcome)]
+        return [
+            CheckResult(
+                Status.SUCCESS,
+                reason=f"READY for {GALLERY.name}: Microsoft's validation would succeed ({passed} of {len(tests)} tests passed{warnings}){aside}.",
+                data=outcome,
+            )
+        ]
     failed = [t["testName"] for t in tests if t["testResult"].startswith("FAILED")]
     why = [f"{len(failed)} mandatory {'test fails' if len(failed) == 1 else 'tests fail'}: {', '.join(failed)}"] if failed else []
     if not any(t["testResult"] == "success" for t, test in zip(tests, GALLERY_TESTS, strict=True) if test.authentication):

@@ -51,7 +51,8 @@ LIFETIME_MINUTES = (60, 360)
 @checker(*TAGS, section="2")
 @replay(ENTRA)
 def gallery_validate_credentials(context: CheckContext) -> list[CheckResult]:
-    """Validate_Credentials_Test (mandatory, or Federated_Identity_Test): OAuth client credentials give a token living 60 to 360 minutes, which SCIM accepts (RFC 7644 §2, RFC 6749 §4.4).
+    """Validate_Credentials_Test (mandatory, or Federated_Identity_Test): OAuth client credentials give a token living 60 to 360 minutes, which SCIM
+    accepts (RFC 7644 §2, RFC 6749 §4.4).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md):
     the token endpoint answers 2xx with an access_token whose lifetime is
@@ -64,17 +65,29 @@ def gallery_validate_credentials(context: CheckContext) -> list[CheckResult]:
     """
     auth = getattr(getattr(context.client, "client", None), "auth", None)
     if not hasattr(auth, "token_lifetime"):
-        return not_applicable("the run's client does not get its token by OAuth client credentials (a profile with kind = \"oauth2\"), which Microsoft requires of gallery apps.")
+        return not_applicable(
+            'the run\'s client does not get its token by OAuth client credentials (a profile with kind = "oauth2"), which Microsoft requires of gallery apps.'
+        )
     path = model_path(context, USER_SCHEMA)
     response = send(context, ENTRA, "GET", path, params={"count": 1})
     if not 200 <= response.status_code < 300:
-        return [CheckResult(Status.ERROR, reason=f"GET {context.root_path(path)}?count=1 with the client-credentials token answered {response.status_code}.", data=body_of(response))]
+        return [
+            CheckResult(
+                Status.ERROR,
+                reason=f"GET {context.root_path(path)}?count=1 with the client-credentials token answered {response.status_code}.",
+                data=body_of(response),
+            )
+        ]
     lifetime = auth.token_lifetime
     low, high = LIFETIME_MINUTES
     if lifetime is None or not low * 60 <= lifetime <= high * 60:
         told = "no expires_in" if lifetime is None else f"a token living {lifetime / 60:g} minutes"
         return [CheckResult(Status.DEVIATION, reason=f"The token endpoint gave {told}; Microsoft's validation wants {low} to {high} minutes.", blocks=True)]
-    return [CheckResult(Status.SUCCESS, reason=f"The token endpoint gave a token living {lifetime / 60:g} minutes, and SCIM answered {response.status_code} with it.")]
+    return [
+        CheckResult(
+            Status.SUCCESS, reason=f"The token endpoint gave a token living {lifetime / 60:g} minutes, and SCIM answered {response.status_code} with it."
+        )
+    ]
 
 
 def model_path(context: CheckContext, schema: str) -> str:
@@ -109,13 +122,19 @@ def _paged(context: CheckContext, path: str) -> CheckResult:
         asked = f"GET {context.root_path(path)}?startIndex={start}&count={PAGE}"
         problem = list_problem(response)
         if problem or answered != expected:
-            return CheckResult(Status.ERROR, reason=f"Page {len(pages) + 1}: {asked} {problem or f'answered startIndex {answered!r} instead of {expected}'} (RFC 7644 §3.4.2.4).", data=body_of(response))
+            return CheckResult(
+                Status.ERROR,
+                reason=f"Page {len(pages) + 1}: {asked} {problem or f'answered startIndex {answered!r} instead of {expected}'} (RFC 7644 §3.4.2.4).",
+                data=body_of(response),
+            )
         found = resources_in(response)
         pages.append(asked)
         following = answered + len(found)
         start = following if found and following <= (member(body_of(response), "totalResults") or 0) else None
     if len(pages) < 2:
-        return CheckResult(Status.ERROR, reason=f"{pages[0]} answered every resource in one page, though the check made {AT_LEAST}: count is ignored (RFC 7644 §3.4.2.4).")
+        return CheckResult(
+            Status.ERROR, reason=f"{pages[0]} answered every resource in one page, though the check made {AT_LEAST}: count is ignored (RFC 7644 §3.4.2.4)."
+        )
     return CheckResult(Status.SUCCESS, reason=f"{len(pages)} pages of {PAGE}, each answering the startIndex asked.")
 
 
@@ -128,7 +147,8 @@ def _pagination(context: CheckContext, model: type[Resource[Any]], make: Any) ->
 @checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
 @replay(ENTRA)
 def gallery_user_pagination(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """SCIM_User_Pagination_Test (mandatory): ``GET /Users?startIndex=N&count=5`` over at least 11 users, each page's startIndex the one asked (RFC 7644 §3.4.2.4).
+    """SCIM_User_Pagination_Test (mandatory): ``GET /Users?startIndex=N&count=5`` over at least 11 users, each page's startIndex the one asked (RFC
+    7644 §3.4.2.4).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md):
     at least two pages, each answering 200 with startIndex page*5+1. Makes
@@ -141,7 +161,8 @@ def gallery_user_pagination(context: CheckContext, model: type[Resource[Any]]) -
 @checker(*TAGS, section="3.4.2.4", schema=GROUP_SCHEMA)
 @replay(ENTRA)
 def gallery_group_pagination(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """SCIM_Group_Pagination_Test (optional): ``GET /Groups?startIndex=N&count=5`` over at least 11 groups, each page's startIndex the one asked (RFC 7644 §3.4.2.4).
+    """SCIM_Group_Pagination_Test (optional): ``GET /Groups?startIndex=N&count=5`` over at least 11 groups, each page's startIndex the one asked (RFC
+    7644 §3.4.2.4).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md):
     as the user pagination, on 11 groups of its own. SUCCESS then; ERROR

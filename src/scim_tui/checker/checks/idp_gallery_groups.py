@@ -73,7 +73,9 @@ def gallery_update_group(context: CheckContext, model: type[Resource[Any]]) -> l
     name = unique_string("displayName")
     operation = {"op": "Replace", "path": "displayName", "value": name}
     label = "Replace displayName"
-    run, plain = (partial(applied, context, ENTRA, target, label, [op], {"displayName": name}, "the new displayName") for op in (operation, lower_op(operation)))
+    run, plain = (
+        partial(applied, context, ENTRA, target, label, [op], {"displayName": name}, "the new displayName") for op in (operation, lower_op(operation))
+    )
     return [step(context, ENTRA, label, run, CAPITALISED, plain, (operation, lower_op(operation)))]
 
 
@@ -94,7 +96,8 @@ def gallery_delete_group(context: CheckContext, model: type[Resource[Any]]) -> l
 @checker(*TAGS, section="3.5.2.1", schema=GROUP_SCHEMA)
 @replay(ENTRA)
 def gallery_add_member(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """Group_Update_Add_Member_Test (mandatory): Entra adds members with ``{"op": "Add", "path": "members", "value": [{"$ref": null, "value": …}]}`` (RFC 7644 §3.5.2.1).
+    """Group_Update_Add_Member_Test (mandatory): Entra adds members with ``{"op": "Add", "path": "members", "value": [{"$ref": null, "value": …}]}``
+    (RFC 7644 §3.5.2.1).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md);
     the requests of entra_add_members (Entra's tutorial). SUCCESS when the group
@@ -107,7 +110,8 @@ def gallery_add_member(context: CheckContext, model: type[Resource[Any]]) -> lis
 @checker(*TAGS, section="3.5.2.2", schema=GROUP_SCHEMA)
 @replay(ENTRA)
 def gallery_remove_member(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """Group_Update_Remove_Member_Test (mandatory): Entra removes a member with ``{"op": "Remove", "path": "members", "value": [{"value": …}]}`` (RFC 7644 §3.5.2.2).
+    """Group_Update_Remove_Member_Test (mandatory): Entra removes a member with ``{"op": "Remove", "path": "members", "value": [{"value": …}]}`` (RFC
+    7644 §3.5.2.2).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md);
     the requests of entra_remove_member (Entra's default dialect). SUCCESS when

@@ -102,8 +102,18 @@ def gallery_schema_discoverability(context: CheckContext) -> list[CheckResult]:
     missing = [name for name in wanted if name.lower() not in found]
     missing += [f"Group {name}" for name in GROUP_MAPPING if name.lower() not in flattened(schemas[GROUP_SCHEMA]) | COMMON]
     if missing:
-        return [CheckResult(Status.DEVIATION, reason=f"GET {context.root_path('/Schemas')} does not describe {', '.join(missing)}, which Entra's mapping sends.", blocks=True)]
-    return [CheckResult(Status.SUCCESS, reason=f"GET {context.root_path('/Schemas')} describes the {len(wanted) + len(GROUP_MAPPING)} attributes of a typical mapping.")]
+        return [
+            CheckResult(
+                Status.DEVIATION,
+                reason=f"GET {context.root_path('/Schemas')} does not describe {', '.join(missing)}, which Entra's mapping sends.",
+                blocks=True,
+            )
+        ]
+    return [
+        CheckResult(
+            Status.SUCCESS, reason=f"GET {context.root_path('/Schemas')} describes the {len(wanted) + len(GROUP_MAPPING)} attributes of a typical mapping."
+        )
+    ]
 
 
 def _nullable(model: type[Resource[Any]]) -> list[str]:
@@ -112,7 +122,11 @@ def _nullable(model: type[Resource[Any]]) -> list[str]:
 
 def _user(context: CheckContext, model: type[Resource[Any]]) -> Target:
     """A user made by the Logic App's own POST: the mapped attributes, the enterprise ones among them."""
-    values = {**user_body("gallery"), "title": unique_string("title"), ENTERPRISE: {"employeeNumber": unique_string("employee"), "department": unique_string("department")}}
+    values = {
+        **user_body("gallery"),
+        "title": unique_string("title"),
+        ENTERPRISE: {"employeeNumber": unique_string("employee"), "department": unique_string("department")},
+    }
     schemas = [USER_SCHEMA, *([ENTERPRISE] if has(model, ENTERPRISE) else [])]
     return created(context, ENTRA, model, {"schemas": schemas, **kept(model, values)})
 
@@ -126,7 +140,8 @@ def _replaced(context: CheckContext, target: Target, values: dict[str, Any], lab
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
 @replay(ENTRA)
 def gallery_null_update(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """SCIM_Null_Update_Test (mandatory): optional attributes replaced with "" read back empty, then replaced with null stay empty (RFC 7644 §3.5.2.3, RFC 7643 §2.5).
+    """SCIM_Null_Update_Test (mandatory): optional attributes replaced with "" read back empty, then replaced with null stay empty (RFC 7644
+    §3.5.2.3, RFC 7643 §2.5).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md):
     two phases on a user with every mapped optional attribute set (displayName,
@@ -138,13 +153,21 @@ def gallery_null_update(context: CheckContext, model: type[Resource[Any]]) -> li
     """
     paths = _nullable(model)
     target = _user(context, model)
-    return phases(context, [(f"replace with {shown}", partial(_replaced, context, target, dict.fromkeys(paths, value), f"replace {', '.join(paths)} with {shown}")) for value, shown in (("", '""'), (None, "null"))])
+    return phases(
+        context,
+        [
+            (f"replace with {shown}", partial(_replaced, context, target, dict.fromkeys(paths, value), f"replace {', '.join(paths)} with {shown}"))
+            for value, shown in (("", '""'), (None, "null"))
+        ],
+    )
 
 
 def _round_trip(target: Target, attribute: str, sent: str) -> CheckResult:
     answered = member(target.current, attribute)
     if not isinstance(answered, str) or answered.casefold() != sent.casefold():
-        return CheckResult(Status.DEVIATION, reason=f"The creation answered {attribute} {answered!r} instead of {sent!r}, which the test requires back.", blocks=True)
+        return CheckResult(
+            Status.DEVIATION, reason=f"The creation answered {attribute} {answered!r} instead of {sent!r}, which the test requires back.", blocks=True
+        )
     return CheckResult(Status.SUCCESS, reason=f"The creation answered the {attribute} sent.")
 
 
@@ -171,7 +194,8 @@ def gallery_scim_user_create(context: CheckContext, model: type[Resource[Any]]) 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
 @replay(ENTRA)
 def gallery_scim_user_update(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """SCIM_User_Update_Test (mandatory): a direct PATCH replacing each eligible single-valued attribute, then a GET holding every new value (RFC 7644 §3.5.2.3).
+    """SCIM_User_Update_Test (mandatory): a direct PATCH replacing each eligible single-valued attribute, then a GET holding every new value (RFC
+    7644 §3.5.2.3).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md):
     the mapped single-valued attributes but groups, roles, id, schemas, meta

@@ -89,7 +89,8 @@ def gallery_update_user(context: CheckContext, model: type[Resource[Any]]) -> li
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
 @replay(ENTRA)
 def gallery_disable_user(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """Disable_User_Test (mandatory): Entra disables a user with ``{"op": "Replace", "path": "active", "value": "False"}``, and the user stays readable (RFC 7644 §3.5.2.3).
+    """Disable_User_Test (mandatory): Entra disables a user with ``{"op": "Replace", "path": "active", "value": "False"}``, and the user stays
+    readable (RFC 7644 §3.5.2.3).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md):
     soft delete is required. Entra's default dialect, per its known issues page
@@ -145,10 +146,24 @@ def gallery_user_manager(context: CheckContext, model: type[Resource[Any]]) -> l
 
     def setting(manager: Any, label: str) -> Any:
         operation = {"op": "Add", "path": "manager", "value": [{"$ref": f"{context.guard.base_url}{manager.url}", "value": manager.id}]}
-        return partial(entra_patched, context, target, label, operation, {path: {"value": manager.id}}, MANAGER, {"op": "add", "path": path, "value": {"value": manager.id}})
+        return partial(
+            entra_patched,
+            context,
+            target,
+            label,
+            operation,
+            {path: {"value": manager.id}},
+            MANAGER,
+            {"op": "add", "path": path, "value": {"value": manager.id}},
+        )
 
-    removal = partial(entra_patched, context, target, "Remove manager", {"op": "Remove", "path": "manager"}, {path: None}, MANAGER, {"op": "remove", "path": path})
-    return phases(context, [("set the manager", setting(first, "Add manager")), ("change the manager", setting(second, "Add another manager")), ("remove the manager", removal)])
+    removal = partial(
+        entra_patched, context, target, "Remove manager", {"op": "Remove", "path": "manager"}, {path: None}, MANAGER, {"op": "remove", "path": path}
+    )
+    return phases(
+        context,
+        [("set the manager", setting(first, "Add manager")), ("change the manager", setting(second, "Add another manager")), ("remove the manager", removal)],
+    )
 
 
 @checker(*TAGS, section="3.6", schema=USER_SCHEMA)

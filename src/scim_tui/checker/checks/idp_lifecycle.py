@@ -76,7 +76,11 @@ def deletion(context: CheckContext, provider: Provider, target: Target, attribut
     listed = get(context, provider, path, query)
     left = [item for item in resources_in(listed) if str(member(item, "id")) == target.id] if listed.status_code == 200 else []
     if left:
-        return CheckResult(Status.ERROR, reason=f"{request} answered 204, but {asked(context, path, query)} still lists it (RFC 7644 §3.6: MUST omit it).", data=body_of(listed))
+        return CheckResult(
+            Status.ERROR,
+            reason=f"{request} answered 204, but {asked(context, path, query)} still lists it (RFC 7644 §3.6: MUST omit it).",
+            data=body_of(listed),
+        )
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 204, then a GET answered 404 and the filter found nothing.")
 
 
@@ -95,7 +99,10 @@ def restore(context: CheckContext, provider: Provider, model: type[Resource[Any]
     def found() -> CheckResult:
         return finds(context, provider, again[-1], attribute, value)
 
-    return phases(context, [("unassign: delete", partial(deletion, context, provider, first, attribute, value)), ("reassign: create anew", recreate), ("find it again", found)])
+    return phases(
+        context,
+        [("unassign: delete", partial(deletion, context, provider, first, attribute, value)), ("reassign: create anew", recreate), ("find it again", found)],
+    )
 
 
 def value_at_path(resource: dict[str, Any], path: str) -> Any:
@@ -106,7 +113,11 @@ def value_at_path(resource: dict[str, Any], path: str) -> Any:
         resource = member(resource, urn) or {}
     filtered = _FILTERED.match(path)
     if filtered:
-        items = [item for item in member(resource, filtered["attribute"]) or [] if isinstance(item, dict) and str(member(item, "type")).lower() == filtered["kind"].lower()]
+        items = [
+            item
+            for item in member(resource, filtered["attribute"]) or []
+            if isinstance(item, dict) and str(member(item, "type")).lower() == filtered["kind"].lower()
+        ]
         return member(items[0], filtered["sub"]) if items else None
     node: Any = resource
     for part in path.split("."):

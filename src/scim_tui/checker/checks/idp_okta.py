@@ -165,7 +165,9 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
         if missing and complete:
             return CheckResult(Status.ERROR, reason=f"The {len(seen)} users imported lack {', '.join(missing)}, created for the import.")
         if not complete:
-            return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, in the first {MAX_PAGES} pages (the import read no further).")
+            return CheckResult(
+                Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, in the first {MAX_PAGES} pages (the import read no further)."
+            )
         return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, the two created among them.")
 
     return [step(context, OKTA, "import users", pages)]
@@ -184,13 +186,19 @@ def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[s
         problem = list_problem(response)
         answered = member(body_of(response), "startIndex")
         if problem or answered not in (None, start):
-            return CheckResult(Status.ERROR, reason=f"{asked(context, path, params)} {problem or f'answered startIndex {shown(answered)}'}.", data=body_of(response))
+            return CheckResult(
+                Status.ERROR, reason=f"{asked(context, path, params)} {problem or f'answered startIndex {shown(answered)}'}.", data=body_of(response)
+            )
         resources = resources_in(response)
         found = [str(item.get("id")) for item in resources]
         held = {str(item.get("id")) for item in resources if str(item.get("id")) in made or not str(member(item, "userName") or "").startswith(MARK)}
         twice = sorted(held & set(seen))
         if twice:
-            return CheckResult(Status.ERROR, reason=f"{asked(context, path, params)} answered {', '.join(twice)} again: the order is not stable, or startIndex is ignored.", data=body_of(response))
+            return CheckResult(
+                Status.ERROR,
+                reason=f"{asked(context, path, params)} answered {', '.join(twice)} again: the order is not stable, or startIndex is ignored.",
+                data=body_of(response),
+            )
         seen += found
         if not found or start + PAGE > member(body_of(response), "totalResults"):
             return seen, True
@@ -221,7 +229,11 @@ def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> l
         payload = body_of(response)
         shown_name = member(payload, "displayName")
         if response.status_code != 200 or not matches(value, shown_name):
-            return CheckResult(Status.ERROR, reason=f"PUT {path} answered {response.status_code} with displayName {shown(shown_name)} instead of 200 with {value!r}.", data=payload)
+            return CheckResult(
+                Status.ERROR,
+                reason=f"PUT {path} answered {response.status_code} with displayName {shown(shown_name)} instead of 200 with {value!r}.",
+                data=payload,
+            )
         return CheckResult(Status.SUCCESS, reason=f"PUT {path} of the whole user answered 200 with the new displayName.", data=payload)
 
     return [step(context, OKTA, "PUT the whole user", put)]

@@ -61,7 +61,11 @@ from scim_tui.checker.results import Status
 
 TAGS = ("idp", "idp:okta", "idp:okta:oin")
 SPEC_TEST = Provider(
-    "Okta", "idp:okta", "okta", {"User-Agent": "OKTA SCIM Integration", "Accept": "application/scim+json", "Accept-Charset": "utf-8"}, "application/scim+json; charset=utf-8"
+    "Okta",
+    "idp:okta",
+    "okta",
+    {"User-Agent": "OKTA SCIM Integration", "Accept": "application/scim+json", "Accept-Charset": "utf-8"},
+    "application/scim+json; charset=utf-8",
 )
 """The SPEC suite's reads: its User-Agent and headers."""
 SPEC_POST = Provider("Okta", "idp:okta", "okta", {"Accept": "application/scim+json; charset=utf-8"}, "application/json")
@@ -77,8 +81,12 @@ def _spec_body() -> dict[str, Any]:
     given, family = unique_string("given"), unique_string("family")
     name = f"{unique_string()}@example.com"
     return {
-        "schemas": [USER_SCHEMA], "userName": name, "name": {"givenName": given, "familyName": family},
-        "emails": [{"primary": True, "value": name, "type": "work"}], "displayName": f"{given} {family}", "active": True,
+        "schemas": [USER_SCHEMA],
+        "userName": name,
+        "name": {"givenName": given, "familyName": family},
+        "emails": [{"primary": True, "value": name, "type": "work"}],
+        "displayName": f"{given} {family}",
+        "active": True,
     }
 
 
@@ -106,7 +114,9 @@ def _listed(context: CheckContext, path: str, ours: str) -> CheckResult:
         return CheckResult(Status.ERROR, reason=f"{request} {problem}.", data=body_of(response))
     first = resources_in(response)[0]
     if str(member(first, "id")) != ours:
-        return CheckResult(Status.SUCCESS, reason=f"{request} answered a ListResponse with a user (not the run's own: its attributes are not judged).", data=body_of(response))
+        return CheckResult(
+            Status.SUCCESS, reason=f"{request} answered a ListResponse with a user (not the run's own: its attributes are not judged).", data=body_of(response)
+        )
     return _holds(request, first, dict.fromkeys(LISTED))
 
 
@@ -132,11 +142,16 @@ def _wrong_token(context: CheckContext, path: str) -> CheckResult:
     params = {"filter": f'userName eq "{unique_string()}"'}
     wrong = {"Authorization": "non-token"}
     # An httpx2 client's own credentials (an auth flow among them) are taken out of this one request.
-    options = {"auth": Credentials(run_secrets(context.client), wrong["Authorization"])} if isinstance(getattr(context.client, "client", None), httpx2.Client) else {}
+    options = (
+        {"auth": Credentials(run_secrets(context.client), wrong["Authorization"])} if isinstance(getattr(context.client, "client", None), httpx2.Client) else {}
+    )
     response = context.client.request("GET", path, params=params, headers={**SPEC_TEST.headers, **wrong}, **options)
     request = f"GET {context.root_path(path)}?filter=… with Authorization: non-token"
     if 200 <= response.status_code < 300 and not (getattr(service_provider_config(context), "authentication_schemes", None) or []):
-        reason = f"Not judged: {request} answered {response.status_code}: the server asks for no credential (its ServiceProviderConfig lists no authentication scheme), and Okta's required test expects 401."
+        reason = (
+            f"Not judged: {request} answered {response.status_code}: the server asks for no credential (its "
+            "ServiceProviderConfig lists no authentication scheme), and Okta's required test expects 401."
+        )
         return CheckResult(Status.SKIPPED, reason=reason, blocks=True)
     return _judged_refusal(request, response, 401)
 
@@ -168,8 +183,16 @@ def okta_spec_test(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
     labelled = [
         ("the created user's values", lambda: _holds("the creation's answer", target.current, expected)),
         ("test Users endpoint", partial(_listed, context, path, target.id)),
-        ("verify that user was created", lambda: _holds(f"GET {context.root_path(target.url)}", read(context, SPEC_TEST, target), {**dict.fromkeys(LISTED), **expected})),
-        ("invalid user by username", partial(empty_list, context, SPEC_TEST, model, {"filter": f'userName eq "{unique_string()}@example.com"'}, "Okta cannot tell whether the user exists")),
+        (
+            "verify that user was created",
+            lambda: _holds(f"GET {context.root_path(target.url)}", read(context, SPEC_TEST, target), {**dict.fromkeys(LISTED), **expected}),
+        ),
+        (
+            "invalid user by username",
+            partial(
+                empty_list, context, SPEC_TEST, model, {"filter": f'userName eq "{unique_string()}@example.com"'}, "Okta cannot tell whether the user exists"
+            ),
+        ),
         ("invalid user by id", partial(_refused, context, f"{path}/{unknown_id()}", 404)),
         ("recreate the same user", partial(_duplicate, context, model, body)),
         ("username case sensitivity", partial(_found_in_capitals, context, path, name)),
@@ -183,7 +206,11 @@ def _duplicate(context: CheckContext, model: type[Resource[Any]], body: dict[str
     response = send(context, SPEC_POST, "POST", resource_path(context, model), body)
     request = f"POST {context.root_path(resource_path(context, model))} of the same user again"
     if response.status_code != 409:
-        return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} instead of 409 (RFC 7644 §3.3: a duplicate userName MUST be refused with 409).", data=body_of(response))
+        return CheckResult(
+            Status.ERROR,
+            reason=f"{request} answered {response.status_code} instead of 409 (RFC 7644 §3.3: a duplicate userName MUST be refused with 409).",
+            data=body_of(response),
+        )
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 409.", data=body_of(response))
 
 
@@ -191,8 +218,14 @@ def _found_in_capitals(context: CheckContext, path: str, name: str) -> CheckResu
     params = {"filter": f"userName eq {json.dumps(name.upper())}"}
     response = send(context, SPEC_TEST, "GET", path, params=params)
     if response.status_code != 200:
-        return CheckResult(Status.ERROR, reason=f"GET {context.root_path(path)}?filter=userName eq {json.dumps(name.upper())} answered {response.status_code} instead of 200.", data=body_of(response))
-    return CheckResult(Status.SUCCESS, reason=f"GET {context.root_path(path)}?filter=userName eq {json.dumps(name.upper())} answered 200.", data=body_of(response))
+        return CheckResult(
+            Status.ERROR,
+            reason=f"GET {context.root_path(path)}?filter=userName eq {json.dumps(name.upper())} answered {response.status_code} instead of 200.",
+            data=body_of(response),
+        )
+    return CheckResult(
+        Status.SUCCESS, reason=f"GET {context.root_path(path)}?filter=userName eq {json.dumps(name.upper())} answered 200.", data=body_of(response)
+    )
 
 
 @checker(*TAGS, section="3.4.2", schema=GROUP_SCHEMA)
@@ -257,7 +290,10 @@ def okta_crud_lifecycle(context: CheckContext, model: type[Resource[Any]]) -> li
         context,
         [
             ("find the user assigned", partial(finds, context, OKTA, target, "userName", name)),
-            ("update the first name by PUT", partial(_put, context, target, {"name": {"givenName": given, "familyName": family}}, "PUT with a new name.givenName")),
+            (
+                "update the first name by PUT",
+                partial(_put, context, target, {"name": {"givenName": given, "familyName": family}}, "PUT with a new name.givenName"),
+            ),
             ("deactivate", partial(_active, context, target, False)),
             ("reactivate", partial(_active, context, target, True)),
             ("unassign: deactivate", partial(_active, context, target, False)),
@@ -280,7 +316,13 @@ def okta_user_put_variants(context: CheckContext, model: type[Resource[Any]]) ->
     otherwise.
     """
     target = okta_user(context, model)
-    return phases(context, [(f"PUT with active {str(active).lower()}", partial(_put, context, target, {"active": active}, f"PUT with active {str(active).lower()}")) for active in (False, True)])
+    return phases(
+        context,
+        [
+            (f"PUT with active {str(active).lower()}", partial(_put, context, target, {"active": active}, f"PUT with active {str(active).lower()}"))
+            for active in (False, True)
+        ],
+    )
 
 
 def _imported(context: CheckContext, target: Target) -> CheckResult:
@@ -364,13 +406,16 @@ def okta_group_put_variants(context: CheckContext, model: type[Resource[Any]]) -
         seen = replaced(context, OKTA, target, {**current, "displayName": name, "members": members})
         return membership(f"PUT with {len(members)} member(s)", "the PUT answer", seen, present, absent)
 
-    return phases(context, [("PUT with a new name and a member", partial(put, [{"value": users[0]}], users, [])), ("PUT with no member", partial(put, [], [], users))])
+    return phases(
+        context, [("PUT with a new name and a member", partial(put, [{"value": users[0]}], users, [])), ("PUT with no member", partial(put, [], [], users))]
+    )
 
 
 @checker(*TAGS, section="3.4.2.4")
 @replay(OKTA)
 def okta_entitlements_test(context: CheckContext) -> list[CheckResult]:
-    """Okta's Entitlements suite (Okta-SCIM-20-Entitlements-Test.json): each endpoint of Okta's Role or Entitlement resource types lists its first entry (RFC 7644 §3.4.2.4).
+    """Okta's Entitlements suite (Okta-SCIM-20-Entitlements-Test.json): each endpoint of Okta's Role or Entitlement resource types lists its first
+    entry (RFC 7644 §3.4.2.4).
 
     Per Okta's guide "SCIM with entitlements" (https://developer.okta.com/docs/guides/scim-with-entitlements/main/):
     Okta reads /ResourceTypes, and each endpoint whose schema is
@@ -384,7 +429,13 @@ def okta_entitlements_test(context: CheckContext) -> list[CheckResult]:
     listed = member(answer, "Resources") if isinstance(answer, dict) else answer
     endpoints = [str(member(item, "endpoint")) for item in listed or [] if isinstance(item, dict) and member(item, "schema") in ROLE_SCHEMAS]
     if not endpoints:
-        return [CheckResult(Status.SKIPPED, reason="Skipped: the server serves neither of Okta's Role and Entitlement resource types, which the Entitlements suite reads.", blocks=False)]
+        return [
+            CheckResult(
+                Status.SKIPPED,
+                reason="Skipped: the server serves neither of Okta's Role and Entitlement resource types, which the Entitlements suite reads.",
+                blocks=False,
+            )
+        ]
     return steps(context, [(endpoint, partial(_first_entry, context, "/" + endpoint.strip("/"))) for endpoint in endpoints])
 
 

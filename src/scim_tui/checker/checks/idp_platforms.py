@@ -192,7 +192,9 @@ def _listed(context: CheckContext, target: Target) -> CheckResult:
         if not found:
             break
         start += len(found)
-    return CheckResult(Status.ERROR, reason=f"Listing {context.root_path(path)} page by page did not find the Group {target.id}, so PingFederate would create it again.")
+    return CheckResult(
+        Status.ERROR, reason=f"Listing {context.root_path(path)} page by page did not find the Group {target.id}, so PingFederate would create it again."
+    )
 
 
 @checker("idp", "idp:pingfederate", section="3")

@@ -48,7 +48,10 @@ SAILPOINT = Provider("SailPoint", "idp:sailpoint", "sailpoint")
 GOOGLE = Provider("Google Workspace", "idp:google", "google")
 RIPPLING = Provider("Rippling", "idp:rippling", "rippling")
 SPC_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig"
-ADD_NO_PATH = "SailPoint enables and disables with an add without a path, which RFC 7644 §3.5.2.1 defines (the target is the resource itself): a refusal is the server's fault by the RFC too."
+ADD_NO_PATH = (
+    "SailPoint enables and disables with an add without a path, which RFC 7644 §3.5.2.1 defines (the "
+    "target is the resource itself): a refusal is the server's fault by the RFC too."
+)
 
 
 def _activity(context: CheckContext, provider: Provider, target: Target, operation: dict[str, Any], active: bool) -> CheckResult:
@@ -91,7 +94,11 @@ def _probed(context: CheckContext, path: str) -> CheckResult:
     request = f"GET {context.root_path(path)}?count=1"
     problem = list_problem(response)
     if problem or len(resources_in(response)) > 1:
-        return CheckResult(Status.ERROR, reason=f"{request} {problem or f'answered {len(resources_in(response))} users: count is ignored (RFC 7644 §3.4.2.4)'}.", data=body_of(response))
+        return CheckResult(
+            Status.ERROR,
+            reason=f"{request} {problem or f'answered {len(resources_in(response))} users: count is ignored (RFC 7644 §3.4.2.4)'}.",
+            data=body_of(response),
+        )
     return CheckResult(Status.SUCCESS, reason=f"{request} answered a ListResponse of at most one user.", data=body_of(response))
 
 
@@ -177,7 +184,11 @@ def _retried(context: CheckContext, model: type[Resource[Any]], body: dict[str, 
     if response.status_code == 409 or (response.status_code < 300 and str(again) == first.id):
         return CheckResult(Status.SUCCESS, reason=f"{request} answered {response.status_code} without creating a second user.", data=body_of(response))
     if response.status_code < 300:
-        return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} with another user, {again} (RFC 7644 §3.3: a duplicate userName MUST get 409).", data=body_of(response))
+        return CheckResult(
+            Status.ERROR,
+            reason=f"{request} answered {response.status_code} with another user, {again} (RFC 7644 §3.3: a duplicate userName MUST get 409).",
+            data=body_of(response),
+        )
     return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} instead of 409 (RFC 7644 §3.3).", data=body_of(response))
 
 

@@ -149,7 +149,8 @@ def interop_unknown_names(context: CheckContext, model: type[Resource[Any]]) -> 
 
 @checker(TAG, section="3.5.2")
 def interop_operations(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """count=100, PATCH operations with a path, and uniqueness, as the interoperability profile asks (draft-zollner-scim-interop-profile-02 §6.4, §6.5.1.1, §6.9.1).
+    """count=100, PATCH operations with a path, and uniqueness, as the interoperability profile asks (draft-zollner-scim-interop-profile-02 §6.4,
+    §6.5.1.1, §6.9.1).
 
     Creates two resources, then: lists the endpoint with count=100, which MUST be supported
     (§6.4): the page holds every resource up to 100; PATCHes one with an operation without a

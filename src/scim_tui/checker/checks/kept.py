@@ -27,7 +27,10 @@ def held(context: CheckContext, target: Target, attribute: Attribute, values: li
     if not lacking:
         return None
     model = target.model.__name__
-    creation = f"POST {context.root_path(resource_path(context, target.model))} created the {model} without the {attribute.name} it carried (object_creation reports it)"
+    creation = (
+        f"POST {context.root_path(resource_path(context, target.model))} created the {model} without the "
+        f"{attribute.name} it carried (object_creation reports it)"
+    )
     if not claims(context, "patch"):
         return f"{creation}, and the ServiceProviderConfig does not claim PATCH to add them"
     mark = len(context.exchanges)

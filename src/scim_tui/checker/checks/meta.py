@@ -166,7 +166,10 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
     if meta.resource_type and expected_type and meta.resource_type != expected_type:
         errors.append(f"meta.resourceType is {meta.resource_type!r} instead of {expected_type!r}")
     if meta.created and meta.last_modified and meta.created != meta.last_modified:
-        errors.append(f"meta.lastModified {_shown(meta.last_modified)} differs from meta.created {_shown(meta.created)}, though it MUST equal it until the resource is modified")
+        errors.append(
+            f"meta.lastModified {_shown(meta.last_modified)} differs from meta.created {_shown(meta.created)}, "
+            "though it MUST equal it until the resource is modified"
+        )
     missing = [name for name, value in (("resourceType", meta.resource_type), ("created", meta.created), ("lastModified", meta.last_modified)) if not value]
     problems = errors + ([f"meta lacks {', '.join(missing)}, returned by default"] if missing else [])
     if problems:
@@ -174,7 +177,8 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
         return CheckResult(status, reason=f"The created {expected_type or model.__name__}: {'; '.join(problems)} (RFC 7643 §3.1).", data=created)
     return CheckResult(
         Status.SUCCESS,
-        reason=f"The created {expected_type or model.__name__} has meta.resourceType {meta.resource_type!r}, created equal to lastModified, and its location {meta.location}.",
+        reason=f"The created {expected_type or model.__name__} has meta.resourceType {meta.resource_type!r}, "
+        f"created equal to lastModified, and its location {meta.location}.",
         data=created,
     )
 
@@ -194,17 +198,22 @@ def _id_not_external(created: Resource[Any], external_id: str) -> CheckResult:
     if created.id == external_id:
         return CheckResult(
             Status.ERROR,
-            reason=f"The created resource's id is {external_id!r}, the externalId the client sent: the id MUST be issued by the server, never specified by the client (RFC 7643 §3.1).",
+            reason=f"The created resource's id is {external_id!r}, the externalId the client sent: the id MUST "
+            "be issued by the server, never specified by the client (RFC 7643 §3.1).",
             data=created,
         )
-    return CheckResult(Status.SUCCESS, reason=f"The server issued the id {created.id} of its own, not the externalId {external_id!r} the client sent.", data=created)
+    return CheckResult(
+        Status.SUCCESS, reason=f"The server issued the id {created.id} of its own, not the externalId {external_id!r} the client sent.", data=created
+    )
 
 
 def _id_stable(created: Resource[Any], seen: list[tuple[str, Any]], path: str) -> CheckResult:
     changed = [f"{label} answered the id {getattr(answer, 'id', None)!r}" for label, answer in seen if getattr(answer, "id", None) != created.id]
     done = listed([label for label, _ in seen])
     if changed:
-        return CheckResult(Status.ERROR, reason=f"{path} was created with the id {created.id}, but {'; '.join(changed)}: the id MUST be stable (RFC 7643 §3.1).")
+        return CheckResult(
+            Status.ERROR, reason=f"{path} was created with the id {created.id}, but {'; '.join(changed)}: the id MUST be stable (RFC 7643 §3.1)."
+        )
     return CheckResult(Status.SUCCESS, reason=f"The id {created.id} stayed the same in {done}.")
 
 
@@ -214,7 +223,9 @@ def _moved_forward(before: Update, after: Update, path: str) -> CheckResult:
     new = after.resource.meta.last_modified if after.resource.meta else None
     request = f"{after.label.removeprefix('the ')} {path}"
     if old is None:
-        return CheckResult(Status.SKIPPED, reason=f"Skipped: {before.label} answered no meta.lastModified to compare the one after {request} with.", exchanges=after.exchanges)
+        return CheckResult(
+            Status.SKIPPED, reason=f"Skipped: {before.label} answered no meta.lastModified to compare the one after {request} with.", exchanges=after.exchanges
+        )
     if new is None:
         status, reason = Status.DEVIATION, f"{request} answered no meta.lastModified, which is returned by default"
     elif new > old:
@@ -223,7 +234,10 @@ def _moved_forward(before: Update, after: Update, path: str) -> CheckResult:
         status, reason = Status.ERROR, f"{request} moved lastModified back, from {_shown(old)} to {_shown(new)}"
     elif _whole_second(new) and after.sent - before.answered < 1:
         status = Status.SUCCESS
-        reason = f"{request} left lastModified at {_shown(new)}; the server keeps whole seconds, and the {after.label.removeprefix('the ')} came within a second of {before.label}, so no later value was due"
+        reason = (
+            f"{request} left lastModified at {_shown(new)}; the server keeps whole seconds, and the "
+            f"{after.label.removeprefix('the ')} came within a second of {before.label}, so no later value was due"
+        )
     else:
         status, reason = Status.ERROR, f"{request} left lastModified at {_shown(new)}, where {before.label} had put it"
     suffix = "" if status is Status.SUCCESS else ": it is the DateTime of the most recent update (RFC 7643 §3.1)"

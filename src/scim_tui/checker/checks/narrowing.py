@@ -179,4 +179,7 @@ def _ignored(context: CheckContext, named: Named, model: type[Resource[Any]]) ->
         return f"{exc}, so no filter lists only this check's resources"
     if page.ids == [resource_id]:
         return None
-    return f"{page.query} answered {named.described(page.ids)} instead of that resource alone: the server does not narrow a list by its filter (filter_operators reports it)"
+    return (
+        f"{page.query} answered {named.described(page.ids)} instead of that resource alone: the server does "
+        "not narrow a list by its filter (filter_operators reports it)"
+    )

@@ -56,7 +56,10 @@ class Pages:
 def _count(first: ListPage) -> tuple[Status, str]:
     found = len(first.resources)
     if found > PAGE_SIZE:
-        return Status.ERROR, f"{first.query} answered {found} resources, more than count={PAGE_SIZE} (the service provider MUST NOT return more results than specified)."
+        return (
+            Status.ERROR,
+            f"{first.query} answered {found} resources, more than count={PAGE_SIZE} (the service provider MUST NOT return more results than specified).",
+        )
     if found < PAGE_SIZE:
         return Status.ACCEPTABLE, f"{first.query} answered {found} resource(s) of the {PAGE_SIZE} asked for, which a service provider MAY do."
     return Status.SUCCESS, f"{first.query} answered {found} resources, as count={PAGE_SIZE} asks."
@@ -66,7 +69,10 @@ def _start_index(first: ListPage, second: ListPage, named: Named) -> tuple[Statu
     mine = set(named.names)
     repeated = set(first.ids) & set(second.ids)
     if repeated:
-        return Status.ERROR, f"{second.query} answered {named.described(repeated)} already on the page at startIndex=1: startIndex is the 1-based index of the first result."
+        return (
+            Status.ERROR,
+            f"{second.query} answered {named.described(repeated)} already on the page at startIndex=1: startIndex is the 1-based index of the first result.",
+        )
     if not set(second.ids) <= mine:
         return Status.ERROR, f"{second.query} answered {named.described(second.ids)}, not only resources of the filter."
     missing = mine - set(first.ids) - set(second.ids)
@@ -79,7 +85,11 @@ def _total_results(first: ListPage, second: ListPage) -> tuple[Status, str]:
     for page in (first, second):
         if page.total_results != len(SUFFIXES):
             counted = " (it counts the page, not every match)" if page.total_results == len(page.resources) else ""
-            return Status.ERROR, f"{page.query} answered totalResults {page.total_results!r} instead of the {len(SUFFIXES)} matches{counted}; totalResults is REQUIRED and counts every result of the query."
+            return (
+                Status.ERROR,
+                f"{page.query} answered totalResults {page.total_results!r} instead of the {len(SUFFIXES)} "
+                f"matches{counted}; totalResults is REQUIRED and counts every result of the query.",
+            )
     return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {len(SUFFIXES)}, every match, not the page."
 
 
@@ -91,7 +101,10 @@ def _page_attributes(*pages: ListPage) -> tuple[Status, str]:
         if page.start_index != start:
             problems.append(f"startIndex {page.start_index!r} instead of {start}")
         if problems:
-            return Status.ERROR, f"{page.query} answered {' and '.join(problems)}; both are REQUIRED when a page holds part of the results, and describe that page."
+            return (
+                Status.ERROR,
+                f"{page.query} answered {' and '.join(problems)}; both are REQUIRED when a page holds part of the results, and describe that page.",
+            )
     queries = " and ".join(page.query for page in pages)
     return Status.SUCCESS, f"{queries} answered itemsPerPage equal to the number of Resources, and the startIndex asked for."
 
@@ -108,7 +121,10 @@ def _no_resources(page: ListPage, at_least: int, exact: bool, rule: str) -> tupl
 
 def _start_below_one(page: ListPage, named: Named | None) -> tuple[Status, str]:
     if page.start_index not in (None, 1) or len(page.resources) > 1:
-        return Status.ERROR, f"{page.query} answered startIndex {page.start_index!r} and {len(page.resources)} resource(s): a startIndex less than 1 SHALL be interpreted as 1."
+        return (
+            Status.ERROR,
+            f"{page.query} answered startIndex {page.start_index!r} and {len(page.resources)} resource(s): a startIndex less than 1 SHALL be interpreted as 1.",
+        )
     if named is not None and not set(page.ids) <= set(named.names):
         return Status.ERROR, f"{page.query} answered {named.described(page.ids)}, not a resource of the filter."
     return Status.SUCCESS, f"{page.query} answered as startIndex=1: a startIndex less than 1 SHALL be interpreted as 1."

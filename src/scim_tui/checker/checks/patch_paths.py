@@ -57,8 +57,7 @@ def typed_attribute(model: type[Resource[Any]]) -> Attribute | None:
         (
             attribute
             for attribute, subs in _complex_multi_valued(model)
-            if "type" in subs and subs["type"].writable and "value" in subs
-            and subs["value"].mutability is Mutability.read_write and not subs["value"].hidden
+            if "type" in subs and subs["type"].writable and "value" in subs and subs["value"].mutability is Mutability.read_write and not subs["value"].hidden
         ),
         None,
     )
@@ -69,8 +68,12 @@ def simple_attributes(model: type[Resource[Any]]) -> list[Attribute]:
     return [
         attribute
         for attribute in attributes_of(model)
-        if attribute.mutability is Mutability.read_write and not attribute.required and not attribute.multi_valued
-        and not attribute.is_complex and not attribute.is_extension and not attribute.hidden
+        if attribute.mutability is Mutability.read_write
+        and not attribute.required
+        and not attribute.multi_valued
+        and not attribute.is_complex
+        and not attribute.is_extension
+        and not attribute.hidden
         and attribute.reference_types is None
     ]
 
@@ -116,7 +119,9 @@ def patch_filtered_replace(context: CheckContext, model: type[Resource[Any]]) ->
     attribute, or when the ServiceProviderConfig does not claim PATCH support.
     """
     attribute = typed_attribute(model)
-    unmet = _unmet(context, attribute, f"{model.__name__} has no modifiable multi-valued attribute with a type and a value (such as emails) to select by a value filter.")
+    unmet = _unmet(
+        context, attribute, f"{model.__name__} has no modifiable multi-valued attribute with a type and a value (such as emails) to select by a value filter."
+    )
     if unmet:
         return unmet
     subs = sub_attributes(attribute)
@@ -132,9 +137,15 @@ def patch_filtered_replace(context: CheckContext, model: type[Resource[Any]]) ->
         selected = [item.get("value") for item in items if matches(chosen, item.get("type"))]
         others = [item.get("value") for item in items if matches(other, item.get("type"))]
         if not any(matches(replacement, value) for value in selected):
-            return CheckResult(Status.ERROR, reason=f"{path}: after replace, {source} holds {shown(selected)} as the {chosen} value instead of {shown(replacement)}.", data=seen)
+            return CheckResult(
+                Status.ERROR,
+                reason=f"{path}: after replace, {source} holds {shown(selected)} as the {chosen} value instead of {shown(replacement)}.",
+                data=seen,
+            )
         if not any(matches(values[1]["value"], value) for value in others):
-            return CheckResult(Status.ERROR, reason=f"{path}: replace also changed the {other} value to {shown(others)}, which the filter does not select.", data=seen)
+            return CheckResult(
+                Status.ERROR, reason=f"{path}: replace also changed the {other} value to {shown(others)}, which the filter does not select.", data=seen
+            )
         return CheckResult(Status.SUCCESS, reason=f"{path}: replace changed the {chosen} value only, as {source} shows.", data=seen)
 
     return [checked(context, replace, path)]
@@ -155,7 +166,11 @@ def patch_filtered_remove(context: CheckContext, model: type[Resource[Any]]) -> 
     first, and the check is SKIPPED naming the creation when they cannot be.
     """
     attribute = linking_attribute(model)
-    unmet = _unmet(context, attribute, f"{model.__name__} has no modifiable multi-valued attribute whose values reference other resources (such as members) to select by a value filter.")
+    unmet = _unmet(
+        context,
+        attribute,
+        f"{model.__name__} has no modifiable multi-valued attribute whose values reference other resources (such as members) to select by a value filter.",
+    )
     if unmet:
         return unmet
     values = [object_value(context, attribute.root_type) for _ in range(2)]

@@ -92,7 +92,9 @@ def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckRes
             result = CheckResult(Status.SUCCESS, reason=f"{request} answered 405 Method Not Allowed.")
         elif response.status_code == NOT_IMPLEMENTED:
             said = '"Service provider does not support the request operation, e.g., PATCH" (RFC 7644 §3.12, Table 8)'
-            result = CheckResult(Status.ACCEPTABLE, reason=f"{request} answered 501 Not Implemented, which a server that does not implement {method} at all may answer: {said}.")
+            result = CheckResult(
+                Status.ACCEPTABLE, reason=f"{request} answered 501 Not Implemented, which a server that does not implement {method} at all may answer: {said}."
+            )
         else:
             result = CheckResult(
                 Status.ERROR,
@@ -146,9 +148,7 @@ def _status_problem(value: Any, status: int | None) -> str | None:
     return None
 
 
-def send_json(
-    context: CheckContext, method: str, path: str, body: Any, headers: dict[str, str] | None = None, params: dict[str, Any] | None = None
-) -> Any:
+def send_json(context: CheckContext, method: str, path: str, body: Any, headers: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> Any:
     """Send a JSON body (or text, sent as it is) as application/scim+json, and return the raw response.
 
     The body goes as bytes: every client engine takes them (the in-process one refuses text).

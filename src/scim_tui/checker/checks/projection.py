@@ -84,7 +84,7 @@ class Projection:
         """What breaks RFC 7644 §3.9 in a resource's JSON; attribute names compared without case."""
         keys = {key.lower(): key for key in resource}
         missing = [name for name in self.always if name.lower() not in keys]
-        problems = [f"it lacks {', '.join(missing)}, returned \"always\" (RFC 7643 §7)"] if missing else []
+        problems = [f'it lacks {", ".join(missing)}, returned "always" (RFC 7643 §7)'] if missing else []
         if self.parameter == "attributes":
             allowed = {name.lower() for name in (*self.names, *self.always, *self.tolerated, "schemas")}
             asked = [name for name in self.names if name.lower() not in keys]
@@ -103,8 +103,10 @@ def judged(label: str, projection: Projection, resource: dict[str, Any]) -> Chec
         return CheckResult(Status.ERROR, reason=f"{label}: {'; '.join(problems)} (RFC 7644 §3.9).", data=resource)
     kept = ", ".join(projection.always)
     if projection.parameter == "attributes":
-        return CheckResult(Status.SUCCESS, reason=f"{label} answered only {', '.join(projection.names)}, with {kept} (returned \"always\") and schemas.", data=resource)
-    return CheckResult(Status.SUCCESS, reason=f"{label} kept {kept}, returned \"always\".", data=resource)
+        return CheckResult(
+            Status.SUCCESS, reason=f'{label} answered only {", ".join(projection.names)}, with {kept} (returned "always") and schemas.', data=resource
+        )
+    return CheckResult(Status.SUCCESS, reason=f'{label} kept {kept}, returned "always".', data=resource)
 
 
 def answered_resource(label: str, response: Any, expected: int) -> tuple[dict[str, Any] | None, CheckResult | None]:
@@ -211,7 +213,9 @@ def _patched(context: CheckContext, subject: Subject, projection: Projection) ->
 
 
 def _not_tried(label: str, feature: str) -> CheckResult:
-    return CheckResult(Status.SKIPPED, reason=f"{label} not tried: the ServiceProviderConfig does not claim {feature} support ({feature}.supported is not true).")
+    return CheckResult(
+        Status.SKIPPED, reason=f"{label} not tried: the ServiceProviderConfig does not claim {feature} support ({feature}.supported is not true)."
+    )
 
 
 @checker("projection", section="3.9")

@@ -121,7 +121,10 @@ def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], res
         context.resource_manager.forget(resource_id)
         return CheckResult(Status.SUCCESS, reason=f"{said}; {named} answered {listed.status_code} without a list, so whether queries omit it is not known.")
     if any(isinstance(item, dict) and id_text(member(item, "id")) == resource_id for item in resources):
-        reason = f"{request} answered 204 and a GET then answered 404, but {named} still lists it: a deleted resource MUST be omitted from query results (RFC 7644 §3.6)."
+        reason = (
+            f"{request} answered 204 and a GET then answered 404, but {named} still lists it: a deleted "
+            "resource MUST be omitted from query results (RFC 7644 §3.6)."
+        )
         return CheckResult(Status.ERROR, reason=reason, data=body)
     context.resource_manager.forget(resource_id)
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 204, a GET then answered 404, and {named} no longer lists it.", data=body)

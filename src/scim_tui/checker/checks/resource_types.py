@@ -39,7 +39,8 @@ def query_all_resource_types(context: CheckContext) -> list[CheckResult]:
     names = ", ".join(str(rt.name) for rt in published.items)
     if published.problems:
         reason = (
-            f"GET {context.root_path('/ResourceTypes')} answered {len(published.items)} resource type(s) ({names or 'none'}), but {'; '.join(published.problems)} (RFC 7644 §3.4.2)."
+            f"GET {context.root_path('/ResourceTypes')} answered {len(published.items)} resource type(s) "
+            f"({names or 'none'}), but {'; '.join(published.problems)} (RFC 7644 §3.4.2)."
         )
         return [CheckResult(Status.ERROR, reason=reason, data=published.items)]
     if not published.items:
@@ -65,11 +66,15 @@ def query_resource_type_by_id(context: CheckContext, resource_type: ResourceType
     found = context.client.query(ResourceType, resource_type.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, ResourceType):
         return [CheckResult(Status.ERROR, reason=f"GET {path} did not answer a ResourceType.", data=found)]
-    different = [] if listed is None else [
-        f"{name.rstrip('_')} {getattr(found, name)} where the list has {getattr(listed, name)}"
-        for name in ("id", "name", "endpoint", "schema_")
-        if _meaning(context, name, getattr(found, name)) != _meaning(context, name, getattr(listed, name))
-    ]
+    different = (
+        []
+        if listed is None
+        else [
+            f"{name.rstrip('_')} {getattr(found, name)} where the list has {getattr(listed, name)}"
+            for name in ("id", "name", "endpoint", "schema_")
+            if _meaning(context, name, getattr(found, name)) != _meaning(context, name, getattr(listed, name))
+        ]
+    )
     if different:
         return [CheckResult(Status.ERROR, reason=f"GET {path} answered another resource type than the list holds: {listed_words(different)}.", data=found)]
     if found.meta is None:

@@ -29,9 +29,7 @@ def _resource_types(context: CheckContext) -> list[ResourceType]:
         return []
 
 
-CORE_SCHEMAS = {
-    str(model.__schema__): model.__name__ for model in (ResourceType, ServiceProviderConfig, Schema)
-}
+CORE_SCHEMAS = {str(model.__schema__): model.__name__ for model in (ResourceType, ServiceProviderConfig, Schema)}
 
 
 def published_schemas(context: CheckContext) -> list[Schema]:

@@ -23,11 +23,7 @@ def service_provider_config_endpoint(context: CheckContext) -> list[CheckResult]
     """
     config = expected(query_config(context), ServiceProviderConfig)
     context.discovery.service_provider_config = config
-    supported = [
-        name
-        for name in ("patch", "bulk", "filter", "change_password", "sort", "etag")
-        if getattr(getattr(config, name, None), "supported", False)
-    ]
+    supported = [name for name in ("patch", "bulk", "filter", "change_password", "sort", "etag") if getattr(getattr(config, name, None), "supported", False)]
     features = ", ".join(supported) if supported else "no optional feature"
     return [CheckResult(Status.SUCCESS, reason=f"A valid ServiceProviderConfig, announcing {features}.", data=config)]
 

@@ -67,9 +67,7 @@ def sort_order(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
     return steps(context, [(label, partial(_ordered, context, model, named, scope.filter, (label, order, expected), how)) for label, order, expected in orders])
 
 
-def _ordered(
-    context: CheckContext, model: type[Resource[Any]], named: Named, scope: str, sorting: tuple[str, str | None, list[str]], how: str
-) -> CheckResult:
+def _ordered(context: CheckContext, model: type[Resource[Any]], named: Named, scope: str, sorting: tuple[str, str | None, list[str]], how: str) -> CheckResult:
     """SUCCESS when the list of `scope` sorted by the name attribute (in `order`) holds the resources as `expected`."""
     label, order, expected = sorting
     mark = len(context.exchanges)

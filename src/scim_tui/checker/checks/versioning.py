@@ -165,7 +165,10 @@ def _stale_requests(context: CheckContext, target: Versioned, stale: str) -> lis
         # The PUT only makes a version stale; object_replacement judges PUT.
         detail = member(body_of(response), "detail")
         said = f" ({detail})" if isinstance(detail, str) and detail.strip() else ""
-        reason = f"If-Match on PUT, PATCH and DELETE: Skipped: PUT {target.named} changing {target.attribute} answered {response.status_code}{said}, so no version could be made stale."
+        reason = (
+            f"If-Match on PUT, PATCH and DELETE: Skipped: PUT {target.named} changing {target.attribute} "
+            f"answered {response.status_code}{said}, so no version could be made stale."
+        )
         return [CheckResult(Status.SKIPPED, reason=reason, data=body_of(response), exchanges=context.exchanges[-1:])]
     target.tagged["PUT"] = context.exchanges[-1]
     current = _etag(context.exchanges[-1]) or _meta_version(body_of(response))

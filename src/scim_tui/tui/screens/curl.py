@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label
 from textual.widgets import TextArea
 
-from scim_tui.profiles import data_dir
+from scim_tui.store.paths import data_dir
 from scim_tui.tui.curl import variables_of
 
 CLIPBOARD_NOTE = (

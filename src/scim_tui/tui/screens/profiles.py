@@ -22,26 +22,26 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker
 from textual.worker import WorkerState
 
-from scim_tui import history
 from scim_tui.checker.exchanges import REDACTED
 from scim_tui.checker.exchanges import describe_error
-from scim_tui.cutoff import Cutoff
-from scim_tui.profiles import ENV_PREFIX
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import BrokenProfile
-from scim_tui.profiles import Profile
-from scim_tui.profiles import ProfileError
-from scim_tui.profiles import ProfileSource
-from scim_tui.profiles import delete_profile
-from scim_tui.profiles import load_profiles
+from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports.summary import RunSummary
+from scim_tui.store import history
+from scim_tui.store.profiles import ENV_PREFIX
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import BrokenProfile
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import ProfileError
+from scim_tui.store.profiles import ProfileSource
+from scim_tui.store.profiles import delete_profile
+from scim_tui.store.profiles import load_profiles
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import AUTH_LABELS
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.widgets.facts import facts_table
 
 if TYPE_CHECKING:
-    from scim_tui.connect import ConnectionTest
+    from scim_tui.net.connect import ConnectionTest
 
 Entry = Profile | BrokenProfile
 
@@ -71,7 +71,9 @@ def auth_summary(profile: Profile) -> str:
 def tls_summary(profile: Profile) -> str:
     tls = profile.tls
     parts = ["certificates verified" if tls.verify else "certificates NOT verified"]
-    parts += [f"{what} {path}" for what, path in (("CA bundle", tls.ca_bundle), ("client certificate", tls.client_cert), ("client key", tls.client_key)) if path]
+    parts += [
+        f"{what} {path}" for what, path in (("CA bundle", tls.ca_bundle), ("client certificate", tls.client_cert), ("client key", tls.client_key)) if path
+    ]
     return ", ".join(parts)
 
 
@@ -270,7 +272,7 @@ class ProfilesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="connection-test", exit_on_error=False, description="Testing a connection")
     def check_connection(self, profile: Profile, cutoff: Cutoff) -> None:
-        from scim_tui.connect import test_connection  # scim2-client loads when needed, not before the first screen
+        from scim_tui.net.connect import test_connection  # scim2-client loads when needed, not before the first screen
 
         tested = test_connection(profile, cutoff)
         if cutoff.commit():  # not abandoned meanwhile (another test, or the app quit)

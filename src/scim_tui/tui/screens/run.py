@@ -28,25 +28,25 @@ from textual.worker import Worker
 from textual.worker import WorkerState
 from textual.worker import get_current_worker
 
-from scim_tui import selections
-from scim_tui.baseline import FAILING
-from scim_tui.baseline import BaselineError
-from scim_tui.baseline import Entry
-from scim_tui.baseline import Judgement
-from scim_tui.baseline import label
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import printable
-from scim_tui.cutoff import Cutoff
-from scim_tui.history import RunChanges
-from scim_tui.journal import left_behind
-from scim_tui.profile_baseline import ProfileBaseline
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
+from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports import RunReport
+from scim_tui.selection import Selection
+from scim_tui.store import selections
+from scim_tui.store.baseline import FAILING
+from scim_tui.store.baseline import BaselineError
+from scim_tui.store.baseline import Entry
+from scim_tui.store.baseline import Judgement
+from scim_tui.store.baseline import label
+from scim_tui.store.history import RunChanges
+from scim_tui.store.journal import left_behind
+from scim_tui.store.profile_baseline import ProfileBaseline
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.commands import PaletteCommand
 from scim_tui.tui.export import export_report
 from scim_tui.tui.export import exports_dir
@@ -126,7 +126,9 @@ class RunScreen(Screen[None]):
         Binding("escape", "cancel", "Cancel run", id="run.cancel"),
         Binding("ctrl+c", "cancel", "Cancel run", show=False, id="run.cancel-ctrl-c"),
         Binding("escape", "back", "Profiles", id="run.back"),
-        Binding("1", "toggle_status(1)", "Statuses", key_display="1-7", tooltip="Show or hide the results of a status (1 SUCCESS … 7 SKIPPED)", id="run.status-1"),
+        Binding(
+            "1", "toggle_status(1)", "Statuses", key_display="1-7", tooltip="Show or hide the results of a status (1 SUCCESS … 7 SKIPPED)", id="run.status-1"
+        ),
         *(Binding(str(n), f"toggle_status({n})", Status(n).name, show=False, id=f"run.status-{n}") for n in range(2, 8)),
     ]
     PALETTE_HIDDEN = frozenset({"run.status-1"})
@@ -250,12 +252,27 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(RunRequest(self.run_id + 1, self.profile, selection.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready), selection))
+        self._start(
+            RunRequest(
+                self.run_id + 1,
+                self.profile,
+                selection.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready),
+                selection,
+            )
+        )
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
         everything = Selection()
-        self._start(RunRequest(self.run_id + 1, self.profile, everything.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready), everything, only=checks))
+        self._start(
+            RunRequest(
+                self.run_id + 1,
+                self.profile,
+                everything.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready),
+                everything,
+                only=checks,
+            )
+        )
 
     def action_rerun_failed(self) -> None:
         failed = self.state.failed_checks()
@@ -461,7 +478,9 @@ class RunScreen(Screen[None]):
         row = self.state.rows.get(key)
         if acceptance is None or row is None:
             return
-        self._change_baseline(lambda: self.baseline.accept(row.result, acceptance.note, acceptance.until), f"Accepted {row.result.check_id} in {self.baseline.path}")
+        self._change_baseline(
+            lambda: self.baseline.accept(row.result, acceptance.note, acceptance.until), f"Accepted {row.result.check_id} in {self.baseline.path}"
+        )
 
     def _unaccept(self, entry: Entry, yes: bool | None) -> None:
         if yes:
@@ -505,8 +524,7 @@ class RunScreen(Screen[None]):
     def palette_commands(self) -> list[PaletteCommand]:
         """Run commands beyond the footer's keys: each status on its own, and failures only."""
         commands = [
-            PaletteCommand(f"Show or hide {status.name} results", f"key: {status.value}", partial(self.action_toggle_status, status.value))
-            for status in Status
+            PaletteCommand(f"Show or hide {status.name} results", f"key: {status.value}", partial(self.action_toggle_status, status.value)) for status in Status
         ]
         commands += [
             PaletteCommand("Show only failures", "ERROR and CRITICAL results", self.action_show_only_failures),

@@ -42,9 +42,7 @@ def selection_of(tags: Iterable[str], checked: set[str]) -> tuple[list[str], lis
     if set(default_checked(tags)) <= checked and not any(opt_in(tag) for tag in checked):
         return [], []
     include = [t for t in tags if t in checked and not _checked_ancestor(t, tags, checked)]
-    exclude = [
-        t for t in tags if t not in checked and _checked_ancestor(t, tags, checked) and not any(is_below(u, t) for u in checked)
-    ]
+    exclude = [t for t in tags if t not in checked and _checked_ancestor(t, tags, checked) and not any(is_below(u, t) for u in checked)]
     return include, exclude
 
 
@@ -57,9 +55,7 @@ def checked_of(tags: Iterable[str], include: Iterable[str], exclude: Iterable[st
     """The tags a selection runs: those its include tags select and its exclude tags leave."""
     include, exclude = list(include), list(exclude)
     return {
-        tag
-        for tag in tags
-        if (any(tag_matches(i, tag) for i in include) if include else not opt_in(tag)) and not any(tag_matches(e, tag) for e in exclude)
+        tag for tag in tags if (any(tag_matches(i, tag) for i in include) if include else not opt_in(tag)) and not any(tag_matches(e, tag) for e in exclude)
     }
 
 

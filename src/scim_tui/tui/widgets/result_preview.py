@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from scim_tui.baseline import Entry
+from scim_tui.store.baseline import Entry
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
@@ -19,7 +19,9 @@ def preview_of(row: Row | None) -> Text:
     result = row.result
     where = result.resource_type or "server"
     section = f" · RFC {result.rfc} §{result.section}" if result.section else ""
-    head = Text.assemble(status_text(result.status, row.accepted is not None), "  ", (result.title or "", "bold"), f" · {where}{section}  ", mark_text(row.mark))
+    head = Text.assemble(
+        status_text(result.status, row.accepted is not None), "  ", (result.title or "", "bold"), f" · {where}{section}  ", mark_text(row.mark)
+    )
     if row.summary:
         head.append(" · the summary of its suite's results, counted there", style="dim")
     lines = [head.rstrip() or head, Text(" ".join((result.reason or "(no reason given)").split()))]

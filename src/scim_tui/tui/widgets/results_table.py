@@ -149,7 +149,7 @@ class ResultsTable(ScrollView, can_focus=True):
         self._index = {key: index for index, (key, _) in enumerate(self.entries)}
         self.columns = Columns.of(self.entries)
         self.virtual_size = Size(0, len(self.entries) + HEADER_LINES)
-        row = self._index[current] if current in self._index else self.cursor_row
+        row = self._index.get(current, self.cursor_row)
         self._place_cursor(row, current, scroll=row != self.cursor_row)
 
     @property

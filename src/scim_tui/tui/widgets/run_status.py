@@ -70,7 +70,9 @@ def outcome_text(progress: Progress) -> Text:
         Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks" if progress.planned else f"Running… {plural(progress.done, 'check')}",
         Phase.CANCELLING: "Cancelling: the current check finishes and cleans up…",
         Phase.FINISHED: f"Finished: {progress.size}",
-        Phase.CANCELLED: "Run cancelled before any check ran: nothing was created on the server" if progress.untouched else f"Run cancelled after {progress.size}",
+        Phase.CANCELLED: "Run cancelled before any check ran: nothing was created on the server"
+        if progress.untouched
+        else f"Run cancelled after {progress.size}",
     }[phase]
     text = Text(f"{label} · {seconds}", style="bold yellow" if phase is Phase.CANCELLED else "")
     if progress.waiting and phase in (Phase.RUNNING, Phase.CANCELLING):

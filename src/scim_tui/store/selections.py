@@ -15,12 +15,12 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from scim_tui.checker.limits import MAX_STATE_BYTES
-from scim_tui.files import read_bounded
-from scim_tui.files import write_atomically
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
-from scim_tui.profiles import data_dir
-from scim_tui.profiles import storage_name
+from scim_tui.selection import Selection
+from scim_tui.store.paths import data_dir
+from scim_tui.store.paths import read_bounded
+from scim_tui.store.paths import storage_name
+from scim_tui.store.paths import write_atomically
+from scim_tui.store.profiles import Profile
 
 log = logging.getLogger(__name__)
 Warn = Callable[[str], object]

@@ -35,21 +35,21 @@ from scim_tui.checker.limits import MAX_DOCUMENT_BYTES
 from scim_tui.checker.listings import listing
 from scim_tui.checker.recorder import recorded
 from scim_tui.checker.secrets import Secrets
-from scim_tui.cutoff import Cutoff
 from scim_tui.errors import UserError
-from scim_tui.files import read_bounded
-from scim_tui.header_values import unsendable
-from scim_tui.oauth import ClientCredentials
-from scim_tui.oauth import TokenError
-from scim_tui.profiles import ENV_PREFIX
-from scim_tui.profiles import TLS
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import DiscoveryFiles
-from scim_tui.profiles import Profile
-from scim_tui.proxies import EnvironmentProxies
-from scim_tui.proxies import ProxyFor
-from scim_tui.proxies import ProxySettingError
-from scim_tui.transport import GuardedTransport
+from scim_tui.net.cutoff import Cutoff
+from scim_tui.net.header_values import unsendable
+from scim_tui.net.oauth import ClientCredentials
+from scim_tui.net.oauth import TokenError
+from scim_tui.net.proxies import EnvironmentProxies
+from scim_tui.net.proxies import ProxyFor
+from scim_tui.net.proxies import ProxySettingError
+from scim_tui.net.transport import GuardedTransport
+from scim_tui.store.paths import read_bounded
+from scim_tui.store.profiles import ENV_PREFIX
+from scim_tui.store.profiles import TLS
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import DiscoveryFiles
+from scim_tui.store.profiles import Profile
 
 REFUSED = (401, 403, 407)
 """The statuses that refuse a request's credentials (407: the proxy's)."""

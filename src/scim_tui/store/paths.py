@@ -1,5 +1,7 @@
-"""The files scim-tui reads and writes, the user's and its own, handled so that no path can hurt.
+"""Where scim-tui keeps its files, and how every file is read and written, so that no path can hurt.
 
+- Where: the config dir (profiles) and the data dir (history, baselines, the app's state,
+  journals), each found through one function here, which an environment variable redirects.
 - Read: only a regular file, and no more than a limit (checker/limits.py). A named pipe would
   hang the read, /dev/zero never end it, a 3 GB file fill the memory: each is refused in one
   sentence instead.
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import re
 import secrets
@@ -18,6 +21,8 @@ import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+
+import platformdirs
 
 from scim_tui.checker.limits import byte_size
 
@@ -131,3 +136,32 @@ def _sync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(descriptor)
+
+
+CONFIG_DIR_VARIABLE = "SCIM_TUI_CONFIG_DIR"
+
+
+def config_dir() -> Path:
+    """Where scim-tui keeps its settings: $SCIM_TUI_CONFIG_DIR, else the platform's user config dir."""
+    override = os.environ.get(CONFIG_DIR_VARIABLE)
+    if override:
+        return Path(override).expanduser()
+    return platformdirs.user_config_path("scim-tui", appauthor=False)
+
+
+def data_dir() -> Path:
+    """Where scim-tui keeps what it writes for itself: the run history and the app's state."""
+    return platformdirs.user_data_path("scim-tui", appauthor=False)
+
+
+def slug(name: str) -> str:
+    """The file stem of a profile: its name in lower case, runs of other characters as one dash."""
+    return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+
+
+def storage_name(profile_name: str) -> str:
+    """The name of a profile's own files in the data dir: safe for a path, unique per profile name."""
+    name = slug(profile_name) or "profile"
+    if name != profile_name:
+        name = f"{name}-{hashlib.sha256(profile_name.encode()).hexdigest()[:8]}"
+    return name

@@ -6,6 +6,7 @@ one rule: it answers some requests itself, or rewrites the answers of scim2-serv
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import json
@@ -226,10 +227,8 @@ class RawServer:
             threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
 
     def _serve(self, connection: Any) -> None:
-        try:
+        with contextlib.suppress(OSError):  # the client went away, or the server was stopped
             self.handle(connection)
-        except OSError:
-            pass  # the client went away, or the server was stopped
 
 
 class Hanging:

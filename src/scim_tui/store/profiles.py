@@ -9,19 +9,15 @@ stay as the user wrote them, and a file changed on disk since it was read is not
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import re
 import stat
-from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from pydantic import BaseModel
 from pydantic import ConfigDict
 from pydantic import Field
@@ -29,9 +25,7 @@ from pydantic import ValidationError
 from pydantic import field_validator
 from tomlkit.exceptions import ParseError
 
-from scim_tui.checker import CheckConfig
 from scim_tui.checker.limits import MAX_PROFILE_BYTES
-from scim_tui.checker.pacing import Pacing
 from scim_tui.choices import JOBS
 from scim_tui.choices import LIMITS
 from scim_tui.choices import MAX_RATE
@@ -41,13 +35,17 @@ from scim_tui.choices import RESOURCE_TYPES
 from scim_tui.choices import TIMEOUT
 from scim_tui.choices import Limit
 from scim_tui.errors import UserError
-from scim_tui.files import PRIVATE
-from scim_tui.files import read_bounded
-from scim_tui.files import write_atomically
-from scim_tui.toml_edits import TomlProblem
-from scim_tui.toml_edits import edited_document
-from scim_tui.toml_edits import new_document
-from scim_tui.toml_edits import read_toml
+from scim_tui.selection import Selection
+from scim_tui.store.paths import CONFIG_DIR_VARIABLE
+from scim_tui.store.paths import PRIVATE
+from scim_tui.store.paths import config_dir
+from scim_tui.store.paths import read_bounded
+from scim_tui.store.paths import slug
+from scim_tui.store.paths import write_atomically
+from scim_tui.store.toml_edits import TomlProblem
+from scim_tui.store.toml_edits import edited_document
+from scim_tui.store.toml_edits import new_document
+from scim_tui.store.toml_edits import read_toml
 
 DEMO_NAME = "Demo"
 ENV_PREFIX = "env:"
@@ -112,33 +110,6 @@ class DiscoveryFiles(BaseModel):
     schemas: str | None = None
 
 
-class Selection(BaseModel):
-    """The last choice of checks made for a profile, so the next run starts from it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    include_tags: list[str] = Field(default_factory=list)
-    exclude_tags: list[str] = Field(default_factory=list)
-    resource_types: list[str] = Field(default_factory=list)
-
-    def check_config(
-        self, jobs: int | None = None, max_rate: int | None = None, max_resource_types: int | None = None, require_ready: Iterable[str] = ()
-    ) -> CheckConfig:
-        """The engine configuration of this selection (an empty list means everything)."""
-        conf = CheckConfig(
-            include_tags=set(self.include_tags) or None,
-            exclude_tags=set(self.exclude_tags) or None,
-            resource_types=list(self.resource_types) or None,
-            pacing=Pacing(max_rate=max_rate),
-            require_ready=frozenset(require_ready),
-        )
-        if jobs:
-            conf.jobs = jobs
-        if max_resource_types:
-            conf.max_resource_types = max_resource_types
-        return conf
-
-
 class Profile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -190,7 +161,6 @@ class Profile(BaseModel):
         return any(not value.startswith(ENV_PREFIX) for value in self.auth.secret_values())
 
 
-CONFIG_DIR_VARIABLE = "SCIM_TUI_CONFIG_DIR"
 PROFILE_SUFFIX = ".toml"
 
 
@@ -257,34 +227,8 @@ class ProfileList:
         return next((broken for broken in self.broken if broken.path == path), None)
 
 
-def config_dir() -> Path:
-    """Where scim-tui keeps its settings: $SCIM_TUI_CONFIG_DIR, else the platform's user config dir."""
-    override = os.environ.get(CONFIG_DIR_VARIABLE)
-    if override:
-        return Path(override).expanduser()
-    return platformdirs.user_config_path("scim-tui", appauthor=False)
-
-
 def profiles_dir() -> Path:
     return config_dir() / "profiles"
-
-
-def data_dir() -> Path:
-    """Where scim-tui keeps what it writes for itself: the run history and the app's state."""
-    return platformdirs.user_data_path("scim-tui", appauthor=False)
-
-
-def slug(name: str) -> str:
-    """The file stem of a profile: its name in lower case, runs of other characters as one dash."""
-    return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
-
-
-def storage_name(profile_name: str) -> str:
-    """The name of a profile's own files in the data dir: safe for a path, unique per profile name."""
-    name = slug(profile_name) or "profile"
-    if name != profile_name:
-        name = f"{name}-{hashlib.sha256(profile_name.encode()).hexdigest()[:8]}"
-    return name
 
 
 def load_profiles() -> ProfileList:
@@ -304,7 +248,9 @@ def load_profiles() -> ProfileList:
         if isinstance(loaded, BrokenProfile):
             found.broken.append(loaded)
         elif loaded.name in found.sources:
-            found.broken.append(BrokenProfile(path, f"defines the profile '{loaded.name}' again (already in {found.sources[loaded.name].path.name}): rename or remove one"))
+            found.broken.append(
+                BrokenProfile(path, f"defines the profile '{loaded.name}' again (already in {found.sources[loaded.name].path.name}): rename or remove one")
+            )
         else:
             found.profiles.append(loaded)
             found.sources[loaded.name] = source
@@ -356,7 +302,10 @@ def save_profile(profile: Profile, previous_name: str | None = None, source: Pro
         if current is not None and current.path != target:
             current.path.unlink(missing_ok=True)
     except OSError as exc:
-        raise ProfileError(f"Cannot save the profile '{profile.name}' in {directory}: {_os_reason(exc)}: check that the directory is writable and the disk not full, or set {CONFIG_DIR_VARIABLE} to another directory.") from exc
+        raise ProfileError(
+            f"Cannot save the profile '{profile.name}' in {directory}: {_os_reason(exc)}: check that the directory "
+            f"is writable and the disk not full, or set {CONFIG_DIR_VARIABLE} to another directory."
+        ) from exc
     return SavedProfile(target, notice)
 
 
@@ -425,7 +374,9 @@ def _check_savable(profile: Profile) -> None:
 def _check_target(profile: Profile, previous_name: str | None, target: Path, found: ProfileList) -> None:
     broken = found.broken_at(target)
     if broken is not None:
-        raise ProfileError(f"{target} is a broken profile file ({_where(broken)}{broken.message}) and is never written over: fix or remove it, or choose another name.")
+        raise ProfileError(
+            f"{target} is a broken profile file ({_where(broken)}{broken.message}) and is never written over: fix or remove it, or choose another name."
+        )
     owner = found.owner_of(target)
     if owner is not None and owner not in (profile.name, previous_name):
         raise ProfileError(f"{target} already holds the profile '{owner}': choose another name.")
@@ -457,7 +408,9 @@ def _invalid(path: Path, text: str, exc: ValidationError) -> BrokenProfile:
     location = ".".join(str(part) for part in first["loc"])
     more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
     limit = LIMITS.get(location)
-    problem = f"{location} = {_shown(first['input'])} is not {limit.describe()}: write e.g. {location} = {limit.example}" if limit else f"{location}: {first['msg']}"
+    problem = (
+        f"{location} = {_shown(first['input'])} is not {limit.describe()}: write e.g. {location} = {limit.example}" if limit else f"{location}: {first['msg']}"
+    )
     return BrokenProfile(path, f"{problem}{more}", _key_line(text, first["loc"]))
 
 

@@ -10,7 +10,7 @@ import httpx2
 
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.secrets import Secrets
-from scim_tui.header_values import unsendable
+from scim_tui.net.header_values import unsendable
 
 REFRESH_MARGIN = 30.0
 """Seconds before its expiry a token is replaced (at most half its lifetime)."""
@@ -31,9 +31,7 @@ class ClientCredentials(httpx2.Auth):
     token endpoint says in an error is redacted too (it may repeat the client secret).
     """
 
-    def __init__(
-        self, http: httpx2.Client, token_url: str, client_id: str, client_secret: str, scope: str | None, secrets: Secrets
-    ):
+    def __init__(self, http: httpx2.Client, token_url: str, client_id: str, client_secret: str, scope: str | None, secrets: Secrets):
         self.http = http
         self.token_url = token_url
         self.client_id = client_id

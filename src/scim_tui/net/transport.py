@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import socket
 import ssl
@@ -31,15 +32,15 @@ from typing import Any
 import httpx2
 
 from scim_tui.checker.exchanges import NOTE_EXTENSION
+from scim_tui.checker.json_shape import json_depth_problem
 from scim_tui.checker.limits import MAX_JSON_DEPTH
 from scim_tui.checker.limits import byte_size
-from scim_tui.connections import Connection
-from scim_tui.connections import HeadTooLarge
-from scim_tui.connections import Origin
-from scim_tui.connections import Pool
-from scim_tui.connections import ProxyFailure
-from scim_tui.json_shape import json_depth_problem
-from scim_tui.proxies import ProxyFor
+from scim_tui.net.connections import Connection
+from scim_tui.net.connections import HeadTooLarge
+from scim_tui.net.connections import Origin
+from scim_tui.net.connections import Pool
+from scim_tui.net.connections import ProxyFailure
+from scim_tui.net.proxies import ProxyFor
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
@@ -80,12 +81,12 @@ class GuardedTransport(httpx2.BaseTransport):
             # A kept-alive connection the server closed before answering a byte: an idempotent
             # request goes again on a new connection, as browsers and curl do (RFC 9112 §9.3.1).
             if not connection.served or request.method not in IDEMPOTENT:
-                raise self._dropped(request, dropped)
+                raise self._dropped(request, dropped)  # noqa: B904 (_dropped chains it, or ends the chain when it says it whole)
             connection = self._connection(request, address, deadline, fresh=True)
             try:
                 response = self._send(connection, request, body)
             except DROPPED as again:
-                raise self._dropped(request, again)
+                raise self._dropped(request, again)  # noqa: B904 (as above)
             retried = RETRIED
         headers = response.getheaders()
         declared = response.getheader("Content-Length", "")
@@ -131,12 +132,10 @@ class GuardedTransport(httpx2.BaseTransport):
                     connection.putheader(name, value)
                 if connection.forward and connection.forward.authorization:
                     connection.putheader("Proxy-Authorization", connection.forward.authorization)
-                try:
+                # The server may have answered (an error status, a TLS alert) and closed before
+                # reading the whole request: what it said is read below.
+                with contextlib.suppress(ConnectionError, ssl.SSLError):
                     connection.endheaders(body or None)
-                except (ConnectionError, ssl.SSLError):
-                    # The server may have answered (an error status, a TLS alert) and closed
-                    # before reading the whole request: what it said is read below.
-                    pass
             with self.guard(request, httpx2.ReadTimeout, httpx2.ReadError, passing=DROPPED):
                 return connection.getresponse()
         except BaseException:
@@ -162,7 +161,11 @@ class GuardedTransport(httpx2.BaseTransport):
 
     @contextmanager
     def guard(
-        self, request: httpx2.Request, timed_out: type[httpx2.TransportError], failed: type[httpx2.TransportError], passing: tuple[type[BaseException], ...] = ()
+        self,
+        request: httpx2.Request,
+        timed_out: type[httpx2.TransportError],
+        failed: type[httpx2.TransportError],
+        passing: tuple[type[BaseException], ...] = (),
     ) -> Iterator[None]:
         """Run a step of the request with what the socket layer raises told as httpx2's
         errors (`timed_out`, `failed`, or a protocol error), in plain words; `passing` go as they are."""
@@ -171,13 +174,13 @@ class GuardedTransport(httpx2.BaseTransport):
         except (httpx2.TransportError, *passing):
             raise
         except TimeoutError as exc:
-            raise self._plain(timed_out, request, exc)  # chained to exc by _plain, or said whole
+            raise self._plain(timed_out, request, exc)  # noqa: B904 (chained to exc by _plain, or said whole)
         except HeadTooLarge as exc:
             raise ResponseTooLarge(f"the response of {origin(request.url)} {exc}", request=request) from None
         except http.client.HTTPException as exc:  # a response that is not HTTP, or cut short
-            raise self._plain(httpx2.RemoteProtocolError, request, exc)
+            raise self._plain(httpx2.RemoteProtocolError, request, exc)  # noqa: B904 (as above)
         except OSError as exc:  # refused, unresolved, reset, TLS
-            raise self._plain(failed, request, exc)
+            raise self._plain(failed, request, exc)  # noqa: B904 (as above)
         except ValueError as exc:  # a header or URL http.client refuses to send
             raise httpx2.LocalProtocolError(str(exc), request=request) from exc
 

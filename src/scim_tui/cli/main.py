@@ -8,6 +8,7 @@ while the rest loads ends the command with one line, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from collections.abc import Callable
@@ -44,7 +45,13 @@ def build_parser() -> Parser:
     target.add_argument("--profile", dest="app_profile", metavar="NAME", help="open the app on this profile")
     target.add_argument("--demo", dest="app_demo", action="store_true", help="open the app on the embedded demo server")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_check(commands.add_parser("check", help="run the checks without the app (for CI)", description="Run the checks, write a report, exit 0 (pass), 1 (fail) or 2 (bad usage, unreachable target)."))
+    _add_check(
+        commands.add_parser(
+            "check",
+            help="run the checks without the app (for CI)",
+            description="Run the checks, write a report, exit 0 (pass), 1 (fail) or 2 (bad usage, unreachable target).",
+        )
+    )
     commands.add_parser("tags", help="list the tags that select checks: each with its number of checks and what it selects")
     serve = commands.add_parser("demo-server", help="serve the embedded SCIM server until interrupted")
     serve.add_argument("--port", type=_port, default=0, help="the loopback port (default: a free one)")
@@ -57,27 +64,57 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     target.add_argument("--url", help="the base URL of the SCIM endpoints")
     target.add_argument("--demo", action="store_true", help="the embedded demo server")
     parser.add_argument("--bearer-token-env", metavar="VAR", help="with --url: send the bearer token held in this environment variable")
-    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'", help="with --url: a header sent with every request (repeatable; its value is treated as a secret)")
-    parser.add_argument("--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)")
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="with --url: a header sent with every request (repeatable; its value is treated as a secret)",
+    )
+    parser.add_argument(
+        "--include-tags", action="append", default=[], metavar="TAGS", help="run only checks with one of these tags (comma-separated, repeatable)"
+    )
     parser.add_argument("--exclude-tags", action="append", default=[], metavar="TAGS", help="skip checks with one of these tags (comma-separated, repeatable)")
     parser.add_argument("--resource-type", action="append", default=[], metavar="NAME", help="test only this resource type (repeatable)")
-    parser.add_argument("--jobs", type=_number(JOBS, "--jobs"), metavar="N", help=f"checks run at once, {JOBS.low} to {JOBS.high} (default: the profile's, else 4; 1 for a fragile server)")
-    parser.add_argument("--max-rate", type=_number(MAX_RATE, "--max-rate"), metavar="N", help=f"requests per second at most, {MAX_RATE.low} to {MAX_RATE.high} (default: the profile's, else no limit)")
+    parser.add_argument(
+        "--jobs",
+        type=_number(JOBS, "--jobs"),
+        metavar="N",
+        help=f"checks run at once, {JOBS.low} to {JOBS.high} (default: the profile's, else 4; 1 for a fragile server)",
+    )
+    parser.add_argument(
+        "--max-rate",
+        type=_number(MAX_RATE, "--max-rate"),
+        metavar="N",
+        help=f"requests per second at most, {MAX_RATE.low} to {MAX_RATE.high} (default: the profile's, else no limit)",
+    )
     parser.add_argument(
         "--max-resource-types",
         type=_number(RESOURCE_TYPES, "--max-resource-types"),
         metavar="N",
-        help=f"resource types checked at most, {RESOURCE_TYPES.low} to {RESOURCE_TYPES.high} (default: the profile's, else {RESOURCE_TYPES.example}); the others are SKIPPED saying so",
+        help=f"resource types checked at most, {RESOURCE_TYPES.low} to {RESOURCE_TYPES.high} (default: the "
+        f"profile's, else {RESOURCE_TYPES.example}); the others are SKIPPED saying so",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="the report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--har", metavar="FILE", help="also write every request and response of the run to FILE as HAR 1.2 (secrets replaced by ***)")
-    parser.add_argument("--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)")
-    parser.add_argument("--require-ready", action="append", default=[], metavar="PROVIDERS", help=f"exit 1 when one of these identity providers is NOT READY ({', '.join(PROVIDERS)}; comma-separated, repeatable; added to the profile's require_ready)")
+    parser.add_argument(
+        "--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)"
+    )
+    parser.add_argument(
+        "--require-ready",
+        action="append",
+        default=[],
+        metavar="PROVIDERS",
+        help=f"exit 1 when one of these identity providers is NOT READY ({', '.join(PROVIDERS)}; comma-separated, "
+        "repeatable; added to the profile's require_ready)",
+    )
     parser.add_argument("--no-history", action="store_true", help="do not save this run in the profile's history")
     accepted = parser.add_mutually_exclusive_group()
     accepted.add_argument("--baseline", metavar="FILE", help="failures accepted for now (TOML): only the others, or worse ones, fail the run")
-    accepted.add_argument("--update-baseline", metavar="FILE", help="write this run's failures (DEVIATION and worse) to FILE as the accepted ones, keeping its notes")
+    accepted.add_argument(
+        "--update-baseline", metavar="FILE", help="write this run's failures (DEVIATION and worse) to FILE as the accepted ones, keeping its notes"
+    )
     documents = parser.add_argument_group("discovery documents", "for a server that does not serve them: JSON files that stand in for what it serves")
     documents.add_argument("--service-provider-config", metavar="FILE", help="the ServiceProviderConfig (an object)")
     documents.add_argument("--resource-types", metavar="FILE", help="the resource types (a ListResponse, a list or one object)")
@@ -120,18 +157,18 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "check":
-        from scim_tui.headless import check
+        from scim_tui.cli.check import check
 
         return check(args)
     if args.command == "tags":
-        from scim_tui.tag_guide import tag_lines
+        from scim_tui.checker.tag_guide import tag_lines
 
         print("\n".join(tag_lines()))
         return 0
     if args.command == "demo-server":
         return _serve_demo(args.port)
-    from scim_tui.profiles import Profile
-    from scim_tui.profiles import find_profile
+    from scim_tui.store.profiles import Profile
+    from scim_tui.store.profiles import find_profile
     from scim_tui.tui.app import run_app  # only the app needs Textual
 
     profile = Profile.demo_profile() if args.app_demo else find_profile(args.app_profile) if args.app_profile else None
@@ -161,10 +198,8 @@ def _serve_demo(port: int) -> int:
 
 def _say(line: str) -> None:
     """One line on standard error; nothing when it is gone (a closed terminal, a reader that left)."""
-    try:
+    with contextlib.suppress(OSError):
         print(line, file=sys.stderr, flush=True)
-    except OSError:
-        pass
 
 
 def main() -> None:
@@ -177,7 +212,3 @@ def main() -> None:
     except BrokenPipeError:  # the reader of the output went away (`| head`): not an error
         sys.stderr.close()
         sys.exit(1)
-
-
-if __name__ == "__main__":
-    main()

@@ -17,9 +17,7 @@ from typing import TextIO
 from urllib.parse import unquote
 from urllib.parse import urlsplit
 
-from scim_tui import baseline
 from scim_tui import choices
-from scim_tui import history
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
@@ -29,28 +27,30 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.registry import tag_matches
 from scim_tui.checker.secrets import Secrets
 from scim_tui.choices import PROVIDERS
-from scim_tui.connect import Connection
-from scim_tui.connect import open_client
-from scim_tui.connect import unusable
 from scim_tui.errors import UserError
-from scim_tui.files import write_atomically
-from scim_tui.header_values import unsendable
-from scim_tui.journal import journal_lines
-from scim_tui.journal import run_journal
-from scim_tui.profiles import ENV_PREFIX
-from scim_tui.profiles import Auth
-from scim_tui.profiles import AuthKind
-from scim_tui.profiles import DiscoveryFiles
-from scim_tui.profiles import Profile
-from scim_tui.profiles import Selection
-from scim_tui.profiles import find_profile
+from scim_tui.net.connect import Connection
+from scim_tui.net.connect import open_client
+from scim_tui.net.connect import unusable
+from scim_tui.net.header_values import unsendable
 from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
 from scim_tui.reports.summary import RunSummary
 from scim_tui.reports.text import paint
 from scim_tui.reports.text import result_line
 from scim_tui.reports.text import summary_lines
+from scim_tui.selection import Selection
 from scim_tui.signals import RunInterrupted
+from scim_tui.store import baseline
+from scim_tui.store import history
+from scim_tui.store.journal import journal_lines
+from scim_tui.store.journal import run_journal
+from scim_tui.store.paths import write_atomically
+from scim_tui.store.profiles import ENV_PREFIX
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
+from scim_tui.store.profiles import DiscoveryFiles
+from scim_tui.store.profiles import Profile
+from scim_tui.store.profiles import find_profile
 
 FAIL_ON = {name: Status[name.upper()] for name in choices.FAIL_ON}
 """--fail-on: the least bad status that fails the run."""

@@ -31,8 +31,8 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.guard import MARK
 from scim_tui.checker.guard import Creation
 from scim_tui.checker.guard import Marker
-from scim_tui.profiles import Profile
-from scim_tui.profiles import data_dir
+from scim_tui.store.paths import data_dir
+from scim_tui.store.profiles import Profile
 
 try:
     import fcntl

@@ -23,10 +23,10 @@ from urllib.parse import urlencode
 from scim_tui.demo import DemoServer
 from scim_tui.demo import _KeepAliveHandler
 from scim_tui.demo import make_app
-from tests.servers import SCIM_JSON
-from tests.servers import Broken
-from tests.servers import Response
-from tests.servers import scim_error
+from tests.support.servers import SCIM_JSON
+from tests.support.servers import Broken
+from tests.support.servers import Response
+from tests.support.servers import scim_error
 
 USER = "urn:ietf:params:scim:schemas:core:2.0:User"
 GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group"
@@ -53,7 +53,7 @@ def _json_body(environ: dict[str, Any]) -> Any:
 
 
 def _respond(start_response: Callable[..., Any], status: int, body: bytes, headers: list[tuple[str, str]] = SCIM_JSON) -> list[bytes]:
-    from tests.servers import _reason
+    from tests.support.servers import _reason
 
     start_response(_reason(status), [*headers, ("Content-Length", str(len(body)))])
     return [body]

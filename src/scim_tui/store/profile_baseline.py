@@ -14,14 +14,14 @@ from dataclasses import field
 from datetime import date
 from pathlib import Path
 
-from scim_tui import baseline
-from scim_tui.baseline import BaselineError
-from scim_tui.baseline import Entry
 from scim_tui.checker import CheckResult
-from scim_tui.profiles import Profile
-from scim_tui.profiles import config_dir
-from scim_tui.profiles import data_dir
-from scim_tui.profiles import storage_name
+from scim_tui.store import baseline
+from scim_tui.store.baseline import BaselineError
+from scim_tui.store.baseline import Entry
+from scim_tui.store.paths import config_dir
+from scim_tui.store.paths import data_dir
+from scim_tui.store.paths import storage_name
+from scim_tui.store.profiles import Profile
 
 
 def baseline_file(profile: Profile) -> Path:

@@ -31,18 +31,18 @@ from typing import BinaryIO
 
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
+from scim_tui.checker.json_shape import json_values
 from scim_tui.checker.limits import MAX_HISTORY_REPORT_BYTES
 from scim_tui.checker.limits import MAX_HISTORY_REPORT_VALUES
 from scim_tui.checker.limits import MAX_HISTORY_SUMMARY_BYTES
 from scim_tui.checker.limits import byte_size
-from scim_tui.files import write_atomically
-from scim_tui.json_shape import json_values
-from scim_tui.profiles import data_dir
-from scim_tui.profiles import storage_name
 from scim_tui.reports import json_report
 from scim_tui.reports.model import RunReport
 from scim_tui.reports.summary import Outcome
 from scim_tui.reports.summary import RunSummary
+from scim_tui.store.paths import data_dir
+from scim_tui.store.paths import storage_name
+from scim_tui.store.paths import write_atomically
 
 KEPT_RUNS = 50
 """Runs kept per profile; older ones are deleted when a new one is recorded."""
@@ -192,6 +192,7 @@ def _first_member(path: Path) -> bytes:
         while not unpacker.eof and len(content) <= MAX_HISTORY_SUMMARY_BYTES and (chunk := file.read(65536)):
             content += unpacker.decompress(chunk, MAX_HISTORY_SUMMARY_BYTES + 1 - len(content))
     return content
+
 
 def _reason(exc: Exception) -> str:
     if isinstance(exc, OSError) and exc.strerror:

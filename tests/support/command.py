@@ -19,7 +19,7 @@ from contextlib import redirect_stdout
 from typing import Any
 from unittest import mock
 
-from scim_tui import cli
+from scim_tui.cli import main as cli
 
 TIMEOUT = 120
 COMMAND = [sys.executable, "-m", "scim_tui.cli"]
@@ -41,9 +41,7 @@ def spawn(*args: str, **options: Any) -> subprocess.Popen[str]:
     """Start `scim-tui ARGS` in a new process, its output piped, that Ctrl-C (SIGINT) interrupts
     as in a terminal, even when the suite runs where SIGINT is ignored: a background job of a
     shell without job control ignores it, and its children inherit that."""
-    return subprocess.Popen(
-        [*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal, **options
-    )
+    return subprocess.Popen([*COMMAND, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal, **options)
 
 
 def sigint_as_in_a_terminal() -> None:
@@ -54,7 +52,7 @@ def sigint_as_in_a_terminal() -> None:
 
 def scim_tui_here(*args: str, env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run `scim-tui ARGS` in this process as `scim_tui` runs it in a new one: the same entry
-    point (scim_tui.cli.run) and exit status, and on standard output and standard error all a
+    point (scim_tui.cli.main.run) and exit status, and on standard output and standard error all a
     new process prints, without the second a new interpreter takes to start. For the tests
     whose point is what the command does, not the process it runs in."""
     stdout, stderr = io.StringIO(), io.StringIO()

@@ -28,10 +28,10 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.limits import MAX_BASELINE_BYTES
 from scim_tui.errors import UserError
-from scim_tui.files import read_bounded
-from scim_tui.files import write_atomically
-from scim_tui.toml_edits import TomlProblem
-from scim_tui.toml_edits import read_toml
+from scim_tui.store.paths import read_bounded
+from scim_tui.store.paths import write_atomically
+from scim_tui.store.toml_edits import TomlProblem
+from scim_tui.store.toml_edits import read_toml
 
 FAILING = (Status.DEVIATION, Status.ERROR, Status.CRITICAL)
 """The statuses a baseline may accept."""

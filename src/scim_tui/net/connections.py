@@ -22,8 +22,8 @@ from typing import Any
 from scim_tui.checker.limits import MAX_HEADER_BYTES
 from scim_tui.checker.limits import MAX_HEADER_FIELDS
 from scim_tui.checker.limits import byte_size
-from scim_tui.proxies import Proxy
-from scim_tui.proxies import ProxyFor
+from scim_tui.net.proxies import Proxy
+from scim_tui.net.proxies import ProxyFor
 
 KEEPALIVE_SECONDS = 5.0
 """How long an idle connection is kept for the next request."""
@@ -79,7 +79,11 @@ def _tunnel(sock: socket.socket, proxy: Proxy, host: str, port: int) -> None:
     except http.client.HTTPException as exc:
         raise ProxyFailure(f"the proxy {proxy.label} did not answer CONNECT {target} in HTTP ({type(exc).__name__}): check the variable") from exc
     if not 200 <= answer.status < 300:
-        fix = "put the proxy's user and password in its URL (http://user:password@host:port)" if answer.status == 407 else "check that it may reach that host, or list the host in NO_PROXY"
+        fix = (
+            "put the proxy's user and password in its URL (http://user:password@host:port)"
+            if answer.status == 407
+            else "check that it may reach that host, or list the host in NO_PROXY"
+        )
         raise ProxyFailure(f"the proxy {proxy.label} refused to tunnel to {target} ({answer.status} {answer.reason}): {fix}")
 
 
@@ -270,4 +274,3 @@ class Pool:
             self._idle.clear()
         for connection in connections:
             connection.close()
-
