@@ -6,13 +6,16 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-fast bench screenshots clean
 
-# Reinstall only when pyproject.toml changed since the last install.
+# Reinstall only when pyproject.toml changed since the last install. `make demo` shows pip's own
+# progress while it installs (a target's variable holds for what it builds first); the others are quiet.
+PIP_QUIET := --quiet
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install $(PIP_QUIET) --upgrade pip
+	$(BIN)/python -m pip install $(PIP_QUIET) -e ".[test]"
 	touch $(STAMP)
 
+demo: PIP_QUIET :=
 demo: $(STAMP)
 	$(BIN)/scim-tui --demo
 

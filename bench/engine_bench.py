@@ -117,7 +117,7 @@ def measure(run: Callable[[Any], list[Any]], target: Server) -> Measure:
 
 SPEC_CHECKS = {"include_tags": {"discovery", "misc", "crud"}, "exclude_tags": {"discovery:strict"}}
 """The checks of SPEC.md, the set scim2-tester's check_server also runs. The checks beyond it
-(issue 9: headers, filtering, bulk ...) have no counterpart there; they are timed apart."""
+(headers, filtering, bulk ...) have no counterpart there; they are timed apart."""
 
 
 def scim_tui_run(jobs: int, every_check: bool = False) -> Callable[[Any], list[Any]]:

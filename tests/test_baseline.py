@@ -1,4 +1,4 @@
-"""Accepted failures (issue 17): `scim-tui check --update-baseline FILE` writes a run's failures as a
+"""Accepted failures: `scim-tui check --update-baseline FILE` writes a run's failures as a
 TOML baseline; `--baseline FILE` fails the run only on the others, or on worse ones, marks the
 accepted ones, and tells which entries are fixed and which expired."""
 

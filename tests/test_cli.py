@@ -202,7 +202,7 @@ def test_tags_lists_every_tag_with_its_checks_and_what_it_selects():
     assert process.returncode == 0
     lines = process.stdout.splitlines()
     assert [line.split()[0] for line in lines] == get_all_available_tags()
-    assert all(re.match(r"^\S+ +\d+ checks? +\S", line) for line in lines), "issue 19: a count and a description on every line"
+    assert all(re.match(r"^\S+ +\d+ checks? +\S", line) for line in lines), "a count and a description on every line"
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""Fuzzed profile, history and app state files never cost a run, its report, or a traceback (issue 14).
+"""Fuzzed profile, history and app state files never cost a run, its report, or a traceback.
 
 Property-style: hypothesis writes random profile files (a random TOML value for each key, or
 garbage) and random history files (a stored report with a random value in a random field,

@@ -169,7 +169,7 @@ def test_a_failed_check_that_did_not_run_again_is_not_fixed(serve):
 
 
 def test_a_failure_of_a_check_the_previous_run_did_not_run_is_not_new(serve):
-    """Issue 19, 3: after a run of a few tags, a full run called the old failures new."""
+    """Once, after a run of a few tags, a full run called the old failures new."""
     url = serve(Broken(make_app()).answer("PUT", "/v2/ServiceProviderConfig", 200, {"schemas": []})).url
     with make_client(url) as client:
         results = list(iter_checks(client, CheckConfig(include_tags={"misc"})))
@@ -247,7 +247,7 @@ def report_with(**changes) -> bytes:
 
 
 BAD_RUN_FILES = {
-    # The ways a history file broke `scim-tui check` after its run (issue 14, point 8).
+    # The ways a history file broke `scim-tui check` after its run.
     "deep JSON": b'{"schema_version": 1, "target": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
     "deep data": report_with(results__0__data=json.loads("[" * 500 + "]" * 500)),
     "duration 1e400": report_with(duration=float("inf")).replace(b"Infinity", b"1e400"),
@@ -315,7 +315,7 @@ def test_a_report_with_a_bad_field_names_it():
 
 
 def test_a_bad_history_file_costs_neither_the_run_nor_its_report(broken_profile, tmp_path):
-    """Issue 14, point 8: `scim-tui check --profile` crashed after the run and lost the report."""
+    """Once, `scim-tui check --profile` crashed after the run and lost the report."""
     folder = history.profile_dir("Broken staging")
     folder.mkdir(parents=True)
     (folder / "20250101T000000000000Z.json").write_bytes(report_with(duration=10**400))

@@ -1,4 +1,4 @@
-"""Answers built to hurt the client (issue 14, 5 and 8): encodings no decoder may expand without a
+"""Answers built to hurt the client: encodings no decoder may expand without a
 limit, JSON nested to crash a parser, documents that are null. Each is an ERROR saying what came
 back, never a traceback, a Python message or memory without bound."""
 

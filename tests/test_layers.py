@@ -75,7 +75,7 @@ print(json.dumps({'cli': cli, 'app': app}))
 
 
 def test_what_loads_before_the_first_screen():
-    """Issue 19, start fast: the command imports the standard library only (its --help and
+    """Start fast: the command imports the standard library only (its --help and
     --version answer at once); the app's first screen waits for neither the engine, scim2-client
     nor the demo server (they load when a run or a connection test needs them)."""
     output = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, check=True).stdout

@@ -1,4 +1,4 @@
-"""A kept-alive connection the server closes before answering is not a server verdict (issue 15, 5):
+"""A kept-alive connection the server closes before answering is not a server verdict (RFC 9110 §9.2.2):
 an idempotent request (GET, PUT, DELETE) goes again once on a new connection, visibly; a POST or a
 PATCH never does. The server here answers the first request of each connection, then closes the
 connection as the next one arrives, as servers do after an error or an idle limit."""

@@ -1,4 +1,4 @@
-"""Secrets in every form they take never reach an output (issue 14, 6): an OAuth token fetched
+"""Secrets in every form they take never reach an output (docs/profiles.md): an OAuth token fetched
 halfway through a run, HTTP Basic's base64, credentials in the URL, the value of any --header,
 and a token endpoint that repeats the client secret. Each server here echoes every request
 header back, so each secret comes back in what the run records."""

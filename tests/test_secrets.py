@@ -1,4 +1,4 @@
-"""A known secret is searched for in every output scim-tui makes, and never found (issue 7).
+"""A known secret is searched for in every output scim-tui makes, and never found.
 
 The server demands the bearer token and echoes it back in an error body, so the token
 travels in the requests and comes back in a response. Two profiles carry it, each in a test

@@ -1,4 +1,4 @@
-"""SIGTERM and SIGHUP end a run as Ctrl-C does (issue 14, 3): the running checks delete what they
+"""SIGTERM and SIGHUP end a run as Ctrl-C does: the running checks delete what they
 created, the process exits 128 + the signal's number, with one line and no traceback; even while
 the command is still loading."""
 

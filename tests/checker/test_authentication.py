@@ -161,7 +161,7 @@ def test_skipped_when_no_authentication_scheme_is_listed(serve):
 
 
 def test_a_request_that_fails_with_credentials_too_is_not_blamed_on_authentication(serve):
-    """count=0 answered 500 to everyone is a fault of the request, which pagination judges (issue 15, 7)."""
+    """count=0 answered 500 to everyone is a fault of the request, which pagination judges (RFC 7644 §3.4.2.4)."""
     server = serve(Broken(make_app(bearer_tokens=["t0ken-real"])).answer("GET", "/v2/Users", 500, scim_error(500)))
     results = run(server.url, headers={"Authorization": "Bearer t0ken-real"})
     users = [r for r in results if r.resource_type == "User"]

@@ -29,7 +29,7 @@ from tests.support.unlike import patch_not_implemented
 from tests.support.unlike import patch_unsupported_and_said
 
 FAILING_ON_SCIM2_SERVER = {"service_provider_config_document", "attribute_projection", "resource_type_tests"}
-"""What scim2-server itself fails (README), and the suites' summaries."""
+"""What scim2-server itself fails (docs/checks.md), and the suites' summaries."""
 USERS_PATCH = "PATCH /v2/Users/{id} answered 501"
 
 

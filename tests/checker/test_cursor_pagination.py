@@ -1,4 +1,4 @@
-"""Cursor pagination (RFC 9865, issue 17): checked when the ServiceProviderConfig announces it, against
+"""Cursor pagination (RFC 9865): checked when the ServiceProviderConfig announces it, against
 scim2-server serving cursors, and against middlewares that break each rule."""
 
 from __future__ import annotations

@@ -238,7 +238,7 @@ def test_a_taken_user_name_answered_with_the_existing_user_is_an_error(serve):
 
 
 def test_every_problem_of_an_error_body_is_named(serve):
-    """A numeric "status" does not hide a missing scimType (issue 15, 7)."""
+    """A numeric "status" does not hide a missing scimType (RFC 7644 §3.12)."""
 
     def numbered_without_type(answer):
         status, headers, _body = answer
@@ -296,7 +296,7 @@ GROUP = r"/v2/Groups/[^/]+"
 
 
 def test_scim2_server_keeps_a_member_that_names_no_resource(serve):
-    """One of scim2-server's known deviations (README)."""
+    """One of scim2-server's known deviations (docs/checks.md)."""
     server = serve(make_app())
     [dangling] = run(server.url, "dangling_member", "Group")
     assert dangling.status is Status.DEVIATION

@@ -1,4 +1,4 @@
-"""Servers that answer the resource requests with garbage (issue 7).
+"""Servers that answer the resource requests with garbage.
 
 Each fault is scim2-server behind a middleware that spoils one kind of answer: a 5xx, an
 HTML page, invalid JSON, JSON that is not a SCIM object, a wrong Content-Type, an empty body.

@@ -66,7 +66,7 @@ def test_every_writable_user_attribute_is_filled_with_a_fitting_value(described)
 
 
 def test_required_only_fills_the_required_and_identifying_attributes(described):
-    """Required ones, and those that tell a resource apart (issue 15: a server may need a Group's
+    """Required ones, and those that tell a resource apart (a server may need a Group's
     displayName; the run finds its resources by them), each with a fresh value of its own."""
     context, _ = described
     user = payload(context, "User", fill_all=False)

@@ -70,7 +70,7 @@ BEYOND_SPEC_CHECKERS = BEYOND_SPEC_SERVER_CHECKERS | {
     "patch_without_path",
     "patch_operations_in_order",
 }
-"""The checks of issue 9: the protocol real SCIM clients depend on, beyond SPEC.md."""
+"""The checks beyond SPEC.md: the protocol real SCIM clients depend on, beyond SPEC.md."""
 NEWER_STANDARDS_CHECKERS = {"cursor_pagination", "security_events_config", "async_requests"}
 """The checks of standards after RFC 7644: cursor pagination (RFC 9865), Security Event Tokens (RFC 9967)."""
 UNASKED_CHECKERS = {
@@ -88,7 +88,7 @@ NEWER_SERVER_CHECKERS = {"allow_header", "security_events_config"}
 INTEROP_CHECKERS = {checker.name for checker in all_checkers() if "profile:interop" in checker.tags}
 """The interoperability profile: opt-in, so a default run reports them left out."""
 IDP_CHECKERS = {checker.name for checker in all_checkers() if "idp" in checker.tags}
-"""The identity providers' steps and readiness verdicts (issue 18)."""
+"""The identity providers' steps and readiness verdicts."""
 ALL_CHECKERS = SPEC_CHECKERS | BEYOND_SPEC_CHECKERS | NEWER_STANDARDS_CHECKERS | UNASKED_CHECKERS | INTEROP_CHECKERS | IDP_CHECKERS
 
 
@@ -100,7 +100,7 @@ def scim2_server_violations(resource_types: tuple[str, ...]) -> dict[tuple[str |
     attributes SHALL be overridden" on any operation returning a resource, and scim2-server
     answers a POST with the whole resource. Each resource type's summary names that check.
     (It also keeps a Group member whose value names no resource: a DEVIATION, not a failure.)
-    Three of Entra ID's shapes are refused (README, "Identity provider readiness"): DEVIATIONs, the
+    Three of Entra ID's shapes are refused (docs/identity-providers.md): DEVIATIONs, the
     RFC's spelling of each passing, that make Entra NOT READY (a DEVIATION too: the run requires no
     provider); tests/checker/test_idp.py holds them.
     """
@@ -185,7 +185,7 @@ def test_the_enterprise_extension_is_patched_by_urn(default_server_run):
 
 def test_a_full_run_on_scim2_server_at_its_root_gives_the_same_verdicts(serve):
     """Served at its root, scim2-server names its documents and resources under /v2/, which work
-    too: no false ERROR for a location that serves the same thing (issue 15, 6)."""
+    too: no false ERROR for a location that serves the same thing (RFC 7644 §3.1)."""
     server = serve(make_app())
     results = assert_clean_full_run(server.url.removesuffix("/v2"))
     assert_only_known_violations(results)

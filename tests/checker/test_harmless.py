@@ -1,4 +1,4 @@
-"""A run is harmless on any server (issue 14): it writes only to what it created, leaves nothing,
+"""A run is harmless on any server (docs/safety.md): it writes only to what it created, leaves nothing,
 and ends early when the server stops answering. Each test puts someone else's resources on a
 scim2-server broken in one way, runs the checks, and holds the outcome to that."""
 
@@ -67,7 +67,7 @@ def without_locations(body: dict) -> dict:
 
 @pytest.mark.parametrize("deleted_by_the_bulk", [True, False], ids=["bulk deletes", "bulk leaves it"])
 def test_a_server_ignoring_filter_and_bulk_locations_loses_nothing(serve, deleted_by_the_bulk):
-    """Issue 14, 1: the clean-up of a bulk without locations once deleted every user a filter-less search returned."""
+    """The clean-up of a bulk without locations once deleted every user a filter-less search returned."""
     broken = Broken(make_app()).rewrite_query("GET", "/v2/(Users|Groups)", without_filter).rewrite_json("POST", "/v2/Bulk", without_locations)
     if not deleted_by_the_bulk:
         broken.rewrite_request_json("POST", "/v2/Bulk", lambda body: body | {"Operations": [op for op in body["Operations"] if op["method"] != "DELETE"]})
@@ -82,7 +82,7 @@ def test_a_server_ignoring_filter_and_bulk_locations_loses_nothing(serve, delete
 
 @pytest.mark.parametrize("unsafe", ["../Groups/{group}", "x?y", "a#b", "..", "%2e%2e", "a/b"])
 def test_an_id_that_is_not_a_safe_path_segment_is_never_written_to(serve, unsafe):
-    """Issue 14, 2: an answered id of "../Groups/<id>" once made the run PATCH and DELETE that group."""
+    """An answered id of "../Groups/<id>" once made the run PATCH and DELETE that group."""
     holder: dict[str, str] = {}
     broken = Broken(make_app()).rewrite_json("POST", "/v2/Users", lambda body: body | {"id": unsafe.format(**holder)})
     logged = Logged(broken)
@@ -139,7 +139,7 @@ def held_posts(serve):
 
 
 def test_a_creation_answered_too_late_is_found_at_the_end_of_the_run_and_deleted(held_posts):
-    """Issue 14, 4: creations whose POST timed out were left, and the report said nothing was."""
+    """Creations whose POST timed out were left, and the report said nothing was."""
     held, url, bystanders = held_posts(create_first=True)
     [result] = run(url, timeout=0.5, only={CheckId("object_creation", "User")})
     assert result.status is Status.ERROR and result.reason.startswith("POST /v2/Users failed: ")
@@ -171,7 +171,7 @@ def test_a_creation_that_may_still_happen_is_named_as_may_remain(held_posts):
 
 
 def test_a_server_that_hangs_on_every_write_ends_the_run_early(serve):
-    """Issue 14, 9: 64 requests each waited a whole timeout; the run now stops after a few."""
+    """Once, 64 requests each waited a whole timeout; the run now stops after a few."""
     hangs = threading.Event()
     hung: list[str] = []
 

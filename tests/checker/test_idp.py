@@ -1,4 +1,4 @@
-"""Entra ID and Okta provisioning replayed (issue 18): each provider's steps on scim2-server, and
+"""Entra ID and Okta provisioning replayed: each provider's steps on scim2-server, and
 on servers broken the ways SCIM servers usually break a provider's dialect."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ RESOURCES = r"/v2/(Users|Groups)/[^/]+"
 USERS = "/v2/Users"
 SCIM2_SERVER_REFUSES = {("entra_set_manager", "User"), ("entra_create_group", "Group"), ("entra_remove_member", "Group")}
 """The Entra ID shapes scim2-server 0.8.3 refuses while the RFC's spelling passes: DEVIATIONs that
-make Entra NOT READY (README, "Identity provider readiness")."""
+make Entra NOT READY (docs/identity-providers.md)."""
 ENTRA_BLOCKS = "entra_set_manager (User) refused, entra_create_group (Group) refused, entra_remove_member (Group) refused"
 ENTRA_NOT_READY = f"NOT READY for Entra ID: 3 of 14 steps block: {ENTRA_BLOCKS}."
 OKTA_READY = "READY for Okta: all 10 steps passed (7 left out by the run's selection)."

@@ -26,7 +26,7 @@ GALLERY = {"include_tags": {"idp:entra:gallery"}, "exclude_tags": None}
 NOT_REPLAYABLE = {"POD_User_Test", "POD_Group_Test", "Federated_Identity_Test"}
 SCIM2_SERVER_FAILS = {"User_Update_Manager_Test", "Create_Group_Test", "Group_Update_Remove_Member_Test", "SCIM_Update_Manager_Test"}
 """Microsoft's tests scim2-server 0.8.3 fails: Entra's manager (its path, and the Logic App's bare
-id), Entra's second group URN, and a member removed by value (README, "Identity provider readiness")."""
+id), Entra's second group URN, and a member removed by value (docs/identity-providers.md)."""
 
 
 def outcome(results) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Discovery served as real servers serve it (issue 15, causes 1, 2 and 6).
+"""Discovery served as real servers serve it: loose lists, endpoints as full URLs, schemas only by id.
 
 Each break of the RFCs is reported once, by the discovery check that reads that document, and
 the run goes on with what it understands: the User and Group checks run as on a sound server,
@@ -255,7 +255,7 @@ BADGE = "urn:scim-tui:params:scim:schemas:extension:test:2.0:Badge"
 
 def test_a_request_the_client_refuses_to_send_is_not_the_servers_fault(serve):
     """A required extension holding nothing a client may write: scim2-client refuses every creation
-    (issue 15, 2). No request goes, and no result blames the server."""
+    (RFC 7644 §4). No request goes, and no result blames the server."""
     badge = Schema(
         id=BADGE,
         name="Badge",

@@ -142,7 +142,7 @@ def assert_harmless(logged: Logged, url: str, bystanders: Bystanders, results: l
 @pytest.mark.slow  # every check of the User resource type
 @pytest.mark.parametrize("retell", [another_id, no_id_elsewhere], ids=["an existing user's id", "no id, a Location elsewhere"])
 def test_a_creation_answered_with_someone_elses_resource_never_touches_it(serve, retell):
-    """Issue 25, 1 and 2: 160 PATCH, 6 PUT and 10 DELETE went to 7 foreign users, all deleted."""
+    """A server retelling creations: once 160 PATCH, 6 PUT and 10 DELETE went to 7 foreign users, all deleted."""
     logged, url, bystanders, answering = lied_to(serve, retell)
     results = run(url, resource_types=["User"])
     assert answering.created, "the run created users"
@@ -152,7 +152,7 @@ def test_a_creation_answered_with_someone_elses_resource_never_touches_it(serve,
 
 
 def test_a_listing_showing_the_runs_marker_on_someone_elses_resource_gets_it_proven_first(serve):
-    """Issue 25, 3: the clean-up's search was trusted on the listing's word, and deleted what it showed."""
+    """Once, the clean-up's search was trusted on the listing's word, and deleted what it showed."""
     logged, url, bystanders, answering = lied_to(serve, unlocated, listing=True)
     results = run(url, resource_types=["User"], include_tags={"crud"})
     assert answering.created
@@ -161,7 +161,7 @@ def test_a_listing_showing_the_runs_marker_on_someone_elses_resource_gets_it_pro
 
 @pytest.mark.parametrize("retell", [the_first_id, other_values], ids=["the same id twice", "other values than stored"])
 def test_a_creation_not_proven_the_runs_stays_pending_and_is_found(serve, retell):
-    """Issue 25, 4 and 5: the second creation answered with an id the run had (66 left), and a
+    """Once, the second creation answered with an id the run had (66 left), and a
     creation answered with other values (22 left), were forgotten, and the report said nothing was left."""
     logged, url, bystanders, answering = lied_to(serve, retell)
     results = run(url, resource_types=["User"], include_tags={"crud"})
@@ -190,7 +190,7 @@ def test_an_id_an_answer_showed_before_the_creation_is_no_creation_of_the_run(se
 
 
 def test_a_clean_up_delete_that_deletes_nothing_names_what_is_still_there(serve):
-    """Issue 25, 6: a DELETE answered 204 was trusted; one GET after it tells what the server still holds."""
+    """A DELETE answered 204 was once trusted; one GET after it tells what the server still holds."""
     broken = Broken(make_app()).answer("DELETE", USER, 204, b"")
     server = serve(broken)
     *_, result = run(server.url, only={CheckId("object_creation", "User")})  # the check's last result names what it left

@@ -1,4 +1,4 @@
-"""Polite to the server (issue 17): a 429 or 503 is waited out and the request sent again, visibly;
+"""Polite to the server (RFC 6585 §4, RFC 9110 §15.6.4): a 429 or 503 is waited out and the request sent again, visibly;
 a run against a server that is busy now and then gives the same results as without; requests keep
 to a maximum rate; a cancel cuts a wait short."""
 

@@ -67,7 +67,7 @@ def test_required_attributes_are_replaced_but_not_added_or_removed(serve):
 
 
 def test_each_patch_goes_as_clients_send_it_and_a_204_is_verified_by_reading_the_resource(serve):
-    """No "attributes" on a PATCH (issue 15: a server failing on it failed every PATCH for that one
+    """No "attributes" on a PATCH (RFC 7644 §3.5.2; a server failing on it failed every PATCH for that one
     reason). scim2-server answers 204 without a body (RFC 7644 §3.5.2 MAY): each result reads the
     resource back, and holds the value it judged at its path, base, sub-attribute or extension alike."""
     server = serve(make_app())
@@ -83,7 +83,7 @@ def test_each_patch_goes_as_clients_send_it_and_a_204_is_verified_by_reading_the
 
 
 def test_a_server_failing_on_attributes_with_patch_fails_one_check_only(serve):
-    """Issue 15, 4: a server answering 500 to PATCH ?attributes= once made 40 PATCH results fail."""
+    """A server answering 500 to PATCH ?attributes= once made 40 PATCH results fail."""
     app = make_app()
 
     def failing_on_attributes(environ, start_response):

@@ -1,5 +1,5 @@
 """Reasons name requests as their exchanges do: the method, then the path from the server's root
-(``GET /v2/Users/…``), never the path under the base URL (issue 19)."""
+(``GET /v2/Users/…``), never the path under the base URL."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The HAR export (issue 17): every exchange of a run as HTTP Archive 1.2, each entry commented with
+"""The HAR export: every exchange of a run as HTTP Archive 1.2, each entry commented with
 its check, redacted like every output."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class Counted:
 
 @pytest.mark.slow  # every check
 def test_the_har_and_the_json_report_hold_every_request_the_server_received_each_with_its_own_time(serve, tmp_path):
-    """Issue 24, 10: a run's HAR held 249 of 396 requests (no fixture, no clean-up, some discovery),
+    """Once, a run's HAR held 249 of 396 requests (no fixture, no clean-up, some discovery),
     each starting at the run's start."""
     counted = Counted(make_app())
     server = serve(counted)

@@ -46,7 +46,7 @@ def test_cases_are_named_by_check_and_filtered_checks_are_not_cases(report_of):
     discovery = next(s for s in root.iter("testsuite") if s.get("name") == "discovery")
     names = [case.get("name") for case in discovery.iter("testcase")]
     assert "service_provider_config_endpoint_methods [2/4]" in names and len(names) == len(set(names))
-    assert not {"query_all_schemas", "schemas_endpoint_methods"} & set(names), "issue 19: a check the selection left out is no test case"
+    assert not {"query_all_schemas", "schemas_endpoint_methods"} & set(names), "a check the selection left out is no test case"
     skipped = [case for case in discovery.iter("testcase") if case.find("skipped") is not None]
     assert int(discovery.get("skipped")) == len(skipped)
     assert all(case.get("classname") == "scim-tui.discovery" for case in discovery.iter("testcase"))

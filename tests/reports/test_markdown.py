@@ -38,7 +38,7 @@ def test_skipped_checks_are_listed_with_their_reason(report_of):
 
 @pytest.mark.slow
 def test_only_broken_rules_are_results_to_look_at(report_of):
-    """Issue 19: the section listed COMPLIANT results, which pass (a SHOULD kept)."""
+    """Once, the section listed COMPLIANT results, which pass (a SHOULD kept)."""
     document = report_of("markdown")
     assert "| COMPLIANT |" in document, "the run has COMPLIANT results"
     to_look_at = document.split("## Results to look at", 1)[1].split("\n## ", 1)[0]

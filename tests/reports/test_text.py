@@ -78,7 +78,7 @@ def test_no_color_turns_colour_off(failing_url):
 
 @pytest.mark.slow
 def test_the_reasons_stand_in_one_column(report_of):
-    """Issue 19: the text report's columns were ragged."""
+    """The text report's columns line up."""
     lines = [line for line in report_of("text").splitlines() if RESULT.match(line)]
     starts = {len(line) - len(line[RESULT.match(line).end() :].lstrip()) for line in lines}
     assert len(lines) > 10 and len(starts) == 1, "each reason starts at the same column"

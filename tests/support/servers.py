@@ -339,9 +339,9 @@ WHOLE_PATCH_ANSWER = {"QUERY_STRING": "excludedAttributes=password"}
 """Handed to scim2-server with a PATCH, this makes it answer 200 with the resource, not 204."""
 
 SCIM2_SERVER_BREAKS = frozenset({"discovery:strict", "projection", "errors:members", "idp:entra", "idp:okta:oin", "idp:onelogin"})
-"""The tags of the checks scim2-server really fails or deviates on (README, "What is checked":
+"""The tags of the checks scim2-server really fails or deviates on (docs/checks.md:
 no authenticationSchemes, `attributes` ignored on POST, a Group member naming no resource kept;
-"Identity provider readiness": three Entra shapes refused, and the gallery's tests, DEVIATIONs; Okta's OIN
+docs/identity-providers.md: three Entra shapes refused, and the gallery's tests, DEVIATIONs; Okta's OIN
 suites, whose 401 a server asking for no credential cannot give; OneLogin's SCIM 1.1 schema name). A test that needs a run to
 pass on scim2-server leaves them out; tests/checker/test_full_run.py and test_errors.py assert
 those verdicts."""

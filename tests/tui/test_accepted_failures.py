@@ -1,4 +1,4 @@
-"""Issue 17's accepted failures in the app, and issue 19's failures grouped by cause.
+"""Accepted failures in the app, and failures grouped by cause.
 
 One broken server serves every test here: it answers 200 to an unknown URL (random_url fails)
 and 500 to every GET of one User, a cause that several checks share. A few checks run on it.

@@ -142,7 +142,7 @@ def drawn_boxes(tree: CheckTree) -> list[str]:
 
 @pytest.mark.anyio
 async def test_the_screen_shows_the_boxes_at_once_after_space():
-    """Issue 19, bug 1: the tree kept drawing the old boxes until the cursor moved."""
+    """Once, the tree kept drawing the old boxes until the cursor moved."""
     app = TreeApp()
     async with app.run_test() as pilot:
         tree = app.query_one(CheckTree)

@@ -1,4 +1,4 @@
-"""Issue 19's features on the run screen: failures first, the reason's preview, help, a small terminal."""
+"""The run screen's triage: failures first, the reason's preview, help, a small terminal."""
 
 from __future__ import annotations
 

@@ -204,7 +204,7 @@ async def test_q_types_a_q_and_escape_cancels_without_saving():
         app.screen.query_one("#name", Input).focus()
         await pilot.press("q", "q")
         assert app.is_running and app.screen.query_one("#name", Input).value == "qq"
-        await pilot.press("escape")  # issue 19: a half-filled form is not discarded without asking
+        await pilot.press("escape")  # a half-filled form is not discarded without asking
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen) and results == []
         await pilot.press("n")
@@ -246,7 +246,7 @@ async def edit_from_the_list(pilot, name: str) -> None:
 
 
 async def test_saving_from_the_form_keeps_a_hand_written_file_but_the_changed_key():
-    """Issue 14, point 7: the form rewrote the file (comments, timeout = 30 and mode lost)."""
+    """Once, the form rewrote the file (comments, timeout = 30 and mode lost)."""
     path = hand_written(0o640)
     app = ScimTuiApp()
     async with app.run_test(size=(110, 60)) as pilot:
@@ -359,7 +359,7 @@ async def test_two_apps_editing_one_profile_the_second_save_is_caught():
 
 
 async def test_the_headers_kind_packs_its_rows_and_keeps_the_fields_below_in_reach():
-    """Issue 19, bug 2: ~20 blank rows between the first header row and "Add a header"."""
+    """Once, ~20 blank rows between the first header row and "Add a header"."""
     app = ScimTuiApp()
     async with app.run_test(size=(100, 40)) as pilot:
         await open_form(pilot)
@@ -376,7 +376,7 @@ async def test_the_headers_kind_packs_its_rows_and_keeps_the_fields_below_in_rea
 
 
 async def test_the_form_sets_the_checks_run_at_once():
-    """Issue 19: the form had no `jobs` field."""
+    """The form has a `jobs` field."""
     app = ScimTuiApp()
     async with app.run_test(size=(100, 60)) as pilot:
         results = await open_form(pilot, Profile(name="Prod", url=URL))
@@ -433,7 +433,7 @@ password = " pw "
 
 
 async def test_every_hand_written_key_survives_a_save_that_changed_another_field():
-    """Issue 19: the form dropped or rewrote what it shows differently (12.3456789 became 12.3457,
+    """Once, the form dropped or rewrote what it shows differently (12.3456789 became 12.3457,
     the empty scope and CA bundle were dropped, spaces trimmed): only the changed URL may change."""
     path = profiles_dir() / "hand.toml"
     profiles_dir().mkdir(parents=True)
@@ -456,7 +456,7 @@ KEYS = re.compile(r"\b(timeout|jobs|max_rate|(?:auth|tls)\.\w+|token_url|client_
 
 
 async def test_every_message_of_the_form_names_the_fields_label_never_a_toml_key(tmp_path):
-    """Issue 19: messages named TOML keys instead of the form's labels."""
+    """Once, messages named TOML keys instead of the form's labels."""
     app = ScimTuiApp()
     async with app.run_test(size=(100, 60)) as pilot:
         await open_form(pilot)

@@ -246,7 +246,7 @@ async def test_brackets_in_names_and_paths_are_shown_as_typed():
 
 
 async def test_after_a_delete_the_highlight_is_on_the_next_profile():
-    """Issue 19: the cursor jumped back to Demo."""
+    """Once, the cursor jumped back to Demo."""
     for name in ("Alpha", "Beta", "Gamma"):
         save_profile(Profile(name=name, url=URL))
     app = ScimTuiApp()

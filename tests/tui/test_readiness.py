@@ -1,4 +1,4 @@
-"""The identity providers' readiness on the run screen (issue 18): the idp branch of the tag tree,
+"""The identity providers' readiness on the run screen: the idp branch of the tag tree,
 and each provider's verdict shown above the results once a run gave it."""
 
 from __future__ import annotations

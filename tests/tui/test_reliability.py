@@ -1,4 +1,4 @@
-"""The app under faults (issue 7): responsive while a request hangs, cancellable within the
+"""The app under faults: responsive while a request hangs, cancellable within the
 timeout, never a traceback on screen, running on a broken config directory, clean on quit."""
 
 from __future__ import annotations
@@ -206,7 +206,7 @@ async def test_the_summary_names_what_could_not_be_deleted(serve):
         assert left and all(item.startswith("User/") for item in left)
         line = outcome_text(screen.progress).plain
         assert line.endswith(f"left on the server (delete them by hand): {', '.join(dict.fromkeys(left))}")
-        assert widget_text(app, "#run-outcome").endswith(line.partition(" · ")[2]), "issue 19, bug 5: the whole line is on screen"
+        assert widget_text(app, "#run-outcome").endswith(line.partition(" · ")[2]), "the whole line is on screen"
     broken.repaired = True
     with make_client(server.url) as client:
         client.discover()
@@ -215,7 +215,7 @@ async def test_the_summary_names_what_could_not_be_deleted(serve):
 
 
 async def test_a_dead_server_ends_the_run_with_the_line_the_headless_mode_prints():
-    """Issue 19, bug 9: no row of ERRORs and SKIPs, the one line `scim-tui check` prints."""
+    """No row of ERRORs and SKIPs, the one line `scim-tui check` prints."""
     url = closed_port_url()
     app = ScimTuiApp(Profile(name="Nowhere", url=url))
     async with app.run_test(size=SIZE) as pilot:

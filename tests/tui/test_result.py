@@ -88,12 +88,12 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, m
         body = plain(views[0].query_one(".exchange-body", Static).content)
         assert "GET /v2/scim-tui-missing-" in body and "200 OK" in body and "authorization: ***" in body
         assert SECRET not in text + body
-        # issue 19: the exchange names its request as the reason does, from the server's root
+        # the exchange names its request as the reason does, from the server's root
         request = request_line(result.exchanges[0])
         assert request.startswith("GET /v2/scim-tui-missing-") and result.reason.startswith(f"{request} answered 200")
         assert f"1. {request} → 200 OK" in str(views[0].title)
 
-        # issue 19: the exchange in the user's pager, as recorded (redacted); the test's app
+        # the exchange in the user's pager, as recorded (redacted); the test's app
         # cannot hand the terminal over, and says so
         monkeypatch.setenv("PAGER", str(copying_pager(tmp_path)))
         await pilot.press("p")
@@ -111,7 +111,7 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, m
         copied = app.clipboard
         assert copied.startswith("curl -X GET") and f'"{server.url}/scim-tui-missing-' in copied
         assert '"authorization: ${SCIM_AUTHORIZATION}"' in copied and SECRET not in copied
-        # issue 19, bug 7: the copy may not reach the clipboard (no OSC 52), so the command is
+        # the copy may not reach the clipboard (no OSC 52), so the command is
         # shown to select, saved in a file named on screen, and its variable explained
         assert isinstance(app.screen, CurlScreen) and app.screen.query_one(TextArea).text == copied
         assert curl_file().read_text() == copied + "\n"
@@ -187,7 +187,7 @@ def test_a_missing_pager_or_editor_is_told_in_one_line_naming_what_to_set(tmp_pa
 
 
 async def test_find_highlights_each_match_counts_them_and_moves_between_them(local):
-    """Issue 19: find inside an exchange, case ignored; escape closes the find, then the screen."""
+    """Find inside an exchange, case ignored; escape closes the find, then the screen."""
     users = {"Resources": [{"userName": "bjensen"}, {"userName": "BJensen2", "displayName": "Babs"}]}
     exchange = Exchange("GET", f"{local.url}/Users?filter=userName+eq+%22bjensen%22", status_code=200, response_body=json.dumps(users))
     row = Row("users#0", 0, CheckResult(Status.ERROR, title="users", reason="made up", exchanges=[exchange]))
@@ -268,7 +268,7 @@ async def test_the_detail_cites_the_rfc_of_the_check(scim_server):
 
 
 async def test_rerunning_a_suite_summary_reruns_its_suite(scim_server):
-    """Issue 19, bug 4: the summary rerun alone summed up nothing and was marked fixed."""
+    """Once, the summary rerun alone summed up nothing and was marked fixed."""
     selection = Selection(include_tags=["crud", "projection"], resource_types=["User"])
     app = ScimTuiApp(Profile(name="Local", url=scim_server.url, selection=selection))
     async with app.run_test(size=SIZE) as pilot:
@@ -294,5 +294,5 @@ def test_a_description_wraps_to_the_screen_not_to_the_docstrings_lines():
 
 
 def test_no_description_a_user_reads_names_spec_md():
-    """Issue 19: SPEC.md is the developers' file; users do not have it."""
+    """SPEC.md is the developers' file; users do not have it."""
     assert not [checker.name for checker in all_checkers() if "SPEC" in (checker.description or "")]

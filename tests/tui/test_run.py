@@ -72,7 +72,7 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, full_run):
         progress = screen.progress
         assert progress.phase is Phase.FINISHED
         assert progress.done == progress.planned > 0
-        # issue 19, bug 6: the numbers every report gives, summaries not counted twice
+        # the numbers every report gives, summaries not counted twice
         line = screen.report.summary_line()
         checks = len({r.check_id for r in expected if not r.check_id.is_summary})
         assert line.startswith(f"{checks} checks · {sum(not r.check_id.is_summary for r in expected)} results")
@@ -189,7 +189,7 @@ def hand_written_profile(url: str) -> Path:
 
 
 async def test_a_run_never_writes_the_profile_file_and_the_selection_is_remembered(scim_server):
-    """Issue 14, point 7: running a hand-written profile rewrote it (comments, timeout = 30, mode lost)."""
+    """Once, running a hand-written profile rewrote it (comments, timeout = 30, mode lost)."""
     path = hand_written_profile(scim_server.url)
     written = path.read_bytes()
     app = ScimTuiApp(find_profile("Saved"))
@@ -277,7 +277,7 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
         assert "✔ fixed 1" in counts_text(screen.progress).plain
         compared = len({row.result.check_id for row in screen.state.rows.values()})
         assert f"(against the previous run: {screen.progress.compared} checks both ran)" in counts_text(screen.progress).plain
-        assert 0 < screen.progress.compared <= compared, "issue 19, bug 3: the screen says what was compared"
+        assert 0 < screen.progress.compared <= compared, "the screen says what was compared"
 
         broken.repaired = False
         await run_checks(pilot)
@@ -288,7 +288,7 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
 
 
 async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve, tmp_path, monkeypatch):
-    """Issue 19, bug 8: the export went into the current directory, and after `f` it carried
+    """Once, the export went into the current directory, and after `f` it carried
     the rerun's start time and duration."""
     monkeypatch.chdir(tmp_path)
     app = ScimTuiApp(Profile(name="Local", url=serve(broken_random_url()).url, selection=FEW))
@@ -360,7 +360,7 @@ async def test_thousands_of_results_are_shown_in_batches_and_filtered(local):
 
 
 async def test_a_bad_history_file_is_set_aside_and_the_run_finishes(local):
-    """Issue 14, point 8: the app said "Run failed: int too large to convert to float"."""
+    """Once, the app said "Run failed: int too large to convert to float"."""
     folder = history.profile_dir(local.name)
     folder.mkdir(parents=True)
     (folder / "20250101T000000000000Z.json").write_bytes(report_with(duration=10**400))
@@ -391,7 +391,7 @@ async def test_a_wait_for_a_busy_server_shows_in_the_progress_line_and_a_cancel_
 
 
 async def test_unticked_checks_are_not_rows(local):
-    """Issue 19: a run of a few tags showed every other check as a SKIPPED row."""
+    """Once, a run of a few tags showed every other check as a SKIPPED row."""
     app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)

@@ -70,7 +70,7 @@ def test_profile_form_with_problems(snap_compare, saved_profiles):
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 60)], ids=["80x24", "200x60"])
 def test_profile_form_with_credential_headers(snap_compare, size):
-    """Issue 19, bug 2: the headers kind packs its rows; small and large terminals."""
+    """The headers kind packs its rows; small and large terminals."""
     profile = Profile(
         name="API key", url="https://scim.example.test/v2", auth=Auth(kind=AuthKind.HEADERS, headers={"X-Api-Key": SECRET, "X-Tenant": "env:TENANT"})
     )

@@ -77,7 +77,7 @@ def test_result_detail(snap_compare, broken_profile):
 
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (200, 60)], ids=["80x24", "200x60"])
-"""Issue 19: a small terminal and a large one."""
+"""A small terminal and a large one."""
 
 
 @SIZES

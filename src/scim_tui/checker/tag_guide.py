@@ -1,7 +1,7 @@
-"""What each tag selects, in one line: `scim-tui tags` prints it, the README shows it.
+"""What each tag selects, in one line: `scim-tui tags` prints it, docs/checks.md shows it.
 
 No Textual here (the CLI imports it); tests/test_tag_guide.py holds every tag of the engine
-to a line, and the README to the list.
+to a line, and docs/checks.md to the list.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The checkers, one module per area. Importing this package registers them, in run order.
 
-SPEC.md's checkers come first; the checks beyond it (issue 9: headers, meta, filtering,
+SPEC.md's checkers come first; the checks beyond it (what real SCIM clients depend on: headers, meta, filtering,
 pagination ...) follow in their own tags.
 """
 

@@ -1,4 +1,4 @@
-"""Microsoft Entra ID provisioning, replayed step by step (issue 18).
+"""Microsoft Entra ID provisioning, replayed step by step (docs/identity-providers.md).
 
 Sources: https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups
 (the tutorial) and https://learn.microsoft.com/en-us/entra/identity/app-provisioning/application-provisioning-config-problem-scim-compatibility

@@ -1,4 +1,4 @@
-"""Okta provisioning, replayed step by step (issue 18).
+"""Okta provisioning, replayed step by step (docs/identity-providers.md).
 
 Source: https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20 (Okta and SCIM
 Version 2.0). Every request carries ``User-Agent: Okta SCIM Client 1.0.0``, as Okta's do.

@@ -110,7 +110,7 @@ def onelogin_group_patch(context: CheckContext, model: type[Resource[Any]]) -> l
     """OneLogin changes a group's members by PATCH, never by PUT (RFC 7644 §3.5.2.1).
 
     OneLogin's "Test your SCIM" (https://developers.onelogin.com/scim/test-your-scim) and a third-party
-    source (authentik's issue 11249: a server that takes only PUT answers 405).
+    source (authentik, GitHub #11249: a server that takes only PUT answers 405).
     ``{"op": "add", "path": "members", "value": [{"value": …}]}``: SUCCESS when
     the group then holds the user; ERROR otherwise.
     """

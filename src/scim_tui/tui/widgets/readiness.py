@@ -1,4 +1,4 @@
-"""Each identity provider's readiness (issue 18), shown above the results once a run gave it."""
+"""Each identity provider's readiness (entra_readiness, okta_readiness ...), shown above the results once a run gave it."""
 
 from __future__ import annotations
 

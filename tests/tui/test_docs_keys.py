@@ -1,4 +1,4 @@
-"""The README's key table names only keys the app has, and every key a screen shows in its footer."""
+"""The key table of docs/keys.md names only keys the app has, and every key a screen shows in its footer."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.find_bar import FindBar
 from scim_tui.tui.widgets.results_table import ResultsTable
 
-README = Path(__file__).parents[2] / "README.md"
+KEYS = Path(__file__).parents[2] / "docs" / "keys.md"
 WHERE = {
     "profiles": [ProfilesScreen],
     "profile form": [ProfileFormScreen, ChangedOnDiskScreen],
@@ -29,8 +29,8 @@ WHERE = {
 NAMES = {"/": "slash", "?": "question_mark"}
 
 
-def readme_keys() -> dict[str, set[str]]:
-    rows = re.findall(r"^\| (profiles|profile form|run|result|everywhere) \| (.*) \|$", README.read_text(encoding="utf-8"), re.MULTILINE)
+def documented_keys() -> dict[str, set[str]]:
+    rows = re.findall(r"^\| (profiles|profile form|run|result|everywhere) \| (.*) \|$", KEYS.read_text(encoding="utf-8"), re.MULTILINE)
     found: dict[str, set[str]] = {}
     for where, keys in rows:  # the first row of each (the screenshots' table has a "profiles" too)
         found.setdefault(where, {NAMES.get(key, key) for key in re.findall(r"`([^`]+)`", keys)})
@@ -42,11 +42,11 @@ def bindings(where: str) -> list[Binding]:
 
 
 @pytest.mark.parametrize("where", list(WHERE))
-def test_the_readme_names_only_keys_the_app_has_and_every_footer_key(where):
-    written = readme_keys()[where]
+def test_the_docs_name_only_keys_the_app_has_and_every_footer_key(where):
+    written = documented_keys()[where]
     keys = {key for binding in bindings(where) for key in binding.key.split(",")}
     app_keys = {binding.key for binding in bindings("everywhere")}
-    assert written <= keys | app_keys, f"the README names keys {where} does not have: {written - keys - app_keys}"
+    assert written <= keys | app_keys, f"docs/keys.md names keys {where} does not have: {written - keys - app_keys}"
     shown = {key for binding in bindings(where) if binding.show for key in binding.key.split(",")}
-    missing = shown - written - readme_keys()["everywhere"]
-    assert not missing, f"{where}: footer keys missing from the README"
+    missing = shown - written - documented_keys()["everywhere"]
+    assert not missing, f"{where}: footer keys missing from docs/keys.md"
