@@ -24,8 +24,8 @@ demo: $(STAMP)
 PYTEST := $(BIN)/python -m pytest -n 3 --dist worksteal
 
 # What every change must keep: the lint rules, the formatting, the layer contracts (pyproject.toml,
-# [tool.importlinter]), then the tests.
-LINT := $(BIN)/ruff check src tests bench scripts && $(BIN)/ruff format --check --quiet src tests bench scripts && $(BIN)/lint-imports --no-cache
+# [tool.importlinter]), the types of src/ ([tool.mypy]), then the tests.
+LINT := $(BIN)/ruff check src tests bench scripts && $(BIN)/ruff format --check --quiet src tests bench scripts && $(BIN)/lint-imports --no-cache && $(BIN)/mypy
 
 test: $(STAMP)
 	$(LINT)

@@ -12,7 +12,10 @@ import threading
 from collections.abc import Iterable
 from contextlib import suppress
 from socketserver import ThreadingMixIn
+from typing import IO
 from typing import Any
+from typing import cast
+from wsgiref.headers import Headers
 from wsgiref.simple_server import ServerHandler
 from wsgiref.simple_server import WSGIRequestHandler
 from wsgiref.simple_server import WSGIServer
@@ -78,6 +81,9 @@ class _ResponseHandler(ServerHandler):
     """wsgiref's handler, answering in HTTP/1.1: a response without a length closes its connection."""
 
     http_version = "1.1"
+    request_handler: _KeepAliveHandler
+    status: str | None  # wsgiref's, undeclared in its stubs
+    headers: Headers
 
     def cleanup_headers(self) -> None:
         super().cleanup_headers()
@@ -133,7 +139,7 @@ class _KeepAliveHandler(WSGIRequestHandler):
             return
         if not self.parse_request():
             return
-        handler = _ResponseHandler(self._body(), self.wfile, self.get_stderr(), self.get_environ(), multithread=True)
+        handler = _ResponseHandler(self._body(), cast(IO[bytes], self.wfile), self.get_stderr(), self.get_environ(), multithread=True)
         handler.request_handler = self
         handler.run(self.server.get_app())  # type: ignore[attr-defined]
 
@@ -161,7 +167,7 @@ class DemoServer:
         self.app = app if app is not None else make_app()
         self.host = host
         self.port = port
-        self._server: WSGIServer | None = None
+        self._server: _ThreadingServer | None = None
         self._thread: threading.Thread | None = None
 
     @property

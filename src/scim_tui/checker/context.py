@@ -302,7 +302,8 @@ class ResourceManager:
         run_manager = self.context.references.manager
         leftovers: list[str] = []
         interrupted: KeyboardInterrupt | None = None
-        for item in [*reversed(owned), *pending]:
+        order: list[Owned | Pending] = [*reversed(owned), *pending]
+        for item in order:
             if isinstance(item, Pending) and item.late and run_manager is not self:
                 run_manager.record(item)
                 continue

@@ -46,7 +46,7 @@ from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.recorder import recording
 from scim_tui.checker.results import CheckConfig
 
-DISCOVERY_QUERY = {"expected_status_codes": [200], "raise_scim_errors": True}
+DISCOVERY_QUERY: dict[str, Any] = {"expected_status_codes": [200], "raise_scim_errors": True}
 Document = TypeVar("Document", bound=BaseModel)
 
 
@@ -155,7 +155,11 @@ def query_config(context: CheckContext) -> Any:
     except ResponsePayloadValidationException as exc:
         response = getattr(exc, "source", None)
         payload = body_of(response) if response is not None else None
-        if not isinstance(payload, dict) or not any(member(payload, name) is not None for name in ("securityEvents", "interopProfileConformant")):
+        if (
+            response is None
+            or not isinstance(payload, dict)
+            or not any(member(payload, name) is not None for name in ("securityEvents", "interopProfileConformant"))
+        ):
             raise
         return context.client.check_response(
             payload, response.status_code, response.headers, context.expected_status_codes, [ProviderConfig], scim_ctx=Context.RESOURCE_QUERY_RESPONSE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Generator
 from collections.abc import Iterable
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -66,13 +67,13 @@ def iter_checks(
     *,
     only: Iterable[CheckId] | None = None,
     secrets: Secrets | Iterable[str] = (),
-    on_plan: Callable[[int], None] | None = None,
+    on_plan: Callable[[int], object] | None = None,
     cancelled: Callable[[], bool] | None = None,
     on_leftovers: Callable[[list[str]], None] | None = None,
-    on_wait: Callable[[str | None], None] | None = None,
+    on_wait: Callable[[str | None], object] | None = None,
     exchanges: list[Exchange] | None = None,
     journal: Journal | None = None,
-) -> Iterator[CheckResult]:
+) -> Generator[CheckResult]:
     """Run the checks on a server and yield each result as soon as its check ends.
 
     :param client: a synchronous scim2-client (any engine).
@@ -303,7 +304,7 @@ def _summarize(context: CheckContext, step: Step, results: list[CheckResult]) ->
         return skipped(step, reason)
     model = context.model_for(step.resource_type) if step.resource_type else None
     if model is None:
-        result = CheckResult(Status.ERROR, reason=f"No schema matches the resource type {step.resource_type.name}.")
+        result = CheckResult(Status.ERROR, reason=f"No schema matches the resource type {step.check_id.resource_type}.")
     else:
         result = suite_summary(model.__name__, results)
     return _finish(context, step, [result], [], [])[0]
@@ -411,7 +412,7 @@ def _run_steps(context: CheckContext, steps: list[Step]) -> Iterator[CheckResult
             yield from results
 
 
-def _outcomes(context: CheckContext, steps: list[Step]) -> Iterator[list[CheckResult]]:
+def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckResult]]:
     """The results of each step, in the order of the steps, the steps running `jobs` at a time."""
     jobs = max(1, context.conf.jobs)
     if jobs == 1 or len(steps) < 2:
@@ -486,9 +487,9 @@ def _call(context: CheckContext, step: Step) -> list[CheckResult]:
         return checker.func(context)
     if checker.scope == "resource_type":
         return checker.func(context, step.resource_type)
-    model = context.model_for(step.resource_type)
+    model = context.model_for(step.resource_type) if step.resource_type else None
     if model is None:
-        return [CheckResult(Status.SKIPPED, reason=f"No schema matches the resource type {step.resource_type.name}.")]
+        return [CheckResult(Status.SKIPPED, reason=f"No schema matches the resource type {step.check_id.resource_type}.")]
     return checker.func(context, model)
 
 

@@ -79,7 +79,7 @@ class Exchange:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Exchange:
-        fields = {key: data.get(key) for key in cls.__dataclass_fields__ if key in data}
+        fields: dict[str, Any] = {key: data.get(key) for key in cls.__dataclass_fields__ if key in data}
         if isinstance(fields.get("started"), str):
             fields["started"] = datetime.fromisoformat(fields["started"])
         return cls(**fields)

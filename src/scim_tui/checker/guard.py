@@ -431,9 +431,9 @@ class Guard:
         where = self._where(target)
         answer = _json(response) if 200 <= response.status_code < 300 and (creating or where is not None) else None
         try:
-            if creating and target.path == BULK_ENDPOINT:
+            if creating and target is not None and target.path == BULK_ENDPOINT:
                 self._after_bulk(body, response, answer, turn)
-            elif creating and target.endpoint is not None and target.id is None:
+            elif creating and target is not None and target.endpoint is not None and target.id is None:
                 self._after_creation(target.endpoint, body, response, answer, turn)
         finally:
             if where is not None:

@@ -78,7 +78,7 @@ class Pacer:
     progress display) and with None once it is over.
     """
 
-    def __init__(self, pacing: Pacing | None = None, on_wait: Callable[[str | None], None] | None = None):
+    def __init__(self, pacing: Pacing | None = None, on_wait: Callable[[str | None], object] | None = None):
         self.pacing = pacing or Pacing()
         self.on_wait = on_wait
         self._lock = threading.Lock()

@@ -122,7 +122,7 @@ def open_client(profile: Profile, cutoff: Cutoff | None = None) -> Iterator[Conn
         secrets.add_basic(unquote(parts.username or ""), unquote(parts.password))
     proxies = _proxies(profile, secrets)
     with ExitStack() as stack:
-        auth = _oauth(profile, context, proxies, secrets, stack, cutoff) if profile.auth.kind is AuthKind.OAUTH2 else None
+        auth: httpx2.Auth | None = _oauth(profile, context, proxies, secrets, stack, cutoff) if profile.auth.kind is AuthKind.OAUTH2 else None
         if profile.auth.kind is AuthKind.BASIC:
             password = resolve_secret(profile.auth.password or "")
             secrets.add_basic(profile.auth.username or "", password)

@@ -18,6 +18,7 @@ import time
 import weakref
 from contextlib import suppress
 from typing import Any
+from typing import cast
 
 from scim_tui.checker.limits import MAX_HEADER_BYTES
 from scim_tui.checker.limits import MAX_HEADER_FIELDS
@@ -126,7 +127,7 @@ class BoundedResponse(http.client.HTTPResponse):
 
     def begin(self) -> None:
         reader = self.fp
-        self.fp = _BoundedHead(reader)
+        self.fp = _BoundedHead(reader)  # type: ignore[assignment]  # reads as http.client reads its BufferedReader, bounded
         try:
             super().begin()
         finally:
@@ -152,7 +153,7 @@ class Connection(http.client.HTTPConnection):
 
     def bound(self, deadline: float) -> None:
         """Bound the socket's operations by this request's deadline."""
-        self.sock.deadline = deadline
+        cast(_Deadline, self.sock).deadline = deadline
 
     def abort(self) -> None:
         """End the connection from any thread: a read or write waiting on it returns at once (the
@@ -241,7 +242,7 @@ class Pool:
                 raise
         sock.settimeout(_left(deadline))  # the handshake's time
         try:
-            tls = self._ssl_context.wrap_socket(sock, server_hostname=host)
+            tls = cast(_DeadlineTLSSocket, self._ssl_context.wrap_socket(sock, server_hostname=host))  # its sslsocket_class
         except BaseException:
             sock.close()
             raise

@@ -59,7 +59,7 @@ class EnvironmentProxies:
 
     def __call__(self, scheme: str, host: str) -> Proxy | None:
         proxy = self.proxies.get(scheme)
-        if proxy is None or urllib.request.proxy_bypass_environment(host, self._settings):
+        if proxy is None or urllib.request.proxy_bypass_environment(host, self._settings):  # type: ignore[attr-defined]  # in CPython, not in typeshed
             return None
         return proxy
 

@@ -169,9 +169,10 @@ class GuardedTransport(httpx2.BaseTransport):
     ) -> Iterator[None]:
         """Run a step of the request with what the socket layer raises told as httpx2's
         errors (`timed_out`, `failed`, or a protocol error), in plain words; `passing` go as they are."""
+        passed: tuple[type[BaseException], ...] = (httpx2.TransportError, *passing)
         try:
             yield
-        except (httpx2.TransportError, *passing):
+        except passed:
             raise
         except TimeoutError as exc:
             raise self._plain(timed_out, request, exc)  # noqa: B904 (chained to exc by _plain, or said whole)

@@ -28,7 +28,9 @@ def render(report: RunReport) -> str:
 def document(report: RunReport) -> dict[str, Any]:
     """The result file of the run."""
     verdict = next((r for r in report.results if r.title == VERDICT and isinstance(r.data, dict)), None)
-    outcome = verdict.data if verdict is not None else {"overallResultFromTests": "NotRun", "testResults": []}
+    outcome: dict[str, Any] = (
+        verdict.data if verdict is not None and isinstance(verdict.data, dict) else {"overallResultFromTests": "NotRun", "testResults": []}
+    )
     tests = [{key: test[key] for key in ("testName", "testCategory", "testResult", "check")} for test in outcome["testResults"]]
     overall = outcome["overallResultFromTests"]
     return {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import TYPE_CHECKING
 from typing import Annotated
 from typing import Any
 from typing import Literal
@@ -28,7 +29,10 @@ from scim_tui.selection import Selection
 
 Saved = TypeVar("Saved", bound=BaseModel)
 Seconds = Annotated[float, Field(ge=0, le=10**9, allow_inf_nan=False)]
-StatusName = Literal[tuple(status.name for status in Status)]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    StatusName = str
+else:
+    StatusName = Literal[tuple(status.name for status in Status)]  # a status's name, as the JSON Schema lists them
 
 
 def in_this_era(moment: datetime) -> datetime:

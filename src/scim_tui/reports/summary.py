@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 from typing import Annotated
 from typing import Literal
+from typing import Protocol
 
 from pydantic import AfterValidator
 from pydantic import AwareDatetime
@@ -48,13 +49,24 @@ class Outcome:
         return False
 
 
-def counted(results: Iterable[Outcome]) -> list[Outcome]:
+class Judged(Protocol):
+    """What a count needs of a result: a run's CheckResult and a saved Outcome alike."""
+
+    @property
+    def check_id(self) -> CheckId: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def deselected(self) -> bool: ...
+
+
+def counted(results: Iterable[Judged]) -> list[Judged]:
     """The results every count counts: not a suite's summary (it restates its suite's), nor a
     check the selection left out (a saved summary keeps no reason: its outcomes are all counted)."""
     return [result for result in results if not result.check_id.is_summary and not result.deselected]
 
 
-def counts(results: Iterable[Outcome]) -> dict[Status, int]:
+def counts(results: Iterable[Judged]) -> dict[Status, int]:
     """How many results have each status, for every status, in Status order (summaries aside)."""
     found = dict.fromkeys(Status, 0)
     for result in counted(results):
@@ -66,7 +78,7 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def size_of(results: Iterable[Outcome]) -> str:
+def size_of(results: Iterable[Judged]) -> str:
     """``78 checks · 286 results``: a check may give several results (one per attribute...)."""
     shown = counted(results)
     checks = len({result.check_id for result in shown})

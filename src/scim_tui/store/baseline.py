@@ -124,9 +124,9 @@ def judge(entries: Sequence[Entry], results: Sequence[CheckResult], today: date)
             ran.add(result.check_id)
         if result.status in FAILING:
             failing.add(result.check_id)
-            entry = next((entry for entry in live[result.check_id] if entry.accepts(result)), None)
-            if entry is not None:
-                judgement.accepted[index] = entry
+            accepting = next((entry for entry in live[result.check_id] if entry.accepts(result)), None)
+            if accepting is not None:
+                judgement.accepted[index] = accepting
     judgement.fixed = [entry for check_id, kept in live.items() if check_id in ran and check_id not in failing for entry in kept]
     return judgement
 

@@ -38,7 +38,7 @@ from scim_tui.checker.limits import MAX_HISTORY_SUMMARY_BYTES
 from scim_tui.checker.limits import byte_size
 from scim_tui.reports import json_report
 from scim_tui.reports.model import RunReport
-from scim_tui.reports.summary import Outcome
+from scim_tui.reports.summary import Judged
 from scim_tui.reports.summary import RunSummary
 from scim_tui.store.paths import data_dir
 from scim_tui.store.paths import storage_name
@@ -268,7 +268,8 @@ def compare(previous: RunSummary, current: RunReport) -> RunChanges:
     """
     failed_before, failed_now = _failed(previous.results), _failed(current.results)
     compared = _ran(previous.results) & _ran(current.results)
-    order = list(dict.fromkeys(r.check_id for r in [*current.results, *previous.results]))
+    both: list[Judged] = [*current.results, *previous.results]
+    order = list(dict.fromkeys(r.check_id for r in both))
     return RunChanges(
         new_failures=[c for c in order if c in compared and c in failed_now and c not in failed_before],
         fixed=[c for c in order if c in compared and c in failed_before and c not in failed_now],
@@ -276,11 +277,11 @@ def compare(previous: RunSummary, current: RunReport) -> RunChanges:
     )
 
 
-def _failed(results: Iterable[Outcome]) -> set[CheckId]:
+def _failed(results: Iterable[Judged]) -> set[CheckId]:
     return {result.check_id for result in results if result.status.failed}
 
 
-def _ran(results: Iterable[Outcome]) -> set[CheckId]:
+def _ran(results: Iterable[Judged]) -> set[CheckId]:
     return {result.check_id for result in results if result.status is not Status.SKIPPED}
 
 

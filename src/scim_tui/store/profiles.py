@@ -54,7 +54,7 @@ ENV_PREFIX = "env:"
 
 def within(limit: Limit, default: int | float | None) -> Any:
     """The pydantic field of a number: finite, within its range, and of the right type (no string, no boolean)."""
-    finite = {"allow_inf_nan": False} if isinstance(default, float) else {}
+    finite: dict[str, Any] = {"allow_inf_nan": False} if isinstance(default, float) else {}
     return Field(default=default, ge=limit.low, le=limit.high, strict=True, **finite)
 
 
@@ -251,7 +251,7 @@ def load_profiles() -> ProfileList:
             found.broken.append(
                 BrokenProfile(path, f"defines the profile '{loaded.name}' again (already in {found.sources[loaded.name].path.name}): rename or remove one")
             )
-        else:
+        elif isinstance(source, ProfileSource):  # always: a source that did not read is a BrokenProfile
             found.profiles.append(loaded)
             found.sources[loaded.name] = source
     found.profiles.sort(key=lambda profile: profile.name.casefold())

@@ -29,7 +29,7 @@ class ScreenCommands(Provider):
 
     def commands(self) -> list[PaletteCommand]:
         found: dict[str, PaletteCommand] = {}
-        hidden = getattr(self.screen, "PALETTE_HIDDEN", frozenset())
+        hidden: frozenset[str] = getattr(self.screen, "PALETTE_HIDDEN", frozenset())
         for active in self.screen.active_bindings.values():
             binding = active.binding
             if not binding.description or not binding.show or not active.enabled or binding.system or binding.id in hidden:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from scim_tui.checker import Exchange
-from scim_tui.checker.exchanges import REDACTED
+from scim_tui.checker.secrets import REDACTED
 
 SKIPPED_HEADERS = frozenset({"host", "content-length", "connection", "accept-encoding", "user-agent"})
 SECRET_VARIABLE = "SCIM_SECRET"

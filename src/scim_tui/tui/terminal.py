@@ -54,6 +54,8 @@ def hangup_safe(driver_class: type[Driver], lost: Callable[[], object]) -> type[
     terminal went away. Its output is kept in `_file`, as Textual's LinuxDriver has it (pinned)."""
 
     class HangupSafeDriver(driver_class):  # type: ignore[valid-type, misc]
+        _file: Any  # the stream the driver writes to (Textual's own attribute)
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             self._suspended = False
             super().__init__(*args, **kwargs)

@@ -98,7 +98,7 @@ def check_filtering(context: CheckContext, model: type[Resource[Any]], label: st
             continue
 
         def fetch(start: int | None, asked: str | None = asked, left_out: str | None = left_out) -> Any:
-            request = SearchRequest(
+            request: SearchRequest[Any] = SearchRequest(
                 attributes=[Path(asked)] if asked else None,
                 excluded_attributes=[Path(left_out)] if left_out else None,
                 start_index=start,

@@ -87,11 +87,11 @@ def unauthenticated_access(context: CheckContext, resource_type: ResourceType) -
     results = []
     for label, authorization in attempts:
         mark = len(context.exchanges)
-        request = f"GET {context.root_path(resource_type.endpoint)}?count=0"
+        request = f"GET {context.root_path(str(resource_type.endpoint))}?count=0"
         response = context.client.request("GET", resource_type.endpoint, params={"count": 0}, auth=Credentials(known, authorization))
         result = _judged(f"{request} {label}", response, claimed)
         if response.status_code >= 500:
-            result = _failing_anyway(context, request, resource_type.endpoint) or result
+            result = _failing_anyway(context, request, str(resource_type.endpoint)) or result
         results.extend(results_of(context, mark, [result]))
     return results
 

@@ -142,7 +142,7 @@ def bulk_operations(context: CheckContext, model: type[Resource[Any]]) -> list[C
     replacement = _renamed(model, data)
     bulk_id = unique_string()
     reference = f"{endpoint}/bulkId:{bulk_id}"
-    operations = [
+    operations: list[dict[str, Any]] = [
         {"method": "POST", "path": endpoint, "bulkId": bulk_id, "data": data},
         {"method": "PUT", "path": reference, "data": replacement},
         {"method": "DELETE", "path": reference},

@@ -23,7 +23,7 @@ def paths_of(model: type[Resource[Any]]) -> list[Path[Any]]:
     ``emails.value`` designates the value of every email at once.
     """
     paths = []
-    for path in Path[model].iter_paths():  # type: ignore[misc]
+    for path in Path[model].iter_paths():  # type: ignore[valid-type]  # the model is known at run time only
         binding = path.resolve()
         if binding is not None and binding.sub_field_name and binding.is_multivalued:
             continue
@@ -89,7 +89,7 @@ def _keys(path: Path[Any]) -> list[str]:
     extension = path.model
     if isclass(extension) and issubclass(extension, Extension):
         return [str(path)]
-    if path.schema and path.schema.lower() != str(path.models[0].__schema__).lower():
+    if path.schema and path.schema.lower() != str(path.models[0].__schema__).lower():  # type: ignore[attr-defined]  # scim2-models sets __schema__ on each model class without declaring it
         return [path.schema, *path.parts]
     return list(path.parts)
 

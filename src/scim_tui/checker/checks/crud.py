@@ -165,7 +165,7 @@ def object_query_without_id(context: CheckContext, model: type[Resource[Any]]) -
     path = context.root_path(resource_path(context, model))
 
     def fetch(start: int | None) -> Any:
-        parameters = SearchRequest(start_index=start) if start else None
+        parameters: SearchRequest[Any] | None = SearchRequest(start_index=start) if start else None
         return context.client.query(model, query_parameters=parameters, expected_status_codes=context.expected_status_codes)
 
     answer, found = find_in_pages(fetch, created.id)

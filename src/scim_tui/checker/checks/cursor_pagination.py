@@ -120,7 +120,7 @@ def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list
     attribute = name_attribute(model)
     if why_not is None and attribute is None:
         why_not = f"the {model.__name__} schema has no name attribute to filter this check's resources by"
-    if why_not is not None:
+    if why_not is not None or attribute is None:
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: {why_not}.")]
     named = Named(attribute, unique_prefix("cursor"))
     create_named(context, model, named, SUFFIXES)

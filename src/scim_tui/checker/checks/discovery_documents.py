@@ -221,14 +221,14 @@ def _listed(
         ids = [str(item[key]) for key in id_keys if isinstance(item.get(key), str) and item[key]]
         served_at = [f"{url.split('?')[0].rstrip('/')}/{value}" for value in ids] or [url]
         location = located(context, item, *served_at)
-        problems = [problem for problem in (_rule_of_3_1(location.problem), more(context, item) if more else None) if problem]
+        problems = [problem for problem in (location.problem and _rule_of_3_1(location.problem), more(context, item) if more else None) if problem]
         results.append(_judged(f"{kind} {ids[0] if ids else f'#{index + 1}'}", section, item, fields, problems, [location.note] if location.note else []))
     return results
 
 
-def _rule_of_3_1(problem: str | None) -> str | None:
+def _rule_of_3_1(problem: str) -> str:
     """A meta.location problem, in a reason that names another section: its own is RFC 7643 §3.1."""
-    return f"{problem} (§3.1)" if problem else None
+    return f"{problem} (§3.1)"
 
 
 def _endpoint_problem(context: CheckContext, resource_type: dict[str, Any]) -> str | None:

@@ -198,7 +198,7 @@ def _posted_again(
     if result.status.failed and answered.get("id") == existing.id:
         result.status = Status.ERROR
         result.reason = (
-            f"{result.reason.split(' answered ')[0]} answered with the existing {model.__name__} "
+            f"{(result.reason or '').split(' answered ')[0]} answered with the existing {model.__name__} "
             f"({existing.id}) as if it had created it, instead of 409 (RFC 7644 §3.3, MUST)."
         )
     return result
@@ -224,7 +224,7 @@ def patch_errors(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     created = context.resource_manager.create_and_register(model, fill_all=False)
     path = resource_path(context, model, created.id)
     first = attributes_of(model)[0].name
-    operations = [
+    operations: list[tuple[Refusal, str, dict[str, Any]]] = [
         (INVALID_PATH, f"a malformed path '{first}[value eq \"x\"'", {"op": "replace", "path": f'{first}[value eq "x"', "value": unique_string()}),
         (REMOVE_WITHOUT_PATH, "a remove without a path", {"op": "remove"}),
     ]

@@ -118,7 +118,7 @@ def _plain_rules(made: Made) -> dict[str, Rule | CheckResult]:
         set() if exact else made.named_as("alpha-one"),
         f"{name} has caseExact {str(exact).lower()}, and the case sensitivity of a string comparison SHALL follow caseExact",
     )
-    schema = str(made.named.attribute.owner.__schema__)
+    schema = str(made.named.attribute.owner.__schema__)  # type: ignore[attr-defined]  # scim2-models sets __schema__ on each model class without declaring it
     first, second = made.name("alpha-one"), made.name("beta-two")
     return {
         "eq, other case": case_rule,

@@ -122,7 +122,7 @@ def _content_types(answers: list[Exchange]) -> CheckResult:
 def _location(post: Exchange, body: dict[str, Any]) -> CheckResult:
     """A 201's Location header against its body's meta.location (RFC 7644 §3.3)."""
     location_header = header(post.response_headers, "location")
-    meta = body.get("meta") if isinstance(body.get("meta"), dict) else {}
+    meta: dict[str, Any] = body["meta"] if isinstance(body.get("meta"), dict) else {}
     location = meta.get("location") if isinstance(meta.get("location"), str) else None
     problem = None
     if not location_header:

@@ -138,7 +138,7 @@ def model_of(context: CheckContext, schema: str) -> type[Resource[Any]] | None:
 
 def has(model: type[Resource[Any]], name: str) -> bool:
     """Whether the model has an attribute (a schema URN for an extension), its name compared without case."""
-    return any(model._scim_name(field_name).lower() == name.lower() for field_name in model.model_fields)  # type: ignore[attr-defined]
+    return any(model._scim_name(field_name).lower() == name.lower() for field_name in model.model_fields)
 
 
 def kept(model: type[Resource[Any]], values: dict[str, Any]) -> dict[str, Any]:

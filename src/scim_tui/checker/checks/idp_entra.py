@@ -168,7 +168,7 @@ def entra_capitalised_ops(context: CheckContext, model: type[Resource[Any]]) -> 
     saying how Entra's request differs from the RFC's spelling.
     """
     target = entra_user(context, model)
-    changes = []
+    changes: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
     if has(model, "displayName"):
         value = unique_string("displayName")
         changes.append(("Replace displayName", {"op": "Replace", "path": "displayName", "value": value}, {"displayName": value}))

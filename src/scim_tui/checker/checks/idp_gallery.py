@@ -159,8 +159,8 @@ def entra_gallery_readiness(context: CheckContext, results: list[CheckResult]) -
             )
         ]
     failed = [t["testName"] for t in tests if t["testResult"].startswith("FAILED")]
-    why = [f"{len(failed)} mandatory {'test fails' if len(failed) == 1 else 'tests fail'}: {', '.join(failed)}"] if failed else []
+    blocking = [f"{len(failed)} mandatory {'test fails' if len(failed) == 1 else 'tests fail'}: {', '.join(failed)}"] if failed else []
     if not any(t["testResult"] == "success" for t, test in zip(tests, GALLERY_TESTS, strict=True) if test.authentication):
-        why.append("no authentication test passed (Validate_Credentials_Test needs a profile with OAuth client credentials)")
+        blocking.append("no authentication test passed (Validate_Credentials_Test needs a profile with OAuth client credentials)")
     status = Status.ERROR if GALLERY.key in context.conf.require_ready else Status.DEVIATION
-    return [CheckResult(status, reason=f"NOT READY for {GALLERY.name}: {'; '.join(why)}{warnings}{aside}.", data=outcome)]
+    return [CheckResult(status, reason=f"NOT READY for {GALLERY.name}: {'; '.join(blocking)}{warnings}{aside}.", data=outcome)]

@@ -64,7 +64,7 @@ def gallery_validate_credentials(context: CheckContext) -> list[CheckResult]:
     SCIM refuses the token.
     """
     auth = getattr(getattr(context.client, "client", None), "auth", None)
-    if not hasattr(auth, "token_lifetime"):
+    if auth is None or not hasattr(auth, "token_lifetime"):
         return not_applicable(
             'the run\'s client does not get its token by OAuth client credentials (a profile with kind = "oauth2"), which Microsoft requires of gallery apps.'
         )

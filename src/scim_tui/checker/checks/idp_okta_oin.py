@@ -14,6 +14,7 @@ deleted) and the AIW variants that update users and groups by PUT.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -180,7 +181,7 @@ def okta_spec_test(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
         return [made]
     name = body["userName"]
     expected = {"userName": name, "name.givenName": body["name"]["givenName"], "name.familyName": body["name"]["familyName"], "active": True}
-    labelled = [
+    labelled: list[tuple[str | None, Callable[[], CheckResult]]] = [
         ("the created user's values", lambda: _holds("the creation's answer", target.current, expected)),
         ("test Users endpoint", partial(_listed, context, path, target.id)),
         (

@@ -79,7 +79,7 @@ def onelogin_emails_as_an_object(context: CheckContext, model: type[Resource[Any
     when only the RFC's list passes; ERROR otherwise.
     """
     target = user(context, ONELOGIN, model)
-    email = {"value": f"{unique_string()}@example.com", "type": "work", "primary": True}
+    email: dict[str, Any] = {"value": f"{unique_string()}@example.com", "type": "work", "primary": True}
     shapes = ({"op": "replace", "path": "emails", "value": email}, {"op": "replace", "path": "emails", "value": [email]})
     run, plain = (partial(_emailed, context, target, operation, email["value"]) for operation in shapes)
     return [step(context, ONELOGIN, "replace emails with an object", run, EMAILS_OBJECT, plain, shapes)]

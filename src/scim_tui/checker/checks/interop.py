@@ -10,6 +10,7 @@ broken is an ERROR: the profile words each as a MUST.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from scim2_models import PatchOp
@@ -130,21 +131,22 @@ def interop_unknown_names(context: CheckContext, model: type[Resource[Any]]) -> 
     path = resource_path(context, model)
     unknown_schema = creation_json(context, model)
     unknown_schema = unknown_schema | {"schemas": [*unknown_schema.get("schemas", []), UNKNOWN_SCHEMA], UNKNOWN_SCHEMA: {"note": unique_string()}}
-    sends = [
+    sends: list[tuple[str, dict[str, Any]]] = [
         (
             f"POST {context.root_path(path)} with the attribute {UNKNOWN_ATTRIBUTE} (no schema defines it)",
             creation_json(context, model) | {UNKNOWN_ATTRIBUTE: "x"},
         ),
         (f"POST {context.root_path(path)} naming the schema {UNKNOWN_SCHEMA} (the resource type does not have it)", unknown_schema),
     ]
-    results = [
-        checked(context, lambda request=request, body=body: judge_refusal(request, send_json(context, "POST", path, body), UNKNOWN_NAMES))
-        for request, body in sends
-    ]
+    results = [checked(context, partial(_refusal_of, context, path, request, body)) for request, body in sends]
     expression = f'{UNKNOWN_ATTRIBUTE} eq "x"'
     request = f"GET {context.root_path(path)}?filter={expression} (no schema defines the attribute)"
     results.append(checked(context, lambda: judge_refusal(request, context.client.request("GET", path, params={"filter": expression}), UNKNOWN_FILTER)))
     return results
+
+
+def _refusal_of(context: CheckContext, path: str, request: str, body: dict[str, Any]) -> CheckResult:
+    return judge_refusal(request, send_json(context, "POST", path, body), UNKNOWN_NAMES)
 
 
 @checker(TAG, section="3.5.2")

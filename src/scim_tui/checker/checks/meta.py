@@ -186,7 +186,7 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
 def _location_problem(context: CheckContext, created: Resource[Any], path: str) -> str | None:
     """What is wrong with meta.location: judged by what a GET on it answers, never by its shape."""
     served_at = f"{base_url_of(context.client).rstrip('/')}{path}"
-    return located(context, {"id": created.id, "meta": {"location": str(created.meta.location)}}, served_at).problem
+    return located(context, {"id": created.id, "meta": {"location": str((created.meta or Meta()).location)}}, served_at).problem
 
 
 def _resource_type_name(context: CheckContext, model: type[Resource[Any]]) -> str | None:

@@ -8,6 +8,7 @@ that resource deleted as every creation of the run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from scim2_models import Mutability
@@ -57,7 +58,7 @@ def not_found_writes(context: CheckContext, model: type[Resource[Any]]) -> list[
     # What the schema declares immutable is left out: a PUT sets it only where nothing holds it (RFC 7644 §3.5.1).
     fixed = {attribute.name for attribute in attributes_of(model) if attribute.mutability is Mutability.immutable and not attribute.required}
     body = {key: value for key, value in creation_json(context, model).items() if key not in fixed}
-    requests = [
+    requests: list[tuple[str, Callable[[], Any]]] = [
         (f"PUT {context.root_path(missing)} (an id that names nothing)", lambda: _put_missing(context, model, missing, body)),
         (f"PATCH {context.root_path(missing)} (an id that names nothing)", lambda: _patch_missing(context, model, missing)),
         (f"DELETE {context.root_path(missing)} (an id that names nothing)", lambda: context.client.request("DELETE", missing)),

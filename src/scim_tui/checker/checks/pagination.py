@@ -30,7 +30,7 @@ PAGE_SIZE = 2
 class Pages:
     """The answers of the check's list queries, by name; a failed query holds why it failed."""
 
-    def __init__(self, context: CheckContext, model: type[Resource[Any]], scope: dict[str, str]):
+    def __init__(self, context: CheckContext, model: type[Resource[Any]], scope: dict[str, Any]):
         self.context, self.model, self.scope = context, model, scope
         self.answers: dict[str, ListPage | str] = {}
         self.exchanges: dict[str, list[Exchange]] = {}

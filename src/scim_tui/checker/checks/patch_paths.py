@@ -85,7 +85,7 @@ def _created(context: CheckContext, model: type[Resource[Any]], values: dict[str
 
 
 def _path(model: type[Resource[Any]], name: str) -> Path[Any]:
-    return Path[model](name)  # type: ignore[misc]
+    return Path[model](name)  # type: ignore[valid-type]  # the model is known at run time only
 
 
 def _types(kind: Attribute) -> tuple[str, str]:
@@ -122,8 +122,8 @@ def patch_filtered_replace(context: CheckContext, model: type[Resource[Any]]) ->
     unmet = _unmet(
         context, attribute, f"{model.__name__} has no modifiable multi-valued attribute with a type and a value (such as emails) to select by a value filter."
     )
-    if unmet:
-        return unmet
+    if unmet or attribute is None:  # _unmet names an attribute not found
+        return unmet or []
     subs = sub_attributes(attribute)
     chosen, other = _types(subs["type"])
     values = [{"type": kind, "value": scalar_value(context, subs["value"])} for kind in (chosen, other)]
@@ -171,8 +171,8 @@ def patch_filtered_remove(context: CheckContext, model: type[Resource[Any]]) -> 
         attribute,
         f"{model.__name__} has no modifiable multi-valued attribute whose values reference other resources (such as members) to select by a value filter.",
     )
-    if unmet:
-        return unmet
+    if unmet or attribute is None:  # _unmet names an attribute not found
+        return unmet or []
     values = [object_value(context, attribute.root_type) for _ in range(2)]
     target = _created(context, model, {attribute.name: values})
     removed, kept = (value["value"] for value in values)

@@ -85,7 +85,7 @@ def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckRes
     results = []
     for method in WRITE_METHODS:
         mark = len(context.exchanges)
-        body = None if method == "DELETE" else {"json": {}}
+        body: dict[str, Any] | None = None if method == "DELETE" else {"json": {}}
         response = context.client.request(method, endpoint, **(body or {}))
         request = f"{method} {context.root_path(endpoint)}"
         if response.status_code == 405:

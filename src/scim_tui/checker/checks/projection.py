@@ -109,14 +109,14 @@ def judged(label: str, projection: Projection, resource: dict[str, Any]) -> Chec
     return CheckResult(Status.SUCCESS, reason=f'{label} kept {kept}, returned "always".', data=resource)
 
 
-def answered_resource(label: str, response: Any, expected: int) -> tuple[dict[str, Any] | None, CheckResult | None]:
+def answered_resource(label: str, response: Any, expected: int) -> tuple[dict[str, Any], CheckResult | None]:
     """The JSON object of an answer that must carry a resource, or an ERROR result."""
     payload = body_of(response)
     if response.status_code != expected:
-        return None, CheckResult(Status.ERROR, reason=f"{label} answered {response.status_code} instead of {expected}.", data=payload)
+        return {}, CheckResult(Status.ERROR, reason=f"{label} answered {response.status_code} instead of {expected}.", data=payload)
     if not isinstance(payload, dict):
         what = body_kind(response.text) if payload is None or isinstance(payload, str) else "a JSON array"
-        return None, CheckResult(Status.ERROR, reason=f"{label} answered {what} instead of the resource.", data=payload)
+        return {}, CheckResult(Status.ERROR, reason=f"{label} answered {what} instead of the resource.", data=payload)
     return payload, None
 
 

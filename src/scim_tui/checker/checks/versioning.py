@@ -74,7 +74,7 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
     ServiceProviderConfig cannot be read.
     """
     if not claims(context, "etag"):
-        return [_unclaimed_versions(context, model) if service_provider_config(context) else unclaimed(context, "etag")]
+        return [result for result in [_unclaimed_versions(context, model) if service_provider_config(context) else unclaimed(context, "etag")] if result]
     preferred = (name_attribute(model), attribute_named(model, "externalId"))
     attribute = changeable_string(model, *preferred)
     if attribute is None:
@@ -209,7 +209,7 @@ def _conditional(context: CheckContext, target: Versioned, method: str, stale: s
     return Attempt(method, value, response, context.exchanges[-1])
 
 
-def _replacement(target: Versioned, value: str) -> dict[str, Any]:
+def _replacement(target: Versioned, value: str | None) -> dict[str, Any]:
     """The resource as read, `meta` left out, with a new value of the attribute changed."""
     return {key: item for key, item in target.read.items() if key != "meta"} | {target.attribute: value}
 

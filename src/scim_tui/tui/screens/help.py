@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,12 +19,12 @@ from scim_tui.tui.widgets.status import STATUS_MEANINGS
 from scim_tui.tui.widgets.status import status_text
 
 
-def keys_of(screen: Screen) -> list[tuple[str, str]]:
+def keys_of(screen: Screen[Any]) -> list[tuple[str, str]]:
     """Each key of the screen and the app (the footer's and the hidden ones), and those the focused
     widget shows in the footer, with what it does (its tooltip, else its description), once each. A screen leaves some out by id
     with ``HELP_HIDDEN`` (keys another line of the help sums up). Only the app's own keys, which
     all have an id: Textual's (its copy key, focus next) are not this app's to explain."""
-    hidden = getattr(screen, "HELP_HIDDEN", frozenset())
+    hidden: frozenset[str] = getattr(screen, "HELP_HIDDEN", frozenset())
     found: dict[str, str] = {}
     for active in screen.active_bindings.values():
         binding = active.binding

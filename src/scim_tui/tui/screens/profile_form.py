@@ -14,6 +14,7 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
+from typing import cast
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
@@ -252,7 +253,7 @@ def form_problems(values: FormValues, taken: dict[str, str], base: Profile | Non
         found["client-key"] = found["client-key"] or "A client key needs its client certificate: fill in both."
     problems = {key: problem for key, problem in found.items() if problem} | auth_problems(values)
     # A number that does not parse is asked about with a stand-in, so the rest is checked still.
-    stand_ins = {"timeout": str(TIMEOUT.example), "jobs": ""}
+    stand_ins: dict[str, Any] = {"timeout": str(TIMEOUT.example), "jobs": ""}
     try:
         build_profile(replace(values, **{key: text for key, text in stand_ins.items() if key in problems}), base)
     except ValidationError as error:
@@ -452,7 +453,7 @@ class ProfileFormScreen(Screen[Profile | None]):
         return FormValues(
             name=text("name"),
             url=text("url"),
-            kind=AuthKind(self.query_one("#auth-kind", Select).value),
+            kind=AuthKind(cast(str, self.query_one("#auth-kind", Select).value)),  # the select has no blank
             token=secret("token"),
             username=text("username"),
             password=secret("password"),

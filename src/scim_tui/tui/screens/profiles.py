@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from typing import cast
 
 from rich.table import Table
 from rich.text import Text
@@ -22,8 +23,8 @@ from textual.widgets.option_list import Option
 from textual.worker import Worker
 from textual.worker import WorkerState
 
-from scim_tui.checker.exchanges import REDACTED
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.checker.secrets import REDACTED
 from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports.summary import RunSummary
 from scim_tui.store import history
@@ -42,6 +43,7 @@ from scim_tui.tui.widgets.facts import facts_table
 
 if TYPE_CHECKING:
     from scim_tui.net.connect import ConnectionTest
+    from scim_tui.tui.app import ScimTuiApp
 
 Entry = Profile | BrokenProfile
 
@@ -223,7 +225,7 @@ class ProfilesScreen(Screen[None]):
 
     def action_open(self) -> None:
         if profile := self.selected_profile("open"):
-            self.app.open_run(profile)
+            cast("ScimTuiApp", self.app).open_run(profile)
 
     def action_new(self) -> None:
         self.app.push_screen(ProfileFormScreen(), self.form_closed)
@@ -287,5 +289,5 @@ class ProfilesScreen(Screen[None]):
 
     @on(Worker.StateChanged)
     def connection_failed(self, event: Worker.StateChanged) -> None:
-        if event.state is WorkerState.ERROR and event.worker.group == "connection-test":
+        if event.state is WorkerState.ERROR and event.worker.group == "connection-test" and event.worker.error is not None:
             self.say(f"Connection test failed: {describe_error(event.worker.error)}")

@@ -9,6 +9,8 @@ from datetime import UTC
 from datetime import date
 from datetime import datetime
 from functools import partial
+from typing import TYPE_CHECKING
+from typing import cast
 
 from rich.text import Text
 from textual import on
@@ -78,6 +80,9 @@ from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import Progress
 from scim_tui.tui.widgets.run_status import RunStatus
 
+if TYPE_CHECKING:
+    from scim_tui.tui.app import ScimTuiApp
+
 Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
 NARROW = 100
@@ -103,7 +108,7 @@ def baseline_line(judgement: Judgement) -> str | None:
 
 def changes_by_check(changes: RunChanges) -> dict[CheckId, Mark]:
     """The mark of each check that changed since the previous run of the profile."""
-    return {check: Mark(changes.change_of(check)) for check in [*changes.new_failures, *changes.fixed]}
+    return {check: Mark(change) for check in [*changes.new_failures, *changes.fixed] if (change := changes.change_of(check))}
 
 
 class RunScreen(Screen[None]):
@@ -320,7 +325,7 @@ class RunScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="checks", exit_on_error=False)
     def run_checks(self, request: RunRequest) -> None:
         worker = get_current_worker()
-        Runner(self.post_message, lambda: worker.is_cancelled, ended=self.app.remember_run_end).run(request)
+        Runner(self.post_message, lambda: worker.is_cancelled, ended=cast("ScimTuiApp", self.app).remember_run_end).run(request)
 
     def action_cancel(self) -> None:
         """Cancel the run: its running checks end and clean up, or, before they begin, at once."""
@@ -549,7 +554,7 @@ class RunScreen(Screen[None]):
 
     @on(ResultsTable.Opened, "#results")
     def open_result(self, message: ResultsTable.Opened) -> None:
-        if (row := self.state.rows.get(message.key)) is not None:
+        if message.key is not None and (row := self.state.rows.get(message.key)) is not None:
             self.app.push_screen(ResultScreen(row, self))
 
     async def _refresh_detail(self, updated: set[str]) -> None:

@@ -7,6 +7,7 @@ none of its tags) is derived from it when the node is drawn.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from rich.style import Style
 from rich.text import Text
@@ -80,7 +81,7 @@ class CheckTree(Tree[str]):
         def control(self) -> CheckTree:
             return self.tree
 
-    def __init__(self, tags: Iterable[str], checked: Iterable[str] | None = None, **kwargs) -> None:
+    def __init__(self, tags: Iterable[str], checked: Iterable[str] | None = None, **kwargs: Any) -> None:
         super().__init__("All checks", data="", **kwargs)
         self.tags = sorted(set(tags))
         self.checked: set[str] = set(default_checked(self.tags)) if checked is None else set(checked) & set(self.tags)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
@@ -13,7 +15,7 @@ class FilterInput(Input):
     class Cleared(Message):
         """The filter was cleared and hidden."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(placeholder="Filter by check name or reason (enter keeps it, escape clears it)", **kwargs)
 
     def action_clear(self) -> None:

@@ -24,7 +24,8 @@ def preview_of(row: Row | None) -> Text:
     )
     if row.summary:
         head.append(" · the summary of its suite's results, counted there", style="dim")
-    lines = [head.rstrip() or head, Text(" ".join((result.reason or "(no reason given)").split()))]
+    head.rstrip()
+    lines = [head, Text(" ".join((result.reason or "(no reason given)").split()))]
     if row.cause is not None:
         lines.append(Text(f"{len(row.cause.results)} results share one cause: {row.cause.request}", style="bold"))
     if row.accepted is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rich.cells import cell_len
 from rich.cells import set_cell_size
@@ -133,7 +134,7 @@ class ResultsTable(ScrollView, can_focus=True):
     class CursorMoved(_LineMessage):
         """The cursor is on another line; key is None on a group heading."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.entries: list[Entry] = []
         self._index: dict[str, int] = {}
@@ -149,7 +150,7 @@ class ResultsTable(ScrollView, can_focus=True):
         self._index = {key: index for index, (key, _) in enumerate(self.entries)}
         self.columns = Columns.of(self.entries)
         self.virtual_size = Size(0, len(self.entries) + HEADER_LINES)
-        row = self._index.get(current, self.cursor_row)
+        row = self.cursor_row if current is None else self._index.get(current, self.cursor_row)
         self._place_cursor(row, current, scroll=row != self.cursor_row)
 
     @property
