@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from scim_tui.checker.secrets import Secrets
 from scim_tui.demo import make_app
 from scim_tui.net.connect import test_connection
 from scim_tui.reports import FORMATS
@@ -97,12 +98,29 @@ async def test_a_token_fetched_during_the_run_is_redacted_everywhere(serve, tmp_
     assert any("HTTP_AUTHORIZATION" in text and "Bearer ***" in text for text in outputs.values()), "the echo came back, redacted"
 
 
-def test_basic_credentials_echoed_as_base64_are_redacted(serve, tmp_path):
+BASIC = ["pa55-w0rd", "YWxpY2U6cGE1NS13MHJk"]
+"""alice's password, and the base64 of alice:pa55-w0rd that HTTP Basic sends."""
+
+
+def basic_outputs(serve: Any, tmp_path: Any) -> dict[str, str]:
+    """Every output of runs of a profile with alice's HTTP Basic credentials, on a server echoing them."""
     url = serve(Echo(make_app())).url
-    save_profile(Profile(name="Basic", url=url, auth=Auth(kind=AuthKind.BASIC, username="alice", password="pa55-w0rd")))
-    outputs = check_outputs("--profile", "Basic", tmp_path=tmp_path) | history_outputs("Basic")
-    assert leaks(outputs, ["pa55-w0rd", "YWxpY2U6cGE1NS13MHJk"]) == []  # base64 of alice:pa55-w0rd
+    save_profile(Profile(name="Basic", url=url, auth=Auth(kind=AuthKind.BASIC, username="alice", password=BASIC[0])))
+    return check_outputs("--profile", "Basic", tmp_path=tmp_path) | history_outputs("Basic")
+
+
+def test_basic_credentials_echoed_as_base64_are_redacted(serve, tmp_path):
+    outputs = basic_outputs(serve, tmp_path)
+    assert leaks(outputs, BASIC) == []
     assert any("Basic ***" in text for text in outputs.values())
+
+
+def test_with_redaction_off_the_same_search_finds_the_secrets(serve, tmp_path, monkeypatch):
+    """The positive control of the tests here: were redaction off, the echoed credentials would
+    reach every report that holds the exchanges, and `leaks` would name each of them."""
+    monkeypatch.setattr(Secrets, "redact", lambda self, text: text)
+    found = leaks(basic_outputs(serve, tmp_path), BASIC)
+    assert {"check json", "check har"} <= set(found) and any(where.startswith("history") for where in found), found
 
 
 def test_credentials_in_the_url_are_redacted(serve, tmp_path):

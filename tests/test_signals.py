@@ -15,6 +15,7 @@ import sys
 import termios
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -32,6 +33,16 @@ from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 
 SIGNALS = {"SIGTERM": (signal.SIGTERM, 143), "SIGHUP": (signal.SIGHUP, 129)}
+CEILING = 60
+"""Seconds any wait of these tests lasts at most: past it, the test fails naming what never came."""
+
+
+async def until(pilot, condition: Callable[[], bool], what: str, ceiling: float = CEILING) -> None:
+    """Let the app run until `condition` holds; fail when it does not within `ceiling` seconds."""
+    deadline = time.monotonic() + ceiling
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {ceiling} s: {what}"
+        await pilot.pause(0.05)
 
 
 def reading_server(serve) -> tuple[str, threading.Event]:
@@ -64,9 +75,9 @@ def test_a_signal_ends_scim_tui_check_after_its_clean_up(serve, name):
         [sys.executable, "-m", "scim_tui.cli", "check", "--url", url, "--jobs", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        assert reading.wait(timeout=60), "the run never read a resource it created"
+        assert reading.wait(timeout=CEILING), "the run never read a resource it created"
         run.send_signal(signum)
-        out, err = run.communicate(timeout=60)
+        out, err = run.communicate(timeout=CEILING)
     finally:
         run.kill()
     assert run.returncode == status, (out, err)
@@ -109,13 +120,11 @@ async def test_a_signal_ends_the_app_like_quitting(serve, name):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("r")
-        while not reading.is_set():
-            await pilot.pause(0.05)
+        await until(pilot, reading.is_set, "the run reads a resource it created")
         assert run_screen(pilot).running
         assert signal.getsignal(signum) not in (signal.SIG_DFL, signal.SIG_IGN), "the app listens for the signal"
         os.kill(os.getpid(), signum)
-        while app.is_running:
-            await pilot.pause(0.05)
+        await until(pilot, lambda: not app.is_running, "the app ends")
     assert app.return_code == status
     assert app.stopped_by == signum
     assert signal.getsignal(signum) is signal.SIG_DFL, "the app gave the signal back when it ended"

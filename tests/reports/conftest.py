@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from collections.abc import Iterator
 
@@ -10,6 +11,8 @@ import pytest
 
 from scim_tui.demo import DemoServer
 from scim_tui.demo import make_app
+from scim_tui.reports import RunReport
+from scim_tui.reports import write_report
 from tests.support.command import scim_tui_here
 from tests.support.servers import SCIM2_SERVER_BREAKS
 from tests.support.servers import Broken
@@ -31,15 +34,20 @@ def failing_url() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def report_of(failing_url) -> Callable[..., str]:
-    """The report the CLI writes, in a format, for a run on the failing server (exit 1 asserted).
-    Each run is made once a session: the tests only read its report."""
+    """The report of a run on the failing server (exit 1 asserted) in a format: JSON as the CLI
+    writes it, the others written from that report read back. Each selection runs once a session,
+    whatever the formats asked: the tests only read its report."""
 
     @functools.cache
-    def run(format: str, *args: str) -> str:  # noqa: A002
+    def run(*args: str) -> str:
         # Without the checks scim2-server really fails, the PUT is the run's one ERROR.
         passing = ("--exclude-tags", ",".join(sorted(SCIM2_SERVER_BREAKS)))
-        process = scim_tui_here("check", "--url", failing_url, *passing, "--format", format, *args)
+        process = scim_tui_here("check", "--url", failing_url, *passing, "--format", "json", *args)
         assert process.returncode == 1, process.stderr
         return process.stdout
 
-    return run
+    def report(format: str, *args: str) -> str:  # noqa: A002
+        written = run(*args)
+        return written if format == "json" else write_report(RunReport.from_dict(json.loads(written)), format)
+
+    return report

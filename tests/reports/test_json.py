@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 
 from scim_tui.checker.results import DESELECTED
 from scim_tui.reports import RunReport
+from scim_tui.reports.saved import json_schema
 from tests.support.command import scim_tui_here
 
 SCHEMA = json.loads((files("scim_tui.reports") / "report.schema.json").read_text())
@@ -57,9 +58,15 @@ def test_the_target_never_carries_credentials(failing_url):
     assert "hunter2secret" not in process.stdout and "someone" not in document["target"]
 
 
+def test_the_schema_file_is_the_one_the_models_make():
+    """The pydantic models are the format's one definition: the file is generated from them."""
+    written = (files("scim_tui.reports") / "report.schema.json").read_text()
+    assert json.loads(written) == json_schema(), "the models changed: run scripts/report_schema.py"
+
+
 def test_every_field_of_the_schema_is_documented():
     documented = DOC.read_text()
-    fields = set(SCHEMA["properties"]) | set(SCHEMA["$defs"]["result"]["properties"]) | set(SCHEMA["$defs"]["exchange"]["properties"])
+    fields = set(SCHEMA["properties"]) | set(SCHEMA["$defs"]["SavedResult"]["properties"]) | set(SCHEMA["$defs"]["SavedExchange"]["properties"])
     assert [name for name in sorted(fields) if f"`{name}`" not in documented] == []
 
 

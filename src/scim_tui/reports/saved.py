@@ -1,9 +1,12 @@
-"""What a saved report must be to be read back, checked all at once when it is read.
+"""The JSON report's one definition: every field it has, and what a saved report must be to be
+read back, checked all at once when it is read.
 
 A report read from disk (the run history, a JSON report) may have been cut short, edited or
 corrupted. Every field is checked here, with its type, its range and a nesting limit, so a bad
 file fails where it is read, with one ValueError naming the first bad field, and never later
-in a comparison or on screen.
+in a comparison or on screen. The fields the writer derives (`counts`, `readiness`, a result's
+`check_id`) are declared too, and ignored on reading. `json_schema()` is the report's JSON
+Schema, kept in report.schema.json by `scripts/report_schema.py` (a test holds it current).
 """
 
 from __future__ import annotations
@@ -43,53 +46,110 @@ def in_this_era(moment: datetime) -> datetime:
 
 
 class _Saved(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
+    model_config = ConfigDict(extra="ignore", strict=True, use_attribute_docstrings=True)
 
 
 class SavedExchange(_Saved):
+    """One HTTP request and its response, secrets replaced by ***."""
+
     method: str
     url: str
     request_headers: dict[str, str] = Field(default_factory=dict)
     request_body: str | None = None
     status_code: int | None = Field(default=None, ge=100, le=999)
+    """Null when no response came (see error)."""
     response_headers: dict[str, str] = Field(default_factory=dict)
     response_body: str | None = None
+    """Cut after 256 KiB."""
     elapsed: Seconds = 0.0
+    """Seconds from sending the request to reading the whole response."""
     error: str | None = None
+    """Why no response came, when none did."""
     note: str | None = None
+    """What the client did beyond sending the request once (sent it again on a new connection ...), or why the run sent it for itself."""
     started: Annotated[AwareDatetime, AfterValidator(in_this_era)] | None = Field(default=None, strict=False)
+    """When the request was sent, ISO 8601 in UTC."""
 
 
 class SavedResult(_Saved):
+    """One outcome of one check; a check may give several."""
+
+    check_id: str | None = None
+    """The check: its checker, prefixed by 'ResourceType/' for resource type checks. Stable across runs (written; read from title and resource_type)."""
     status: StatusName
     title: str | None = None
+    """The checker's name."""
     description: str | None = None
+    """What the check verifies."""
     reason: str | None = None
+    """One sentence on what was seen."""
     data: JsonValue = None
+    """The response object examined, as SCIM JSON, when there is one (any JSON value)."""
     tags: list[str] = Field(default_factory=list)
     resource_type: str | None = None
     exchanges: list[SavedExchange] = Field(default_factory=list)
     section: str | None = None
+    """The section verified, such as '3.3', in the RFC named by rfc."""
     rfc: int = Field(default=7644, ge=1, le=99999)
+    """The RFC of the section: 7644 (protocol), 7643 (schema), 9110 (HTTP), 9865 (cursor pagination) or 9967 (Security Event Tokens)."""
     leftovers: list[str] = Field(default_factory=list)
+    """What this check created and could not delete."""
     cause: str | None = None
+    """The request failing as a whole this result follows from, when others follow from it too: the same text on each. Optional: older reports lack it."""
+    accepted: str | None = None
+    """Present when a baseline (`--baseline`) accepts this failure: the baseline's note on it, possibly empty (written only)."""
 
 
 class SavedTool(_Saved):
+    """What ran the checks."""
+
+    name: Literal["scim-tui"] = "scim-tui"
     version: str
+    """The scim-tui version that ran the checks."""
+
+
+class SavedVerdict(_Saved):
+    """An identity provider's readiness verdict, as its result gave it."""
+
+    check_id: str
+    status: StatusName
+    reason: str | None = None
 
 
 class SavedReport(_Saved):
+    """One run of the scim-tui compliance checks against one SCIM server: `scim-tui check --format json`, and the run history."""
+
     schema_version: int
+    """Bumped when a field changes meaning or disappears; new optional fields do not bump it."""
     tool: SavedTool
     target: str
+    """The base URL of the SCIM endpoints, with any credentials replaced by ***."""
     profile: str | None = None
+    """The profile the run was made from; null for a run on a bare --url."""
     started_at: Annotated[AwareDatetime, AfterValidator(in_this_era)] = Field(strict=False)
+    """When the run started, ISO 8601 in UTC."""
     duration: Seconds
+    """Seconds the run took."""
     selection: Selection = Field(default_factory=Selection)
-    results: list[SavedResult]
+    """The filters of the run; empty lists mean no filter."""
+    counts: dict[StatusName, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    """How many results have each status, every status present (written; counted again on reading)."""
     leftovers: list[str] = Field(default_factory=list)
+    """Resources the run created and could not delete, as ResourceType/id."""
+    readiness: list[SavedVerdict] = Field(default_factory=list)
+    """Each identity provider's readiness verdict given in the run; also among the results (written only)."""
+    results: list[SavedResult]
     run_exchanges: list[SavedExchange] = Field(default_factory=list)
+    """The requests of the run that no result carries: the probe before the run, discovery, the resources the checks share, clean-up."""
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON report's JSON Schema (draft 2020-12), made from the models: a report holds no field they do not declare."""
+    schema = SavedReport.model_json_schema(mode="serialization")
+    for model in [schema, *schema.get("$defs", {}).values()]:
+        if "properties" in model:
+            model["additionalProperties"] = False
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://github.com/scim-tui/scim-tui/report.schema.json"} | schema
 
 
 def saved_report(data: Mapping[str, Any] | bytes, schema_version: int) -> SavedReport:
