@@ -74,7 +74,8 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
     ServiceProviderConfig cannot be read.
     """
     if not claims(context, "etag"):
-        return [result for result in [_unclaimed_versions(context, model) if service_provider_config(context) else unclaimed(context, "etag")] if result is not None]
+        skipped = unclaimed(context, "etag")  # None only when claimed: never here
+        return [_unclaimed_versions(context, model) if service_provider_config(context) or skipped is None else skipped]
     preferred = (name_attribute(model), attribute_named(model, "externalId"))
     attribute = changeable_string(model, *preferred)
     if attribute is None:
