@@ -83,6 +83,8 @@ class ConnectionTest:
     """Seconds the request took."""
     message: str
     """One line: "200 OK in 12 ms", or what went wrong and what to do."""
+    answer: httpx2.Response | None = field(default=None, repr=False, compare=False)
+    """The answer to GET /ServiceProviderConfig, when one came."""
 
 
 def resolve_secret(value: str) -> str:
@@ -177,19 +179,51 @@ def probe(connection: Connection) -> ConnectionTest:
     if refusal is not None:
         took = refusal.elapsed.total_seconds()
         return ConnectionTest(False, refusal.status_code, took, redactor.text(f"GET {refusal.url.path} answered {_answer(refusal, took)}") or "")
-    return ConnectionTest(response.status_code == 200, response.status_code, elapsed, redactor.text(_answer(response, elapsed)) or "")
+    return ConnectionTest(response.status_code == 200, response.status_code, elapsed, redactor.text(_answer(response, elapsed)) or "", response)
 
 
 def unusable(profile: Profile, connection: Connection) -> str | None:
-    """The one line that says a run cannot start: nothing answers, or the credentials are
-    refused; None when the server answered anything else (for the checks to judge)."""
+    """The one line that says a run cannot start: nothing answers, the credentials are refused,
+    or the target is not a SCIM server; None when the server answered anything else (for the
+    checks to judge)."""
     outcome = probe(connection)
     where = Redactor().url(profile.url) if profile.url else "the demo server"
     if outcome.status_code is None:
         return f"Cannot reach {where}: {outcome.message}"
     if outcome.status_code in REFUSED:
         return f"{where} refused the credentials: {outcome.message}"
-    return None
+    return _not_scim(connection, outcome.answer, where)
+
+
+def _not_scim(connection: Connection, config: httpx2.Response | None, where: str) -> str | None:
+    """The line that says the target is not a SCIM server: it serves neither of the discovery
+    documents every SCIM service provider serves (RFC 7644 §4), each GET answered 404 or an HTML
+    page; None when it serves either, or the profile supplies either."""
+    supplied = {"service_provider_config", "resource_types"} & connection.documents.keys()
+    if config is None or supplied or not _no_document(config):
+        return None
+    try:
+        listed = _get(connection, "/ResourceTypes")
+    except httpx2.RequestError:
+        return None
+    if not _no_document(listed):
+        return None
+    answers = " and ".join(f"GET {response.url.path} answered {_shown(response)}" for response in (config, listed))
+    return f"{where} is not a SCIM server ({answers}): check the URL, it should be the base of the SCIM endpoints (e.g. https://example.com/scim/v2)."
+
+
+def _no_document(response: httpx2.Response) -> bool:
+    """Whether an answer holds no SCIM document at all: a 404, or an HTML page (a web site)."""
+    return response.status_code == 404 or _html(response)
+
+
+def _html(response: httpx2.Response) -> bool:
+    return response.headers.get("Content-Type", "").lower().startswith("text/html") or response.content.lstrip()[:1] == b"<"
+
+
+def _shown(response: httpx2.Response) -> str:
+    status = status_line(response.status_code)
+    return f"an HTML page ({status})" if _html(response) else status
 
 
 def _get(connection: Connection, path: str, **params: Any) -> httpx2.Response:

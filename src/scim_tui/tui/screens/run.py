@@ -36,6 +36,7 @@ from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import printable
 from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports import RunReport
+from scim_tui.run import RunOptions
 from scim_tui.selection import Selection
 from scim_tui.store import selections
 from scim_tui.store.baseline import FAILING
@@ -252,27 +253,11 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(
-            RunRequest(
-                self.run_id + 1,
-                self.profile,
-                selection.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready),
-                selection,
-            )
-        )
+        self._start(RunRequest(self.run_id + 1, self.profile, selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
-        everything = Selection()
-        self._start(
-            RunRequest(
-                self.run_id + 1,
-                self.profile,
-                everything.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready),
-                everything,
-                only=checks,
-            )
-        )
+        self._start(RunRequest(self.run_id + 1, self.profile, Selection(), RunOptions(only=checks, recover=False)))
 
     def action_rerun_failed(self) -> None:
         failed = self.state.failed_checks()
@@ -300,14 +285,14 @@ class RunScreen(Screen[None]):
             f"A run of {Redactor().url(self.profile.url)} ended before its clean-up (killed, or the machine stopped), "
             f"and may have left {left} resource(s) there. Look for them, and delete those a GET proves the run created?"
         )
-        self.app.push_screen(ConfirmScreen(question), lambda yes: self._begin(replace(request, recover=bool(yes))))
+        self.app.push_screen(ConfirmScreen(question), lambda yes: self._begin(replace(request, options=replace(request.options, recover=bool(yes)))))
 
     def _begin(self, request: RunRequest) -> None:
         self.run_id = request.run_id
         self.cutoff = request.cutoff
-        self.rerunning = request.only is not None and self.report is not None
-        self.state.start(rerun=request.only)
-        if request.only is None:
+        self.rerunning = request.options.only is not None and self.report is not None
+        self.state.start(rerun=request.options.only)
+        if request.options.only is None:
             self.query_one(Readiness).clear()
         self.progress = Progress(phase=Phase.RUNNING, shown=self.view.statuses)
         self.started = self.clock()
