@@ -41,6 +41,7 @@ from scim_tui.checker.results import CheckId
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import SCIMTesterError
+from scim_tui.checker.results import SkipCause
 from scim_tui.checker.results import Status
 from scim_tui.checker.secrets import Secrets
 
@@ -241,7 +242,7 @@ def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[Check
     summed = summary if wanted is None or summary.check_id in wanted else None
     if conf.resource_types and resource_type.name not in conf.resource_types:
         reason = f"Skipped: resource type {resource_type.name} is not in resource_types {conf.resource_types}."
-        return _Suite([], None, [skipped(step, reason) for step in [*suite, summed] if step is not None])
+        return _Suite([], None, [skipped(step, reason, SkipCause.DESELECTED) for step in [*suite, summed] if step is not None])
     return _Suite(suite, summed, [])
 
 
@@ -298,9 +299,9 @@ def _leftovers_sentence(leftovers: list[str]) -> str:
 
 
 def _summarize(context: CheckContext, step: Step, results: list[CheckResult]) -> CheckResult:
-    reason = filtered_out(step.checker.tags, context.conf)
-    if reason:
-        return skipped(step, reason)
+    left_out = deselected(step, context.conf)
+    if left_out:
+        return left_out
     model = context.model_for(step.resource_type) if step.resource_type else None
     if model is None:
         result = CheckResult(Status.ERROR, reason=f"No schema matches the resource type {step.resource_type.name}.")
@@ -319,7 +320,7 @@ def suite_summary(model_name: str, results: list[CheckResult]) -> CheckResult:
         causes = "".join(_shared(cause, len(failed)) for cause in shared_causes(results))
         return CheckResult(Status.ERROR, reason=f"{len(failed)} check(s) failed for {model_name}: {named}.{causes}")
     if not ran:
-        return CheckResult(Status.SKIPPED, reason=f"No check of the {model_name} suite ran.")
+        return CheckResult(Status.SKIPPED, reason=f"No check of the {model_name} suite ran.", skip_cause=SkipCause.PREREQUISITE)
     return CheckResult(Status.SUCCESS, reason=f"All {len(ran)} results of the {model_name} suite passed.")
 
 
@@ -343,7 +344,7 @@ def _undescribed(failure: str, wanted: set[CheckId] | None, conf: CheckConfig) -
             continue
         step = Step(checker)
         if wanted is None or any(check.checker == checker.name for check in wanted):
-            yield skipped(step, filtered_out(checker.tags, conf) or reason)
+            yield deselected(step, conf) or skipped(step, reason, SkipCause.PREREQUISITE)
 
 
 def _unusable(name: str, why: str, wanted: set[CheckId] | None, conf: CheckConfig) -> Iterator[CheckResult]:
@@ -352,7 +353,7 @@ def _unusable(name: str, why: str, wanted: set[CheckId] | None, conf: CheckConfi
     for checker in all_checkers():
         check_id = CheckId(checker.name, name)
         if checker.per_type and checker.schema is None and (wanted is None or check_id in wanted):
-            result = skipped(Step(checker), filtered_out(checker.tags, conf) or reason)
+            result = deselected(Step(checker), conf) or skipped(Step(checker), reason, SkipCause.PREREQUISITE)
             result.resource_type = printable(name)
             yield result
 
@@ -365,10 +366,8 @@ def _absent(resource_types: list[ResourceType], wanted: set[CheckId] | None, con
             continue
         kind = checker.schema.rsplit(":", 1)[-1]
         if wanted is None or CheckId(checker.name, kind) in wanted:
-            result = skipped(
-                Step(checker),
-                filtered_out(checker.tags, conf) or f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked.",
-            )
+            why = f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked."
+            result = deselected(Step(checker), conf) or skipped(Step(checker), why, SkipCause.NOT_APPLICABLE)
             result.resource_type = kind
             yield result
 
@@ -394,14 +393,20 @@ def _kept(results: Iterable[CheckResult], seen: list[CheckResult]) -> Iterator[C
 def _verdicts(context: CheckContext, steps: list[Step], seen: list[CheckResult]) -> Iterator[CheckResult]:
     """The checkers that judge the results of the others (a provider's readiness), given them."""
     for step in steps:
-        reason = filtered_out(step.checker.tags, context.conf)
-        yield from [skipped(step, reason)] if reason else _finish(context, step, step.checker.func(context, list(seen)), [], [])
+        left_out = deselected(step, context.conf)
+        yield from [left_out] if left_out else _finish(context, step, step.checker.func(context, list(seen)), [], [])
 
 
-def skipped(step: Step, reason: str) -> CheckResult:
-    result = CheckResult(Status.SKIPPED, reason=reason)
+def skipped(step: Step, reason: str, cause: SkipCause) -> CheckResult:
+    result = CheckResult(Status.SKIPPED, reason=reason, skip_cause=cause)
     _label(step, result)
     return result
+
+
+def deselected(step: Step, conf: CheckConfig) -> CheckResult | None:
+    """The SKIPPED result of a step the run's tag filters leave out, None when they keep it."""
+    reason = filtered_out(step.checker.tags, conf)
+    return skipped(step, reason, SkipCause.DESELECTED) if reason else None
 
 
 def _run_steps(context: CheckContext, steps: list[Step]) -> Iterator[CheckResult]:
@@ -441,9 +446,9 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
     an ERROR result (or a SCIMTesterError with raise_exceptions). What the check
     created is deleted in every case, and what could not be is named in its results.
     """
-    reason = filtered_out(step.checker.tags, context.conf)
-    if reason:
-        return [skipped(step, reason)]
+    left_out = deselected(step, context.conf)
+    if left_out:
+        return [left_out]
     with recording() as exchanges:
         check_context = context.fork(exchanges)
         try:
@@ -452,7 +457,7 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
         except SCIMTesterError:
             raise
         except RunCancelled as stopped:
-            results = [CheckResult(Status.SKIPPED, reason=f"Skipped: {stopped.reason}.")]
+            results = [CheckResult(Status.SKIPPED, reason=f"Skipped: {stopped.reason}.", skip_cause=SkipCause.STOPPED)]
         except KeyboardInterrupt:
             context.stopping.set()  # a Ctrl-C now skips the clean-up's deletion under way
             raise
@@ -471,12 +476,13 @@ def failure_result(exc: Exception, exchanges: list[Exchange]) -> CheckResult:
     be proven its own (so nothing was written to it), or the client library refused to send a
     request (the server was not asked); else ERROR, saying the last request and what went wrong."""
     if isinstance(exc, PrerequisiteFailed):
-        return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}.")
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}.", skip_cause=SkipCause.PREREQUISITE)
     if isinstance(exc, NotProven):  # the server's answer to that GET is another check's to judge
-        return CheckResult(Status.SKIPPED, reason=f"Skipped: {failure_reason(exc, exchanges)}.")
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {failure_reason(exc, exchanges)}.", skip_cause=SkipCause.PREREQUISITE)
     refusal = client_refusal(exc)
     if refusal:
-        return CheckResult(Status.SKIPPED, reason=f"Not sent: scim2-client refused to send the request ({refusal}), so the server was not asked.")
+        reason = f"Not sent: scim2-client refused to send the request ({refusal}), so the server was not asked."
+        return CheckResult(Status.SKIPPED, reason=reason, skip_cause=SkipCause.NOT_SENT)
     return CheckResult(Status.ERROR, reason=failure_reason(exc, exchanges), data=exception_data(exc))
 
 
@@ -488,7 +494,7 @@ def _call(context: CheckContext, step: Step) -> list[CheckResult]:
         return checker.func(context, step.resource_type)
     model = context.model_for(step.resource_type)
     if model is None:
-        return [CheckResult(Status.SKIPPED, reason=f"No schema matches the resource type {step.resource_type.name}.")]
+        return [CheckResult(Status.SKIPPED, reason=f"No schema matches the resource type {step.resource_type.name}.", skip_cause=SkipCause.NOT_APPLICABLE)]
     return checker.func(context, model)
 
 

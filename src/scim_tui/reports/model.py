@@ -194,6 +194,7 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
         "tags": sorted(result.tags),
         "leftovers": list(result.leftovers),
         "cause": result.cause,
+        "skip_cause": result.skip_cause.value if result.skip_cause else None,
         "data": jsonable(result.data),
         "exchanges": [exchange.to_dict() for exchange in result.exchanges],
     }
@@ -218,6 +219,7 @@ def _result_from_saved(saved: SavedResult) -> CheckResult:
         rfc=saved.rfc,
         leftovers=list(saved.leftovers),
         cause=saved.cause,
+        skip_cause=saved.skip_cause,
     )
 
 

@@ -24,6 +24,7 @@ from pydantic import JsonValue
 from pydantic import ValidationError
 
 from scim_tui.checker import Status
+from scim_tui.checker.results import SkipCause
 from scim_tui.selection import Selection
 
 Saved = TypeVar("Saved", bound=BaseModel)
@@ -69,6 +70,7 @@ class SavedResult(_Saved):
     rfc: int = Field(default=7644, ge=1, le=99999)
     leftovers: list[str] = Field(default_factory=list)
     cause: str | None = None
+    skip_cause: SkipCause | None = Field(default=None, strict=False)
 
 
 class SavedTool(_Saved):
