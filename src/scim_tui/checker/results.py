@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from enum import IntEnum
@@ -105,6 +107,25 @@ class CheckId:
 
     def __str__(self) -> str:
         return f"{self.resource_type}/{self.checker}" if self.resource_type else self.checker
+
+
+@dataclass(frozen=True)
+class ResultKey:
+    """Names one result of a run however its results are ordered: its check, and which of that
+    check's results it is (a check may give several, always in the same order)."""
+
+    check_id: CheckId
+    nth: int = 0
+
+
+def result_keys(results: Iterable[CheckResult]) -> list[ResultKey]:
+    """The key of each result, in the order given."""
+    seen: Counter[CheckId] = Counter()
+    keys = []
+    for result in results:
+        keys.append(ResultKey(result.check_id, seen[result.check_id]))
+        seen[result.check_id] += 1
+    return keys
 
 
 @dataclass

@@ -125,7 +125,7 @@ def _judged(report: RunReport, args: argparse.Namespace, entries: list[baseline.
         entries = baseline.entries_of(report.results, entries)
         baseline.write(Path(args.update_baseline), entries)
     judgement = baseline.judge(entries, report.results, datetime.now(UTC).date())
-    report.accepted = {index: entry.note for index, entry in judgement.accepted.items()}
+    report.accepted = {key: entry.note for key, entry in judgement.accepted.items()}
     return judgement
 
 
@@ -337,10 +337,10 @@ def failure_lines(report: RunReport, threshold: Status, color: bool = False) -> 
     """The results that fail the run, then those a baseline accepts, a line each, for the end
     of a CI log; nothing when there are none."""
     failing = report.at_or_above(threshold)
-    accepted = [(index, result) for index, result in enumerate(report.results) if index in report.accepted]
+    accepted = [(key, result) for key, result in report.keyed() if key in report.accepted]
     lines = [f"Failing the run ({failing_count(failing)}):", *(f"  {result_line(result, color)}" for result in failing)] if failing else []
     if accepted:
-        lines += [f"Accepted by the baseline ({len(accepted)}):", *(f"  {result_line(result, color, report.acceptance(index))}" for index, result in accepted)]
+        lines += [f"Accepted by the baseline ({len(accepted)}):", *(f"  {result_line(result, color, report.acceptance(key))}" for key, result in accepted)]
     return lines
 
 

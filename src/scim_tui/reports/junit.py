@@ -36,9 +36,9 @@ def suite_name(result: CheckResult) -> str:
 
 def render(report: RunReport) -> str:
     suites: dict[str, list[Case]] = {}
-    for index, result in enumerate(report.results):
+    for key, result in report.keyed():
         if not result.deselected:  # a check left out by the selection is no test case
-            suites.setdefault(suite_name(result), []).append(Case(result, report.acceptance(index)))
+            suites.setdefault(suite_name(result), []).append(Case(result, report.acceptance(key)))
     root = ET.Element("testsuites", name="scim-tui")
     _set_totals(root, [case for cases in suites.values() for case in cases])
     timestamp = _timestamp(report.started_at)

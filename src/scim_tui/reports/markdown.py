@@ -18,7 +18,7 @@ LOOK_AT = (Status.DEVIATION, Status.ERROR, Status.CRITICAL)
 
 
 def render(report: RunReport) -> str:
-    attention = [(r, report.acceptance(i)) for i, r in enumerate(report.results) if r.status in LOOK_AT]
+    attention = [(r, report.acceptance(key)) for key, r in report.keyed() if r.status in LOOK_AT]
     skipped = [r for r in report.results if r.status is Status.SKIPPED]
     lines = [f"# SCIM compliance report: {report.target}", "", _context(report), "", *_counts_table(report)]
     if report.readiness:

@@ -24,6 +24,8 @@ from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import printable_data
 from scim_tui.checker.registry import verdict_names
+from scim_tui.checker.results import ResultKey
+from scim_tui.checker.results import result_keys
 from scim_tui.reports.saved import SavedReport
 from scim_tui.reports.saved import SavedResult
 from scim_tui.reports.saved import saved_report
@@ -54,9 +56,9 @@ class RunReport:
     closing_leftovers: list[str] = field(default_factory=list)
     """What the run's own clean-up could not delete (or may remain) when the run was closed
     early: no result was left to name them on."""
-    accepted: dict[int, str] = field(default_factory=dict)
-    """The failing results a baseline accepts, by their index in `results`, with the baseline's
-    note on each ("" when it has none)."""
+    accepted: dict[ResultKey, str] = field(default_factory=dict)
+    """The failing results a baseline accepts, by their key (check and place among its results),
+    with the baseline's note on each ("" when it has none)."""
     exchanges: list[Exchange] = field(default_factory=list)
     """Every exchange of the run, when it was kept (iter_checks' `exchanges`): the probe before the
     run, discovery, the checks', the resources they share, clean-up. A report read back holds
@@ -110,13 +112,17 @@ class RunReport:
     def at_or_above(self, threshold: Status) -> list[CheckResult]:
         """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is), but
         those a baseline accepts."""
-        return [r for i, r in enumerate(self.results) if i not in self.accepted and r.status is not Status.SKIPPED and r.status >= threshold]
+        return [r for key, r in self.keyed() if key not in self.accepted and r.status is not Status.SKIPPED and r.status >= threshold]
 
-    def acceptance(self, index: int) -> str | None:
-        """How the result at `index` is marked when a baseline accepts it ("accepted: its note"); None when not."""
-        if index not in self.accepted:
+    def keyed(self) -> list[tuple[ResultKey, CheckResult]]:
+        """Each result with its key, in order."""
+        return list(zip(result_keys(self.results), self.results, strict=True))
+
+    def acceptance(self, key: ResultKey) -> str | None:
+        """How a result is marked when a baseline accepts it ("accepted: its note"); None when not."""
+        if key not in self.accepted:
             return None
-        return f"accepted: {self.accepted[index]}" if self.accepted[index] else "accepted"
+        return f"accepted: {self.accepted[key]}" if self.accepted[key] else "accepted"
 
     def every_exchange(self) -> list[tuple[Exchange, CheckResult | None]]:
         """Each exchange of the run once, in the order the requests were sent, with the first
@@ -144,14 +150,14 @@ class RunReport:
             "counts": {status.name: count for status, count in self.counts().items()},
             "leftovers": self.leftovers,
             "readiness": [{"check_id": str(r.check_id), "status": r.status.name, "reason": r.reason} for r in self.readiness],
-            "results": [self._result_dict(index, result) for index, result in enumerate(self.results)],
+            "results": [self._result_dict(key, result) for key, result in self.keyed()],
             "run_exchanges": [exchange.to_dict() for exchange, result in self.every_exchange() if result is None],
         }
 
-    def _result_dict(self, index: int, result: CheckResult) -> dict[str, Any]:
+    def _result_dict(self, key: ResultKey, result: CheckResult) -> dict[str, Any]:
         data = result_to_dict(result)
-        if index in self.accepted:
-            data["accepted"] = self.accepted[index]
+        if key in self.accepted:
+            data["accepted"] = self.accepted[key]
         return data
 
     @classmethod

@@ -52,9 +52,9 @@ def summary_lines(report: RunReport, color: bool = False) -> list[str]:
 def render(report: RunReport, color: bool = False) -> str:
     """A line per result, then the summary. The checks the selection left out get no line of
     their own (they would outnumber the results of a run of a few tags): one line counts them."""
-    shown = [(index, result) for index, result in enumerate(report.results) if not result.deselected]
+    shown = [(key, result) for key, result in report.keyed() if not result.deselected]
     width = min(CHECK_WIDTH, max((len(str(result.check_id)) for _, result in shown), default=0))  # the reasons in one column
-    lines = [result_line(result, color, report.acceptance(index), width) for index, result in shown]
+    lines = [result_line(result, color, report.acceptance(key), width) for key, result in shown]
     left_out = len(report.results) - len(shown)
     if left_out:
         lines.append(f"({plural(left_out, 'check')} left out by the selection, not run)")

@@ -34,6 +34,7 @@ from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import printable
+from scim_tui.checker.results import result_keys
 from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports import RunReport
 from scim_tui.run import RunOptions
@@ -552,8 +553,10 @@ class RunScreen(Screen[None]):
         if choice is None or self.report is None:
             return
         self.export_folder = choice.folder
-        accepted = {place: row.accepted.note for place, key in enumerate(self.state.order) if (row := self.state.rows[key]).accepted is not None}
-        report = replace(self.report, results=self.state.results(), accepted=accepted)
+        rows = [self.state.rows[key] for key in self.state.order]
+        results = [row.result for row in rows]
+        accepted = {key: row.accepted.note for key, row in zip(result_keys(results), rows, strict=True) if row.accepted is not None}
+        report = replace(self.report, results=results, accepted=accepted)
         try:
             path = export_report(report, choice.format, choice.folder)
         except OSError as exc:
