@@ -285,17 +285,7 @@ def _run_suites(context: CheckContext, suites: list[_Suite], on_leftovers: Calla
 
 def _delete_shared(context: CheckContext, last: CheckResult) -> None:
     """Delete the resources the run's references pointed at; name on `last` what could not be."""
-    leftovers = [printable(item) for item in context.references.manager.cleanup()]
-    if not leftovers:
-        return
-    told = _leftovers_sentence(last.leftovers)
-    reason = (last.reason or "").removesuffix(told).rstrip() if last.leftovers else last.reason or ""
-    last.leftovers = [*last.leftovers, *leftovers]
-    last.reason = f"{reason} {_leftovers_sentence(last.leftovers)}".strip()
-
-
-def _leftovers_sentence(leftovers: list[str]) -> str:
-    return f"Clean-up failed: left on the server: {', '.join(leftovers)}."
+    last.leftovers = [*last.leftovers, *(printable(item) for item in context.references.manager.cleanup())]
 
 
 def _summarize(context: CheckContext, step: Step, results: list[CheckResult]) -> CheckResult:
@@ -506,9 +496,7 @@ def _finish(context: CheckContext, step: Step, results: list[CheckResult], excha
         if not result.exchanges:
             result.exchanges = list(exchanges)
     if leftovers and results:
-        last = results[-1]  # named once, on the check's last result
-        last.leftovers = list(leftovers)
-        last.reason = f"{last.reason or ''} {_leftovers_sentence(leftovers)}".strip()
+        results[-1].leftovers = list(leftovers)  # named once, on the check's last result
     if context.conf.raise_exceptions:
         for result in results:
             if result.status.failed:

@@ -29,10 +29,16 @@ CHECK_WIDTH = 48
 """The widest check column of a text report: longer check names push their reason along."""
 
 
+def told(result: CheckResult) -> str:
+    """A result's reason on one line, then what its check left on the server, when it did."""
+    left = f" Clean-up failed: left on the server: {', '.join(result.leftovers)}." if result.leftovers else ""
+    return f"{' '.join((result.reason or '').split())}{left}".strip()
+
+
 def result_line(result: CheckResult, color: bool = False, acceptance: str | None = None, width: int = 0) -> str:
     """`STATUS  check  reason`, with how a baseline accepts it when it does; the check padded to `width`."""
     status = paint(result.status.name.ljust(STATUS_WIDTH), result.status, color)
-    reason = " ".join((result.reason or "").split())
+    reason = told(result)
     accepted = f" ({acceptance})" if acceptance else ""
     return f"{status}  {f'{result.check_id}{accepted}'.ljust(width)}  {reason}".rstrip()
 
