@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections import Counter
+from contextlib import ExitStack
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import UTC
@@ -230,7 +231,12 @@ def run(target: Target, selection: Selection, args: argparse.Namespace, review: 
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
     options = RunOptions(record=target.recorded, named=target.named, secrets=target.secrets, review=review)
     try:
-        outcome = run_checks(profile, selection, progress, options)
+        with ExitStack() as stack:
+            if profile.demo:  # the embedded server, for this run only
+                from scim_tui.demo import DemoServer  # scim2-server loads only for the demo profile
+
+                profile = profile.model_copy(update={"url": stack.enter_context(DemoServer()).url})
+            outcome = run_checks(profile, selection, progress, options)
     finally:
         progress.clear()
     for warning in outcome.warnings if outcome else []:

@@ -99,12 +99,10 @@ def resolve_secret(value: str) -> str:
 
 
 def target_url(profile: Profile) -> str:
-    """The base URL a profile targets; the demo profile starts the embedded server."""
-    if not profile.demo:
-        return profile.url
-    from scim_tui import demo  # scim2-server loads only for the demo profile
-
-    return demo.shared_server().url
+    """The base URL a profile targets; ConnectError for the demo profile before its server started."""
+    if profile.demo and not profile.url:
+        raise ConnectError("The demo server is not running: start it (scim_tui.demo.DemoServer) and give its URL to Profile.demo_profile(url).")
+    return profile.url
 
 
 @contextmanager
@@ -187,7 +185,7 @@ def unusable(profile: Profile, connection: Connection) -> str | None:
     or the target is not a SCIM server; None when the server answered anything else (for the
     checks to judge)."""
     outcome = probe(connection)
-    where = Redactor().url(profile.url) if profile.url else "the demo server"
+    where = "the demo server" if profile.demo else Redactor().url(profile.url)
     if outcome.status_code is None:
         return f"Cannot reach {where}: {outcome.message}"
     if outcome.status_code in REFUSED:
