@@ -9,9 +9,15 @@ from typing import Any
 
 import pytest
 
+from scim_tui.checker import CheckResult
 from scim_tui.demo import make_app
+from scim_tui.run import RunOptions
+from scim_tui.run import Stage
+from scim_tui.run import run
 from scim_tui.selection import Selection
 from scim_tui.store import history
+from scim_tui.store.profiles import Auth
+from scim_tui.store.profiles import AuthKind
 from scim_tui.store.profiles import Profile
 from scim_tui.store.profiles import save_profile
 from scim_tui.tui.messages import ResultsBatch
@@ -111,3 +117,42 @@ def test_discovery_documents_supplied_stand_in_for_those_the_server_does_not_ser
     )
     assert process.returncode == 0, process.stderr
     assert {result["status"] for result in json.loads(output.read_text())["results"]} >= {"SUCCESS"}
+
+
+class Kept:
+    """An observer that keeps the results it is told of."""
+
+    def __init__(self) -> None:
+        self.results: list[CheckResult] = []
+
+    def stage(self, stage: Stage) -> None:
+        pass
+
+    def planned(self, total: int, whole: bool) -> None:
+        pass
+
+    def result(self, result: CheckResult) -> None:
+        self.results.append(result)
+
+    def waiting(self, line: str | None) -> None:
+        pass
+
+    def note(self, line: str) -> None:
+        pass
+
+    def cancelled(self) -> bool:
+        return False
+
+
+def test_a_results_data_is_json_whether_or_not_the_profile_has_secrets(scim_server):
+    """Redacted once, as each result comes: the same form of data with secrets to take out or without."""
+    keyed = Profile(name="Keyed", url=scim_server.url, auth=Auth(kind=AuthKind.HEADERS, headers={"X-Api-Key": "scim-tui-test-key-93b1"}))
+    kinds = []
+    for profile in (Profile(name="Open", url=scim_server.url), keyed):
+        observer = Kept()
+        outcome = run(profile, Selection(include_tags=["service-provider-config", "crud:read"]), observer, RunOptions(record=False))
+        assert outcome is not None and outcome.report.results == observer.results
+        assert any(isinstance(result.data, dict) for result in observer.results)
+        kinds.append({str(result.check_id): type(result.data) for result in observer.results})
+        assert all(kind in (dict, list, str, type(None)) for kind in kinds[-1].values()), kinds[-1]
+    assert kinds[0] == kinds[1]

@@ -78,16 +78,17 @@ class RunReport:
         closing_leftovers: Iterable[str] = (),
         exchanges: Iterable[Exchange] = (),
     ) -> RunReport:
-        """A report of a run, with the known secrets taken out of the target, reasons and data.
+        """A report of a run, with the known secrets taken out of the target and the leftovers.
 
-        The engine already redacted the exchanges; the results given are not changed.
+        The results are taken as they are: the run redacted each as it came (run.py, `redacted`),
+        as the engine redacted the exchanges as they were made.
         """
         redactor = Redactor(secrets)
         return cls(
             target=redactor.url(target),
             started_at=started_at,
             duration=duration,
-            results=[redacted(result, redactor) for result in results],
+            results=list(results),
             profile=profile,
             selection=selection or Selection(),
             closing_leftovers=[redactor.text(item) or "" for item in closing_leftovers],
@@ -243,12 +244,11 @@ def jsonable(data: Any) -> Any:
 
 
 def redacted(result: CheckResult, redactor: Redactor) -> CheckResult:
-    """A copy of a result with the known secrets taken out of its reason and data (its exchanges
-    already are), and every string of its data printable (the server's: exchanges.printable)."""
-    data = printable_data(jsonable(result.data))
-    if not redactor.secrets:
-        return replace(result, data=data)
-    return replace(result, reason=redactor.text(result.reason), data=_redact_values(data, redactor))
+    """A copy of a result as a run keeps it: its data as JSON values, every string of it printable
+    (the server's: exchanges.printable), and the known secrets taken out of its reason, its data
+    and its leftovers (its exchanges already are). The one redaction of a result, as it comes."""
+    data = _redact_values(printable_data(jsonable(result.data)), redactor)
+    return replace(result, reason=redactor.text(result.reason), data=data, leftovers=[redactor.text(item) or "" for item in result.leftovers])
 
 
 def _redact_values(value: Any, redactor: Redactor) -> Any:
