@@ -146,6 +146,7 @@ def run(profile: Profile, selection: Selection, observer: Observer, options: Run
             on_wait=observer.waiting,
             exchanges=connection.exchanges,
             journal=journal,
+            notes=connection.notes,
         )
         redactor = Redactor(connection.secrets)
         try:

@@ -23,6 +23,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.context import Discovery
 from scim_tui.checker.discovery import describe_server
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import TransportNotes
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import printable
 from scim_tui.checker.guard import NotProven
@@ -73,6 +74,7 @@ def iter_checks(
     on_wait: Callable[[str | None], None] | None = None,
     exchanges: list[Exchange] | None = None,
     journal: Journal | None = None,
+    notes: TransportNotes | None = None,
 ) -> Iterator[CheckResult]:
     """Run the checks on a server and yield each result as soon as its check ends.
 
@@ -99,6 +101,8 @@ def iter_checks(
     :param journal: told of each creation before it is sent and once it is settled (journal.py);
         once the server is described, the run first looks for what `journal.earlier()` names
         (left by runs of the same target that did not end), and deletes what it proves its own.
+    :param notes: what the client's transport did beyond sending a request once (sent it again
+        on a new connection), told per answer and written on its exchange.
 
     Closing the iterator early (a cancelled run, a Ctrl-C) stops the checks still running
     at their next request; each deletes what it created. Requests in a row that get no
@@ -109,7 +113,7 @@ def iter_checks(
     wanted = _with_suites(set(only), conf) if only is not None else None
     run_secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
     pacer = Pacer(conf.pacing, on_wait)
-    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=pacer, journal=journal, log=exchanges)
+    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=pacer, journal=journal, log=exchanges, notes=notes)
 
     verdicts = _chosen([Step(c) for c in all_checkers() if c.scope == "results"], wanted)
     if wanted is not None and verdicts:

@@ -30,6 +30,7 @@ from scim2_client.engines.httpx2 import SyncSCIMClient
 
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
+from scim_tui.checker.exchanges import TransportNotes
 from scim_tui.checker.exchanges import status_line
 from scim_tui.checker.limits import MAX_DOCUMENT_BYTES
 from scim_tui.checker.listings import listing
@@ -71,6 +72,8 @@ class Connection:
     exchanges: list[Exchange] = field(default_factory=list)
     """Every exchange made on the connection, redacted, each with its start time: the probe's,
     then the run's (iter_checks' `exchanges`), for a report that holds every request."""
+    notes: TransportNotes | None = None
+    """What the transport did beyond sending a request once, per answer (iter_checks' `notes`)."""
 
 
 @dataclass
@@ -127,10 +130,11 @@ def open_client(profile: Profile, cutoff: Cutoff | None = None) -> Iterator[Conn
             password = resolve_secret(profile.auth.password or "")
             secrets.add_basic(profile.auth.username or "", password)
             auth = httpx2.BasicAuth(profile.auth.username or "", password)
-        http = stack.enter_context(_http_client(profile, context, proxies, cutoff, base_url=url, headers=headers, auth=auth))
+        transport = _transport(profile, context, proxies, cutoff)
+        http = stack.enter_context(_http_client(profile, transport, base_url=url, headers=headers, auth=auth))
         if isinstance(auth, ClientCredentials):
             _first_token(auth)
-        yield Connection(SyncSCIMClient(http), url, secrets, documents)
+        yield Connection(SyncSCIMClient(http), url, secrets, documents, notes=transport)
 
 
 def discovery_documents(files: DiscoveryFiles) -> dict[str, Any]:
@@ -228,7 +232,7 @@ def _get(connection: Connection, path: str, **params: Any) -> httpx2.Response:
     """GET a path straight through httpx2, its exchange kept on the connection."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     response = connection.client.client.get(path, params=params or None)
-    connection.exchanges.append(recorded(response, Redactor(connection.secrets), started_at, time.perf_counter() - started))
+    connection.exchanges.append(recorded(response, Redactor(connection.secrets), started_at, time.perf_counter() - started, connection.notes))
     return response
 
 
@@ -330,12 +334,16 @@ def _proxies(profile: Profile, secrets: Secrets) -> ProxyFor | None:
     return proxies
 
 
-def _http_client(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor | None, cutoff: Cutoff | None, **options: object) -> httpx2.Client:
-    # trust_env=False: the transport itself goes through the environment's proxies, under its
-    # limits (httpx2 would give them a transport of its own).
+def _transport(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor | None, cutoff: Cutoff | None) -> GuardedTransport:
     transport = GuardedTransport(context, profile.timeout, profile.max_response_bytes, proxy_for)
     if cutoff is not None:
         cutoff.watch(transport)
+    return transport
+
+
+def _http_client(profile: Profile, transport: GuardedTransport, **options: object) -> httpx2.Client:
+    # trust_env=False: the transport itself goes through the environment's proxies, under its
+    # limits (httpx2 would give them a transport of its own).
     return httpx2.Client(
         transport=transport,
         timeout=profile.timeout,
@@ -351,7 +359,7 @@ def _oauth(profile: Profile, context: ssl.SSLContext, proxies: ProxyFor | None, 
         raise ConnectError("OAuth 2.0 client credentials need auth.token_url, auth.client_id and auth.client_secret: fill them in the profile.")
     client_id, client_secret = resolve_secret(auth.client_id), resolve_secret(auth.client_secret)
     secrets.add_basic(client_id, client_secret)  # a token endpoint may repeat the Basic header it was sent
-    token_http = stack.enter_context(_http_client(profile, context, proxies, cutoff))
+    token_http = stack.enter_context(_http_client(profile, _transport(profile, context, proxies, cutoff)))
     return ClientCredentials(token_http, auth.token_url, client_id, client_secret, auth.scope, secrets)
 
 
