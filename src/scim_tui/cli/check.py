@@ -51,7 +51,7 @@ FAIL_ON = {name: Status[name.upper()] for name in choices.FAIL_ON}
 
 
 class UsageError(UserError):
-    """Bad flags or an unreachable target: one line naming the fix; the command exits 2."""
+    """Bad flags, or a run that could judge nothing: one line naming the fix; the command exits 2."""
 
 
 @dataclass
@@ -77,7 +77,7 @@ def check(args: argparse.Namespace) -> int:
     _write(report, args.format, output)
     if har is not None:
         _write(report, "har", har)
-    _tell(outcome, target.recorded, args.format, output, review.judgement, FAIL_ON[args.fail_on])
+    _tell(outcome, args.format, output, review.judgement, FAIL_ON[args.fail_on])
     _check_something_ran(report)
     return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
 
@@ -304,7 +304,6 @@ def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa
 
 def _tell(
     outcome: RunOutcome,
-    recorded: bool,
     format: str,  # noqa: A002
     output: Path | None,
     judgement: baseline.Judgement | None = None,
@@ -317,7 +316,7 @@ def _tell(
     color = _colour(stream)
     lines = failure_lines(report, threshold, color)
     lines += [] if output is None and format == "text" else summary_lines(report, color)
-    if recorded:
+    if outcome.recorded:
         lines += changes_lines(outcome, color)
     if judgement is not None:
         lines += baseline_lines(judgement, color)
