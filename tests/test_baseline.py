@@ -7,14 +7,20 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from dataclasses import replace
+from datetime import UTC
 from datetime import date
+from datetime import datetime
 from xml.etree import ElementTree as ET
 
 import pytest
 
+from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.checker.results import ResultKey
 from scim_tui.demo import make_app
+from scim_tui.reports import RunReport
 from scim_tui.store import baseline
 from tests.support.command import one_line_error
 from tests.support.command import scim_tui_here
@@ -152,7 +158,25 @@ def test_an_entry_is_fixed_only_when_its_check_ran_and_passed():
     assert baseline.judge([entry], ran[Status.SUCCESS], today).fixed == [entry]
     assert baseline.judge([entry], ran[Status.SKIPPED], today).fixed == []
     assert baseline.judge([entry], [], today).fixed == [], "a check left out by the selection is not fixed"
-    assert baseline.judge([entry], ran[Status.ERROR], today).accepted == {0: entry}
+    assert baseline.judge([entry], ran[Status.ERROR], today).accepted == {ResultKey(CheckId("object_query", "User")): entry}
+
+
+def test_an_accepted_failure_stays_accepted_when_the_results_reorder():
+    """Accepted failures are named by their check (and their place among its results), never by
+    their place in the run: the same run in another order keeps the same ones accepted."""
+    results = [
+        CheckResult(Status.SUCCESS, title="object_creation", resource_type="User"),
+        CheckResult(Status.ERROR, title="object_query", resource_type="User", reason="first"),
+        CheckResult(Status.ERROR, title="object_query", resource_type="User", reason="second"),
+        CheckResult(Status.ERROR, title="object_query", resource_type="Group"),
+    ]
+    entry = baseline.Entry(check="object_query", resource_type="User", status="ERROR", note="known")
+    judged = report_of(results)
+    judged.accepted = {key: kept.note for key, kept in baseline.judge([entry], results, date(2026, 6, 1)).accepted.items()}
+    reordered = replace(judged, results=[results[3], results[1], results[0], results[2]])
+    for run in (judged, reordered):
+        assert [result.resource_type for result in run.at_or_above(Status.ERROR)] == ["Group"]
+        assert [result.reason for key, result in run.keyed() if run.acceptance(key) == "accepted: known"] == ["first", "second"]
 
 
 def test_a_run_without_failures_writes_a_baseline_of_comments_that_reads_back_empty(scim_server, tmp_path):
@@ -161,3 +185,7 @@ def test_a_run_without_failures_writes_a_baseline_of_comments_that_reads_back_em
     assert all(line.startswith("#") for line in path.read_text().splitlines())
     process = check(scim_server.url, "--baseline", str(path))
     assert process.returncode == 0 and "Baseline: 0 failure(s) accepted, 0 fixed, 0 expired." in process.stdout
+
+
+def report_of(results: list[CheckResult]) -> RunReport:
+    return RunReport.create(results, target="http://scim.example/v2", started_at=datetime(2026, 6, 1, tzinfo=UTC), duration=1.0)

@@ -236,9 +236,15 @@ def test_connection_test_reports_status_and_time(scim_server):
     assert outcome.message == f"200 OK in {outcome.elapsed * 1000:.0f} ms"
 
 
-def test_connection_test_on_the_demo_profile():
-    outcome = connect.test_connection(Profile.demo_profile())
+def test_connection_test_on_the_demo_profile_with_the_server_handed_down(scim_server):
+    outcome = connect.test_connection(Profile.demo_profile(scim_server.url))
     assert outcome.ok and outcome.message.startswith("200 OK in ")
+
+
+def test_the_demo_profile_before_its_server_started_is_one_line():
+    """Whoever needs the demo server starts it and hands its URL down: nothing starts one behind their back."""
+    outcome = connect.test_connection(Profile.demo_profile())
+    assert not outcome.ok and outcome.message.startswith("The demo server is not running: ")
 
 
 @pytest.mark.parametrize(

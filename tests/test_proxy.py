@@ -151,7 +151,7 @@ def test_no_proxy_and_the_embedded_server_go_direct(scim_server, proxy, monkeypa
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     assert connect.test_connection(Profile(name="p", url=scim_server.url)).ok
     monkeypatch.delenv("NO_PROXY")
-    assert connect.test_connection(Profile.demo_profile()).ok
+    assert connect.test_connection(Profile.demo_profile(scim_server.url)).ok
     assert proxy.asked == []
 
 

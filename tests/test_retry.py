@@ -12,7 +12,6 @@ import pytest
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import iter_checks
-from scim_tui.checker.exchanges import NOTE_EXTENSION
 from scim_tui.net.connect import open_client
 from scim_tui.net.transport import RETRIED
 from scim_tui.store.profiles import Profile
@@ -34,9 +33,9 @@ def test_an_idempotent_request_goes_again_on_a_new_connection():
         http = connection.client.client
         first = http.get("/Users")
         answers = [http.request(method, "/Users/x") for method in ("GET", "PUT", "DELETE")]
-    assert first.status_code == 200 and NOTE_EXTENSION not in first.extensions
+    assert first.status_code == 200 and connection.notes.note_of(first) is None
     assert [a.status_code for a in answers] == [200, 200, 200]
-    assert [a.extensions.get(NOTE_EXTENSION) for a in answers] == [RETRIED] * 3
+    assert [connection.notes.note_of(a) for a in answers] == [RETRIED] * 3
     assert len(server.connections) == 4, "each retry on a new connection"
 
 
@@ -53,7 +52,7 @@ def test_a_request_that_may_change_something_is_never_sent_twice(method):
 def test_a_retry_shows_in_the_exchange():
     with RawServer(one_answer_per_connection) as server, open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
         # one job: checks running at once each open a connection, and may send only one request on it
-        results = list(iter_checks(connection.client, CheckConfig(include_tags={"discovery"}, jobs=1)))
+        results = list(iter_checks(connection.client, CheckConfig(include_tags={"discovery"}, jobs=1), notes=connection.notes))
     exchanges = [e for r in results for e in r.exchanges]
     retried = [e for e in exchanges if e.note == RETRIED]
     assert retried and {e.method for e in retried} <= {"GET", "PUT", "DELETE"}, [(e.method, e.note) for e in exchanges]
@@ -75,5 +74,5 @@ def test_after_a_server_error_the_next_request_goes_on_a_new_connection():
         http = connection.client.client
         assert http.get("/Users").status_code == 500
         answer = http.request("POST", "/Users", content=b"{}")
-    assert answer.status_code == 200 and NOTE_EXTENSION not in answer.extensions
+    assert answer.status_code == 200 and connection.notes.note_of(answer) is None
     assert len(server.connections) == 2

@@ -201,26 +201,3 @@ class DemoServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-_shared: DemoServer | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_server() -> DemoServer:
-    """The demo server of this process, started on first use (the demo profile's target)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = DemoServer()
-        _shared.start()
-        return _shared
-
-
-def stop_shared_server() -> None:
-    """Stop the demo server of this process, if it was started (when the app exits)."""
-    global _shared
-    with _shared_lock:
-        if _shared is not None:
-            _shared.stop()
-            _shared = None

@@ -29,6 +29,7 @@ from scim_tui.checker.registry import verdict_names
 from scim_tui.demo import make_app
 from scim_tui.reports import RunReport
 from scim_tui.reports import write_report
+from scim_tui.reports.text import told
 from tests.support.servers import SCIM2_SERVER_BREAKS
 from tests.support.servers import Broken
 from tests.support.servers import Response
@@ -286,7 +287,7 @@ def test_a_deletion_that_fails_during_clean_up_names_the_leftovers(serve):
     left = stored(server.url)["User"]
     assert left, "the server kept what the check created"
     assert sorted(result.leftovers) == sorted(f"User/{user}" for user in left)
-    assert result.reason.endswith(f"Clean-up failed: left on the server: {', '.join(result.leftovers)}.")
+    assert told(result).endswith(f"Clean-up failed: left on the server: {', '.join(result.leftovers)}.")
     report = RunReport.create(results, target=server.url, started_at=datetime.now(UTC), duration=1.0)
     assert report.leftovers == result.leftovers
     assert f"Left on the server: {', '.join(result.leftovers)}" in write_report(report, "text")

@@ -13,6 +13,7 @@ from scim_tui.checker.filling import build_resource
 from scim_tui.checker.recorder import recording
 from scim_tui.checker.registry import verdict_names
 from scim_tui.demo import make_app
+from scim_tui.reports.text import told
 from tests.checker.test_full_run import holdings
 from tests.checker.test_full_run import pet_app
 from tests.support.servers import Broken
@@ -93,7 +94,9 @@ def test_what_a_run_could_not_delete_is_named_on_its_last_result(serve):
     last = [r for r in results if r.title not in verdict_names()][-1]  # the verdicts, given after, judge idp checks only
     made = {body(e.response_body)["id"] for e in pet.exchanges if e.method == "POST" and urlsplit(e.url).path == "/v2/Users"}
     assert made and all(f"User/{user_id}" in last.leftovers for user_id in made)
-    assert "Clean-up failed: left on the server:" in last.reason
+    assert "Clean-up failed: left on the server:" in told(last) and "Clean-up failed" not in (last.reason or ""), (
+        "told from the data, never spliced into the reason"
+    )
 
 
 def test_a_member_value_is_the_id_the_server_gave_not_read_out_of_its_location(serve):

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import header
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import SkipCause
 from scim_tui.checker.results import Status
 
 _ID = re.compile(r"(?=.*\d)[^/]{8,}|[0-9a-fA-F-]{32,36}")
@@ -122,6 +123,7 @@ class FeatureFailures:
                 result.reason = f"{(result.reason or '').rstrip('.')}, {claimed}."
             elif result.status.failed and "idp" not in result.tags:
                 result.status, result.reason = Status.SKIPPED, f"Skipped: {result.cause} ({claimed}; {FEATURE_JUDGES[feature]} reports it)."
+                result.skip_cause = SkipCause.PREREQUISITE
             return
 
 

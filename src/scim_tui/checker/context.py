@@ -23,6 +23,7 @@ from scim_tui.checker.creations import Creations
 from scim_tui.checker.creations import refusal
 from scim_tui.checker.creations import refusal_text
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import TransportNotes
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import noted
@@ -97,6 +98,7 @@ class CheckContext:
         creations: Creations | None = None,
         journal: Journal | None = None,
         log: list[Exchange] | None = None,
+        notes: TransportNotes | None = None,
     ):
         self.client = client
         self.conf = conf or CheckConfig()
@@ -119,7 +121,7 @@ class CheckContext:
             guard = Guard(client, self.resource_manager, base_url_of(client), journal)
             stopped = lambda: self.stopping.is_set() or bool(cancelled and cancelled())  # noqa: E731
             pacer = pacer or Pacer(self.conf.pacing)
-            recorder = install_recorder(client, secrets or (previous.secrets if previous else Secrets()), guard, stopped, pacer, log)
+            recorder = install_recorder(client, secrets or (previous.secrets if previous else Secrets()), guard, stopped, pacer, log, notes)
         self.recorder = recorder
         """The recorder of the run's requests, with the guard of its writes."""
 

@@ -24,6 +24,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.context import Discovery
 from scim_tui.checker.discovery import describe_server
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import TransportNotes
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import printable
 from scim_tui.checker.guard import NotProven
@@ -42,6 +43,7 @@ from scim_tui.checker.results import CheckId
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import SCIMTesterError
+from scim_tui.checker.results import SkipCause
 from scim_tui.checker.results import Status
 from scim_tui.checker.secrets import Secrets
 
@@ -73,6 +75,7 @@ def iter_checks(
     on_wait: Callable[[str | None], object] | None = None,
     exchanges: list[Exchange] | None = None,
     journal: Journal | None = None,
+    notes: TransportNotes | None = None,
 ) -> Generator[CheckResult]:
     """Run the checks on a server and yield each result as soon as its check ends.
 
@@ -99,6 +102,8 @@ def iter_checks(
     :param journal: told of each creation before it is sent and once it is settled (journal.py);
         once the server is described, the run first looks for what `journal.earlier()` names
         (left by runs of the same target that did not end), and deletes what it proves its own.
+    :param notes: what the client's transport did beyond sending a request once (sent it again
+        on a new connection), told per answer and written on its exchange.
 
     Closing the iterator early (a cancelled run, a Ctrl-C) stops the checks still running
     at their next request; each deletes what it created. Requests in a row that get no
@@ -109,7 +114,7 @@ def iter_checks(
     wanted = _with_suites(set(only), conf) if only is not None else None
     run_secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
     pacer = Pacer(conf.pacing, on_wait)
-    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=pacer, journal=journal, log=exchanges)
+    context = CheckContext(client, conf, Discovery(), secrets=run_secrets, cancelled=cancelled, pacer=pacer, journal=journal, log=exchanges, notes=notes)
 
     verdicts = _chosen([Step(c) for c in all_checkers() if c.scope == "results"], wanted)
     if wanted is not None and verdicts:
@@ -242,7 +247,7 @@ def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[Check
     summed = summary if wanted is None or summary.check_id in wanted else None
     if conf.resource_types and resource_type.name not in conf.resource_types:
         reason = f"Skipped: resource type {resource_type.name} is not in resource_types {conf.resource_types}."
-        return _Suite([], None, [skipped(step, reason) for step in [*suite, summed] if step is not None])
+        return _Suite([], None, [skipped(step, reason, SkipCause.DESELECTED) for step in [*suite, summed] if step is not None])
     return _Suite(suite, summed, [])
 
 
@@ -285,23 +290,13 @@ def _run_suites(context: CheckContext, suites: list[_Suite], on_leftovers: Calla
 
 def _delete_shared(context: CheckContext, last: CheckResult) -> None:
     """Delete the resources the run's references pointed at; name on `last` what could not be."""
-    leftovers = [printable(item) for item in context.references.manager.cleanup()]
-    if not leftovers:
-        return
-    told = _leftovers_sentence(last.leftovers)
-    reason = (last.reason or "").removesuffix(told).rstrip() if last.leftovers else last.reason or ""
-    last.leftovers = [*last.leftovers, *leftovers]
-    last.reason = f"{reason} {_leftovers_sentence(last.leftovers)}".strip()
-
-
-def _leftovers_sentence(leftovers: list[str]) -> str:
-    return f"Clean-up failed: left on the server: {', '.join(leftovers)}."
+    last.leftovers = [*last.leftovers, *(printable(item) for item in context.references.manager.cleanup())]
 
 
 def _summarize(context: CheckContext, step: Step, results: list[CheckResult]) -> CheckResult:
-    reason = filtered_out(step.checker.tags, context.conf)
-    if reason:
-        return skipped(step, reason)
+    left_out = deselected(step, context.conf)
+    if left_out:
+        return left_out
     model = context.model_for(step.resource_type) if step.resource_type else None
     if model is None:
         result = CheckResult(Status.ERROR, reason=f"No schema matches the resource type {step.check_id.resource_type}.")
@@ -320,7 +315,7 @@ def suite_summary(model_name: str, results: list[CheckResult]) -> CheckResult:
         causes = "".join(_shared(cause, len(failed)) for cause in shared_causes(results))
         return CheckResult(Status.ERROR, reason=f"{len(failed)} check(s) failed for {model_name}: {named}.{causes}")
     if not ran:
-        return CheckResult(Status.SKIPPED, reason=f"No check of the {model_name} suite ran.")
+        return CheckResult(Status.SKIPPED, reason=f"No check of the {model_name} suite ran.", skip_cause=SkipCause.PREREQUISITE)
     return CheckResult(Status.SUCCESS, reason=f"All {len(ran)} results of the {model_name} suite passed.")
 
 
@@ -344,7 +339,7 @@ def _undescribed(failure: str, wanted: set[CheckId] | None, conf: CheckConfig) -
             continue
         step = Step(checker)
         if wanted is None or any(check.checker == checker.name for check in wanted):
-            yield skipped(step, filtered_out(checker.tags, conf) or reason)
+            yield deselected(step, conf) or skipped(step, reason, SkipCause.PREREQUISITE)
 
 
 def _unusable(name: str, why: str, wanted: set[CheckId] | None, conf: CheckConfig) -> Iterator[CheckResult]:
@@ -353,7 +348,7 @@ def _unusable(name: str, why: str, wanted: set[CheckId] | None, conf: CheckConfi
     for checker in all_checkers():
         check_id = CheckId(checker.name, name)
         if checker.per_type and checker.schema is None and (wanted is None or check_id in wanted):
-            result = skipped(Step(checker), filtered_out(checker.tags, conf) or reason)
+            result = deselected(Step(checker), conf) or skipped(Step(checker), reason, SkipCause.PREREQUISITE)
             result.resource_type = printable(name)
             yield result
 
@@ -366,10 +361,8 @@ def _absent(resource_types: list[ResourceType], wanted: set[CheckId] | None, con
             continue
         kind = checker.schema.rsplit(":", 1)[-1]
         if wanted is None or CheckId(checker.name, kind) in wanted:
-            result = skipped(
-                Step(checker),
-                filtered_out(checker.tags, conf) or f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked.",
-            )
+            why = f"Skipped: the server has no resource type of the schema {checker.schema} that can be checked."
+            result = deselected(Step(checker), conf) or skipped(Step(checker), why, SkipCause.NOT_APPLICABLE)
             result.resource_type = kind
             yield result
 
@@ -395,14 +388,20 @@ def _kept(results: Iterable[CheckResult], seen: list[CheckResult]) -> Iterator[C
 def _verdicts(context: CheckContext, steps: list[Step], seen: list[CheckResult]) -> Iterator[CheckResult]:
     """The checkers that judge the results of the others (a provider's readiness), given them."""
     for step in steps:
-        reason = filtered_out(step.checker.tags, context.conf)
-        yield from [skipped(step, reason)] if reason else _finish(context, step, step.checker.func(context, list(seen)), [], [])
+        left_out = deselected(step, context.conf)
+        yield from [left_out] if left_out else _finish(context, step, step.checker.func(context, list(seen)), [], [])
 
 
-def skipped(step: Step, reason: str) -> CheckResult:
-    result = CheckResult(Status.SKIPPED, reason=reason)
+def skipped(step: Step, reason: str, cause: SkipCause) -> CheckResult:
+    result = CheckResult(Status.SKIPPED, reason=reason, skip_cause=cause)
     _label(step, result)
     return result
+
+
+def deselected(step: Step, conf: CheckConfig) -> CheckResult | None:
+    """The SKIPPED result of a step the run's tag filters leave out, None when they keep it."""
+    reason = filtered_out(step.checker.tags, conf)
+    return skipped(step, reason, SkipCause.DESELECTED) if reason else None
 
 
 def _run_steps(context: CheckContext, steps: list[Step]) -> Iterator[CheckResult]:
@@ -442,9 +441,9 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
     an ERROR result (or a SCIMTesterError with raise_exceptions). What the check
     created is deleted in every case, and what could not be is named in its results.
     """
-    reason = filtered_out(step.checker.tags, context.conf)
-    if reason:
-        return [skipped(step, reason)]
+    left_out = deselected(step, context.conf)
+    if left_out:
+        return [left_out]
     with recording() as exchanges:
         check_context = context.fork(exchanges)
         try:
@@ -453,7 +452,7 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
         except SCIMTesterError:
             raise
         except RunCancelled as stopped:
-            results = [CheckResult(Status.SKIPPED, reason=f"Skipped: {stopped.reason}.")]
+            results = [CheckResult(Status.SKIPPED, reason=f"Skipped: {stopped.reason}.", skip_cause=SkipCause.STOPPED)]
         except KeyboardInterrupt:
             context.stopping.set()  # a Ctrl-C now skips the clean-up's deletion under way
             raise
@@ -472,12 +471,13 @@ def failure_result(exc: Exception, exchanges: list[Exchange]) -> CheckResult:
     be proven its own (so nothing was written to it), or the client library refused to send a
     request (the server was not asked); else ERROR, saying the last request and what went wrong."""
     if isinstance(exc, PrerequisiteFailed):
-        return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}.")
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {exc}.", skip_cause=SkipCause.PREREQUISITE)
     if isinstance(exc, NotProven):  # the server's answer to that GET is another check's to judge
-        return CheckResult(Status.SKIPPED, reason=f"Skipped: {failure_reason(exc, exchanges)}.")
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {failure_reason(exc, exchanges)}.", skip_cause=SkipCause.PREREQUISITE)
     refusal = client_refusal(exc)
     if refusal:
-        return CheckResult(Status.SKIPPED, reason=f"Not sent: scim2-client refused to send the request ({refusal}), so the server was not asked.")
+        reason = f"Not sent: scim2-client refused to send the request ({refusal}), so the server was not asked."
+        return CheckResult(Status.SKIPPED, reason=reason, skip_cause=SkipCause.NOT_SENT)
     return CheckResult(Status.ERROR, reason=failure_reason(exc, exchanges), data=exception_data(exc))
 
 
@@ -489,7 +489,7 @@ def _call(context: CheckContext, step: Step) -> list[CheckResult]:
         return checker.func(context, step.resource_type)
     model = context.model_for(step.resource_type) if step.resource_type else None
     if model is None:
-        return [CheckResult(Status.SKIPPED, reason=f"No schema matches the resource type {step.check_id.resource_type}.")]
+        return [CheckResult(Status.SKIPPED, reason=f"No schema matches the resource type {step.check_id.resource_type}.", skip_cause=SkipCause.NOT_APPLICABLE)]
     return checker.func(context, model)
 
 
@@ -501,9 +501,7 @@ def _finish(context: CheckContext, step: Step, results: list[CheckResult], excha
         if not result.exchanges:
             result.exchanges = list(exchanges)
     if leftovers and results:
-        last = results[-1]  # named once, on the check's last result
-        last.leftovers = list(leftovers)
-        last.reason = f"{last.reason or ''} {_leftovers_sentence(leftovers)}".strip()
+        results[-1].leftovers = list(leftovers)  # named once, on the check's last result
     if context.conf.raise_exceptions:
         for result in results:
             if result.status.failed:

@@ -19,6 +19,7 @@ from dataclasses import field
 from datetime import datetime
 from http import HTTPStatus
 from typing import Any
+from typing import Protocol
 from urllib.parse import parse_qsl
 from urllib.parse import urlencode
 from urllib.parse import urlsplit
@@ -33,8 +34,13 @@ from scim_tui.checker.secrets import Secrets
 
 _why: ContextVar[str | None] = ContextVar("scim_tui_why", default=None)
 
-NOTE_EXTENSION = "scim_tui.note"
-"""The response extension in which a transport tells what it did beyond sending the request once."""
+
+class TransportNotes(Protocol):
+    """What a transport did beyond sending a request once (sent it again on a new connection),
+    told per answer; the engine writes it on the answer's exchange."""
+
+    def note_of(self, response: Any) -> str | None: ...
+
 
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 SENSITIVE_WORDS = ("token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "auth", "session", "credential")

@@ -11,6 +11,7 @@ from scim2_models import ServiceProviderConfig
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.discovery import read_config
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import SkipCause
 from scim_tui.checker.results import Status
 
 FEATURES = {
@@ -42,5 +43,6 @@ def unclaimed(context: CheckContext, feature: str) -> CheckResult | None:
         return None
     if service_provider_config(context) is None:
         why = "the ServiceProviderConfig could not be read (service_provider_config_endpoint says why), so it claims no optional feature"
-        return CheckResult(Status.SKIPPED, reason=f"Skipped: {why}.")
-    return CheckResult(Status.SKIPPED, reason=f"Skipped: the ServiceProviderConfig does not claim {feature} support ({feature}.supported is not true).")
+        return CheckResult(Status.SKIPPED, reason=f"Skipped: {why}.", skip_cause=SkipCause.PREREQUISITE)
+    why = f"the ServiceProviderConfig does not claim {feature} support ({feature}.supported is not true)"
+    return CheckResult(Status.SKIPPED, reason=f"Skipped: {why}.", skip_cause=SkipCause.NOT_CLAIMED)

@@ -28,9 +28,9 @@ from urllib.parse import urlencode
 from urllib.parse import urljoin
 from urllib.parse import urlsplit
 
-from scim_tui.checker.exchanges import NOTE_EXTENSION
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
+from scim_tui.checker.exchanges import TransportNotes
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import why_sent
 from scim_tui.checker.guard import WRITE_METHODS
@@ -140,8 +140,11 @@ class Recorder:
         cancelled: Callable[[], bool] | None = None,
         pacer: Pacer | None = None,
         log: list[Exchange] | None = None,
+        notes: TransportNotes | None = None,
     ):
         self.client = client
+        self.notes = notes
+        """What the transport tells of each answer beyond the server's words."""
         self.original = original
         self.secrets = secrets
         self.redactor = Redactor(secrets)
@@ -236,7 +239,7 @@ class Recorder:
 
     def _exchange(self, method: str, url: str, kwargs: dict[str, Any], response: Any) -> Exchange:
         exchange = self._request_part(method, url, kwargs, response)
-        answered(exchange, response, self.redactor)
+        answered(exchange, response, self.redactor, self.notes)
         return exchange
 
     def _request_part(self, method: str, url: str, kwargs: dict[str, Any], response: Any) -> Exchange:
@@ -274,11 +277,11 @@ class Recorder:
         return items
 
 
-def recorded(response: Any, redactor: Redactor, started: datetime, elapsed: float) -> Exchange:
+def recorded(response: Any, redactor: Redactor, started: datetime, elapsed: float, notes: TransportNotes | None = None) -> Exchange:
     """The exchange of a request sent outside the run's recorder (the pre-run probe, straight
     through httpx2), as the recorder makes one."""
     exchange = sent_part(response.request, redactor)
-    answered(exchange, response, redactor)
+    answered(exchange, response, redactor, notes)
     exchange.started, exchange.elapsed = started, elapsed
     return exchange
 
@@ -294,12 +297,12 @@ def sent_part(sent: Any, redactor: Redactor) -> Exchange:
     )
 
 
-def answered(exchange: Exchange, response: Any, redactor: Redactor) -> None:
-    """Fill an exchange with the response, redacted."""
+def answered(exchange: Exchange, response: Any, redactor: Redactor, notes: TransportNotes | None = None) -> None:
+    """Fill an exchange with the response, redacted, and what the transport tells of it."""
     exchange.status_code = response.status_code
     exchange.response_headers = redactor.headers(_header_items(response.headers))
     exchange.response_body = redactor.text(_cut(_response_text(response)))
-    exchange.note = (getattr(response, "extensions", None) or {}).get(NOTE_EXTENSION)
+    exchange.note = notes.note_of(response) if notes is not None else None
 
 
 def base_url_of(client: Any) -> str:
@@ -359,7 +362,13 @@ def run_secrets(client: Any) -> list[str]:
 
 
 def install_recorder(
-    client: Any, secrets: Secrets, guard: Guard, cancelled: Callable[[], bool] | None = None, pacer: Pacer | None = None, log: list[Exchange] | None = None
+    client: Any,
+    secrets: Secrets,
+    guard: Guard,
+    cancelled: Callable[[], bool] | None = None,
+    pacer: Pacer | None = None,
+    log: list[Exchange] | None = None,
+    notes: TransportNotes | None = None,
 ) -> Recorder:
     """Wrap the client's request method for one run: its exchanges recorded and redacted, its
     writes guarded, nothing but clean-up sent once ``cancelled()`` says so.
@@ -368,6 +377,6 @@ def install_recorder(
     """
     current = recorder_of(client)
     original = current.original if current is not None else client.request
-    recorder = Recorder(client, original, secrets, guard, cancelled, pacer, log)
+    recorder = Recorder(client, original, secrets, guard, cancelled, pacer, log, notes)
     client.request = recorder
     return recorder

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import re
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from enum import IntEnum
+from enum import StrEnum
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -41,10 +43,6 @@ class Status(IntEnum):
 
 SUMMARY_CHECKER = "resource_type_tests"
 """The checker that sums up the suite of one resource type; it runs after the others."""
-DESELECTED = re.compile(
-    r"Skipped: (none of its tags matches include_tags|one of its tags matches exclude_tags|its tag \S+ is opt-in|resource type .* is not in resource_types)[ ,]"
-)
-"""The reasons (registry.filtered_out, engine._suite) of a check the run's selection left out."""
 STATUS_WIDTH = max(len(status.name) for status in Status)
 """Characters the longest status name takes, to align statuses in a column."""
 
@@ -76,6 +74,25 @@ class CheckConfig:
     run; any other provider's NOT READY is a DEVIATION: readiness is not an RFC verdict."""
 
 
+class SkipCause(StrEnum):
+    """Why a check did not run, as data: the reason says it to a person, this decides (what a
+    report counts, what the app shows) whatever the reason's words."""
+
+    DESELECTED = "deselected"
+    """The run's selection (its tags, its resource types) left the check out: nothing the server did."""
+    PREREQUISITE = "prerequisite"
+    """Something the check needs failed first (a resource to work on, the server's description,
+    a request failing as a whole that another check reports)."""
+    NOT_CLAIMED = "not claimed"
+    """The server does not claim the optional feature the check is about (its ServiceProviderConfig)."""
+    NOT_APPLICABLE = "not applicable"
+    """The server has nothing the check applies to (no resource type of its schema)."""
+    NOT_SENT = "not sent"
+    """The client library refused to send the request: the server was not asked."""
+    STOPPED = "stopped"
+    """The run was cancelled, or stopped early, before the check could end."""
+
+
 @dataclass(frozen=True)
 class CheckId:
     """Names one check: a checker, and the resource type it ran for (None for server checks)."""
@@ -90,6 +107,25 @@ class CheckId:
 
     def __str__(self) -> str:
         return f"{self.resource_type}/{self.checker}" if self.resource_type else self.checker
+
+
+@dataclass(frozen=True)
+class ResultKey:
+    """Names one result of a run however its results are ordered: its check, and which of that
+    check's results it is (a check may give several, always in the same order)."""
+
+    check_id: CheckId
+    nth: int = 0
+
+
+def result_keys(results: Iterable[CheckResult]) -> list[ResultKey]:
+    """The key of each result, in the order given."""
+    seen: Counter[CheckId] = Counter()
+    keys = []
+    for result in results:
+        keys.append(ResultKey(result.check_id, seen[result.check_id]))
+        seen[result.check_id] += 1
+    return keys
 
 
 @dataclass
@@ -116,6 +152,8 @@ class CheckResult:
     blocks: bool | None = None
     """For an identity provider's step: whether the provider cannot go on past it, whatever its
     status by the RFCs says (None: as that status says: a failure, or a step that did not run)."""
+    skip_cause: SkipCause | None = None
+    """Why a SKIPPED result did not run, when the engine knows it (None: the check's own reason)."""
 
     @property
     def check_id(self) -> CheckId:
@@ -125,7 +163,7 @@ class CheckResult:
     def deselected(self) -> bool:
         """SKIPPED only because the run's selection (tags, resource types) left the check out:
         nothing the server did; the app shows no row for it, and no count counts it."""
-        return self.status is Status.SKIPPED and DESELECTED.match(self.reason or "") is not None
+        return self.status is Status.SKIPPED and self.skip_cause is SkipCause.DESELECTED
 
     def __repr__(self) -> str:
         parts = [f"status={self.status.name}", f"title={self.title!r}"]

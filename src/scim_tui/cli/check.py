@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections import Counter
-from contextlib import closing
+from contextlib import ExitStack
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import UTC
@@ -22,28 +21,23 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import get_all_available_tags
-from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.registry import tag_matches
 from scim_tui.checker.secrets import Secrets
 from scim_tui.choices import PROVIDERS
 from scim_tui.errors import UserError
-from scim_tui.net.connect import Connection
-from scim_tui.net.connect import open_client
-from scim_tui.net.connect import unusable
 from scim_tui.net.header_values import unsendable
 from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
-from scim_tui.reports.summary import RunSummary
 from scim_tui.reports.text import paint
 from scim_tui.reports.text import result_line
 from scim_tui.reports.text import summary_lines
+from scim_tui.run import RunOptions
+from scim_tui.run import RunOutcome
+from scim_tui.run import Stage
+from scim_tui.run import run as run_checks
 from scim_tui.selection import Selection
-from scim_tui.signals import RunInterrupted
 from scim_tui.store import baseline
-from scim_tui.store import history
-from scim_tui.store.journal import journal_lines
-from scim_tui.store.journal import run_journal
 from scim_tui.store.paths import write_atomically
 from scim_tui.store.profiles import ENV_PREFIX
 from scim_tui.store.profiles import Auth
@@ -57,7 +51,7 @@ FAIL_ON = {name: Status[name.upper()] for name in choices.FAIL_ON}
 
 
 class UsageError(UserError):
-    """Bad flags or an unreachable target: one line naming the fix; the command exits 2."""
+    """Bad flags, or a run that could judge nothing: one line naming the fix; the command exits 2."""
 
 
 @dataclass
@@ -77,21 +71,31 @@ def check(args: argparse.Namespace) -> int:
     selection = selection_of(args)
     output = _writable(args.output)
     har = _writable(args.har)
-    entries = _baseline_entries(args)
-    required = required_providers(args.require_ready, target.profile)
-    report = run(target, selection, args.jobs, args.max_rate, args.max_resource_types, required)
-    _check_resource_types(report)
-    _check_required(report, required)
-    judgement = _judged(report, args, entries)
-    previous = history.latest_summary(report.profile) if target.recorded and report.profile else None
-    if target.recorded:
-        _record(report)
+    review = Review(args, _baseline_entries(args), required_providers(args.require_ready, target.profile))
+    outcome = run(target, selection, args, review)
+    report = outcome.report
     _write(report, args.format, output)
     if har is not None:
         _write(report, "har", har)
-    _tell(report, previous, target.recorded, args.format, output, judgement, FAIL_ON[args.fail_on])
+    _tell(outcome, args.format, output, review.judgement, FAIL_ON[args.fail_on])
     _check_something_ran(report)
     return 1 if report.at_or_above(FAIL_ON[args.fail_on]) else 0
+
+
+@dataclass
+class Review:
+    """What the command makes of a run before the history keeps it: bad usage the run revealed
+    (a resource type the server lacks, a required readiness left out), then the baseline's judgement."""
+
+    args: argparse.Namespace
+    entries: list[baseline.Entry] | None
+    required: frozenset[str]
+    judgement: baseline.Judgement | None = None
+
+    def __call__(self, report: RunReport) -> None:
+        _check_resource_types(report)
+        _check_required(report, self.required)
+        self.judgement = _judged(report, self.args, self.entries)
 
 
 def _writable(name: str | None) -> Path | None:
@@ -122,7 +126,7 @@ def _judged(report: RunReport, args: argparse.Namespace, entries: list[baseline.
         entries = baseline.entries_of(report.results, entries)
         baseline.write(Path(args.update_baseline), entries)
     judgement = baseline.judge(entries, report.results, datetime.now(UTC).date())
-    report.accepted = {index: entry.note for index, entry in judgement.accepted.items()}
+    report.accepted = {key: entry.note for key, entry in judgement.accepted.items()}
     return judgement
 
 
@@ -217,72 +221,34 @@ def _check_something_ran(report: RunReport) -> None:
     raise UsageError(f"No check could run on {report.target}: {why}.")
 
 
-def run(
-    target: Target,
-    selection: Selection,
-    jobs: int | None,
-    max_rate: int | None = None,
-    max_resource_types: int | None = None,
-    require_ready: frozenset[str] = frozenset(),
-) -> RunReport:
-    """Run the selected checks on a target; UsageError when it cannot be reached, RunInterrupted
-    on Ctrl-C, SIGTERM or SIGHUP once the running checks deleted what they created."""
+def run(target: Target, selection: Selection, args: argparse.Namespace, review: Review) -> RunOutcome:
+    """Run the selected checks on a target, its profile's limits overridden by the flags; a
+    UserError when it cannot be checked, RunInterrupted on Ctrl-C, SIGTERM or SIGHUP once the
+    running checks deleted what they created."""
     profile = target.profile
-    conf = selection.check_config(jobs or profile.jobs, max_rate or profile.max_rate, max_resource_types or profile.max_resource_types, require_ready)
+    limits = {name: getattr(args, name) or getattr(profile, name) for name in ("jobs", "max_rate", "max_resource_types")}
+    profile = profile.model_copy(update={**limits, "require_ready": sorted(review.required)})
     progress = Progress(sys.stderr if sys.stderr.isatty() else None)
-    results: list[CheckResult] = []
-    late: list[str] = []
-    with open_client(profile) as connection:
-        conf.documents = connection.documents or None
-        secrets = connection.secrets
-        secrets.add(*target.secrets)
-        _check_reachable(profile, connection)
-        started_at, started = datetime.now(UTC), time.perf_counter()
-        with run_journal(profile, connection.url) as journal:
-            checks = iter_checks(
-                connection.client,
-                conf,
-                secrets=secrets,
-                on_plan=progress.plan,
-                on_leftovers=late.extend,
-                on_wait=progress.waiting,
-                exchanges=connection.exchanges,
-                journal=journal,
-            )
-            try:
-                with closing(checks):  # closing lets the running checks delete what they created
-                    for result in checks:
-                        results.append(result)
-                        progress.advance(result)
-            except KeyboardInterrupt as interrupt:
-                left_by_the_interrupted = getattr(interrupt, "leftovers", [])  # its clean-up's, told with the interruption
-                leftovers = list(dict.fromkeys([item for result in results for item in result.leftovers] + late + left_by_the_interrupted))
-                raise RunInterrupted(len(results), [Redactor(secrets).text(item) or "" for item in leftovers], interrupt) from None
-            finally:
-                progress.clear()
-                for line in journal_lines(journal):
-                    print(f"scim-tui: {Redactor(secrets).text(line)}", file=sys.stderr)
-    return RunReport.create(
-        results,
-        target=connection.url,
-        started_at=started_at,
-        duration=time.perf_counter() - started,
-        profile=profile.name if target.named else None,
-        selection=selection,
-        secrets=secrets,
-        exchanges=connection.exchanges,
-    )
+    options = RunOptions(record=target.recorded, named=target.named, secrets=target.secrets, review=review)
+    try:
+        with ExitStack() as stack:
+            if profile.demo:  # the embedded server, for this run only
+                from scim_tui.demo import DemoServer  # scim2-server loads only for the demo profile
 
-
-def _check_reachable(profile: Profile, connection: Connection) -> None:
-    """UsageError when nothing answers or the credentials are refused; any other answer is for the checks to judge."""
-    problem = unusable(profile, connection)
-    if problem is not None:
-        raise UsageError(problem)
+                profile = profile.model_copy(update={"url": stack.enter_context(DemoServer()).url})
+            outcome = run_checks(profile, selection, progress, options)
+    finally:
+        progress.clear()
+    for warning in outcome.warnings if outcome else []:
+        print(f"scim-tui: warning: {warning}", file=sys.stderr)
+    if outcome is None:  # only a cutoff ends a run before its checks, and the command never cuts one
+        raise UsageError("The run was cancelled before its checks began.")
+    return outcome
 
 
 class Progress:
-    """`[12/140] User/object_query` on one line of a terminal; nothing when there is no terminal."""
+    """The run told on stderr: `[12/140] User/object_query` on one line of a terminal (nothing
+    when there is no terminal), and what else the run did (a line each)."""
 
     def __init__(self, stream: TextIO | None):
         self.stream = stream
@@ -290,10 +256,20 @@ class Progress:
         self.done: set[CheckId] = set()
         """The checks that gave a result: a check may give several."""
 
-    def plan(self, total: int) -> None:
+    def stage(self, stage: Stage) -> None:
+        self._show(f"{stage.value}…")
+
+    def planned(self, total: int, whole: bool) -> None:
         self.total = total
 
-    def advance(self, result: CheckResult) -> None:
+    def note(self, line: str) -> None:
+        self.clear()
+        print(f"scim-tui: {line}", file=sys.stderr)
+
+    def cancelled(self) -> bool:
+        return False  # Ctrl-C, SIGTERM and SIGHUP interrupt the run instead
+
+    def result(self, result: CheckResult) -> None:
         if not result.check_id.is_summary:  # the plan does not count summaries either
             self.done.add(result.check_id)
         self._show(str(result.check_id))
@@ -310,16 +286,9 @@ class Progress:
             self.stream.flush()
 
     def clear(self) -> None:
-        if self.stream is not None and self.done:
+        if self.stream is not None:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
-
-
-def _record(report: RunReport) -> None:
-    try:
-        history.record(report)
-    except OSError as exc:
-        print(f"scim-tui: warning: the run was not saved in the history ({exc.strerror or exc}).", file=sys.stderr)
 
 
 def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa: A002
@@ -334,9 +303,7 @@ def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa
 
 
 def _tell(
-    report: RunReport,
-    previous: RunSummary | None,
-    recorded: bool,
+    outcome: RunOutcome,
     format: str,  # noqa: A002
     output: Path | None,
     judgement: baseline.Judgement | None = None,
@@ -344,23 +311,24 @@ def _tell(
 ) -> None:
     """The failures first, then the summary, the changes and what the baseline says: after a
     text report, else beside the report (never inside it)."""
+    report = outcome.report
     stream = sys.stderr if output is None and format != "text" else sys.stdout
     color = _colour(stream)
     lines = failure_lines(report, threshold, color)
     lines += [] if output is None and format == "text" else summary_lines(report, color)
-    if recorded:
-        lines += changes_lines(report, previous, color)
+    if outcome.recorded:
+        lines += changes_lines(outcome, color)
     if judgement is not None:
         lines += baseline_lines(judgement, color)
     if lines:
         stream.write("\n".join(lines) + "\n")
 
 
-def changes_lines(report: RunReport, previous: RunSummary | None, color: bool = False) -> list[str]:
+def changes_lines(outcome: RunOutcome, color: bool = False) -> list[str]:
     """What changed since the previous run of the profile, one line per changed check."""
-    if previous is None:
-        return [f"First recorded run of the profile {report.profile}: nothing to compare with."]
-    changes = history.compare(previous, report)
+    previous, changes = outcome.previous, outcome.changes
+    if previous is None or changes is None:
+        return [f"First recorded run of the profile {outcome.report.profile}: nothing to compare with."]
     since = f"since the previous run ({previous.started_at:%Y-%m-%d %H:%M:%S} UTC), among the {changes.compared} checks both ran"
     if not changes:
         return [f"No change {since}."]
@@ -374,10 +342,10 @@ def failure_lines(report: RunReport, threshold: Status, color: bool = False) -> 
     """The results that fail the run, then those a baseline accepts, a line each, for the end
     of a CI log; nothing when there are none."""
     failing = report.at_or_above(threshold)
-    accepted = [(index, result) for index, result in enumerate(report.results) if index in report.accepted]
+    accepted = [(key, result) for key, result in report.keyed() if key in report.accepted]
     lines = [f"Failing the run ({failing_count(failing)}):", *(f"  {result_line(result, color)}" for result in failing)] if failing else []
     if accepted:
-        lines += [f"Accepted by the baseline ({len(accepted)}):", *(f"  {result_line(result, color, report.acceptance(index))}" for index, result in accepted)]
+        lines += [f"Accepted by the baseline ({len(accepted)}):", *(f"  {result_line(result, color, report.acceptance(key))}" for key, result in accepted)]
     return lines
 
 

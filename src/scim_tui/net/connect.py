@@ -30,6 +30,7 @@ from scim2_client.engines.httpx2 import SyncSCIMClient
 
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
+from scim_tui.checker.exchanges import TransportNotes
 from scim_tui.checker.exchanges import status_line
 from scim_tui.checker.limits import MAX_DOCUMENT_BYTES
 from scim_tui.checker.listings import listing
@@ -71,6 +72,8 @@ class Connection:
     exchanges: list[Exchange] = field(default_factory=list)
     """Every exchange made on the connection, redacted, each with its start time: the probe's,
     then the run's (iter_checks' `exchanges`), for a report that holds every request."""
+    notes: TransportNotes | None = None
+    """What the transport did beyond sending a request once, per answer (iter_checks' `notes`)."""
 
 
 @dataclass
@@ -83,6 +86,8 @@ class ConnectionTest:
     """Seconds the request took."""
     message: str
     """One line: "200 OK in 12 ms", or what went wrong and what to do."""
+    answer: httpx2.Response | None = field(default=None, repr=False, compare=False)
+    """The answer to GET /ServiceProviderConfig, when one came."""
 
 
 def resolve_secret(value: str) -> str:
@@ -97,12 +102,10 @@ def resolve_secret(value: str) -> str:
 
 
 def target_url(profile: Profile) -> str:
-    """The base URL a profile targets; the demo profile starts the embedded server."""
-    if not profile.demo:
-        return profile.url
-    from scim_tui import demo  # scim2-server loads only for the demo profile
-
-    return demo.shared_server().url
+    """The base URL a profile targets; ConnectError for the demo profile before its server started."""
+    if profile.demo and not profile.url:
+        raise ConnectError("The demo server is not running: start it (scim_tui.demo.DemoServer) and give its URL to Profile.demo_profile(url).")
+    return profile.url
 
 
 @contextmanager
@@ -127,10 +130,11 @@ def open_client(profile: Profile, cutoff: Cutoff | None = None) -> Iterator[Conn
             password = resolve_secret(profile.auth.password or "")
             secrets.add_basic(profile.auth.username or "", password)
             auth = httpx2.BasicAuth(profile.auth.username or "", password)
-        http = stack.enter_context(_http_client(profile, context, proxies, cutoff, base_url=url, headers=headers, auth=auth))
+        transport = _transport(profile, context, proxies, cutoff)
+        http = stack.enter_context(_http_client(profile, transport, base_url=url, headers=headers, auth=auth))
         if isinstance(auth, ClientCredentials):
             _first_token(auth)
-        yield Connection(SyncSCIMClient(http), url, secrets, documents)
+        yield Connection(SyncSCIMClient(http), url, secrets, documents, notes=transport)
 
 
 def discovery_documents(files: DiscoveryFiles) -> dict[str, Any]:
@@ -177,26 +181,58 @@ def probe(connection: Connection) -> ConnectionTest:
     if refusal is not None:
         took = refusal.elapsed.total_seconds()
         return ConnectionTest(False, refusal.status_code, took, redactor.text(f"GET {refusal.url.path} answered {_answer(refusal, took)}") or "")
-    return ConnectionTest(response.status_code == 200, response.status_code, elapsed, redactor.text(_answer(response, elapsed)) or "")
+    return ConnectionTest(response.status_code == 200, response.status_code, elapsed, redactor.text(_answer(response, elapsed)) or "", response)
 
 
 def unusable(profile: Profile, connection: Connection) -> str | None:
-    """The one line that says a run cannot start: nothing answers, or the credentials are
-    refused; None when the server answered anything else (for the checks to judge)."""
+    """The one line that says a run cannot start: nothing answers, the credentials are refused,
+    or the target is not a SCIM server; None when the server answered anything else (for the
+    checks to judge)."""
     outcome = probe(connection)
-    where = Redactor().url(profile.url) if profile.url else "the demo server"
+    where = "the demo server" if profile.demo else Redactor().url(profile.url)
     if outcome.status_code is None:
         return f"Cannot reach {where}: {outcome.message}"
     if outcome.status_code in REFUSED:
         return f"{where} refused the credentials: {outcome.message}"
-    return None
+    return _not_scim(connection, outcome.answer, where)
+
+
+def _not_scim(connection: Connection, config: httpx2.Response | None, where: str) -> str | None:
+    """The line that says the target is not a SCIM server: it serves neither of the discovery
+    documents every SCIM service provider serves (RFC 7644 §4), each GET answered 404 or an HTML
+    page; None when it serves either, or the profile supplies either."""
+    supplied = {"service_provider_config", "resource_types"} & connection.documents.keys()
+    if config is None or supplied or not _no_document(config):
+        return None
+    try:
+        listed = _get(connection, "/ResourceTypes")
+    except httpx2.RequestError:
+        return None
+    if not _no_document(listed):
+        return None
+    answers = " and ".join(f"GET {response.url.path} answered {_shown(response)}" for response in (config, listed))
+    return f"{where} is not a SCIM server ({answers}): check the URL, it should be the base of the SCIM endpoints (e.g. https://example.com/scim/v2)."
+
+
+def _no_document(response: httpx2.Response) -> bool:
+    """Whether an answer holds no SCIM document at all: a 404, or an HTML page (a web site)."""
+    return response.status_code == 404 or _html(response)
+
+
+def _html(response: httpx2.Response) -> bool:
+    return response.headers.get("Content-Type", "").lower().startswith("text/html") or response.content.lstrip()[:1] == b"<"
+
+
+def _shown(response: httpx2.Response) -> str:
+    status = status_line(response.status_code)
+    return f"an HTML page ({status})" if _html(response) else status
 
 
 def _get(connection: Connection, path: str, **params: Any) -> httpx2.Response:
     """GET a path straight through httpx2, its exchange kept on the connection."""
     started_at, started = datetime.now(UTC), time.perf_counter()
     response = connection.client.client.get(path, params=params or None)
-    connection.exchanges.append(recorded(response, Redactor(connection.secrets), started_at, time.perf_counter() - started))
+    connection.exchanges.append(recorded(response, Redactor(connection.secrets), started_at, time.perf_counter() - started, connection.notes))
     return response
 
 
@@ -298,12 +334,16 @@ def _proxies(profile: Profile, secrets: Secrets) -> ProxyFor | None:
     return proxies
 
 
-def _http_client(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor | None, cutoff: Cutoff | None, **options: object) -> httpx2.Client:
-    # trust_env=False: the transport itself goes through the environment's proxies, under its
-    # limits (httpx2 would give them a transport of its own).
+def _transport(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor | None, cutoff: Cutoff | None) -> GuardedTransport:
     transport = GuardedTransport(context, profile.timeout, profile.max_response_bytes, proxy_for)
     if cutoff is not None:
         cutoff.watch(transport)
+    return transport
+
+
+def _http_client(profile: Profile, transport: GuardedTransport, **options: object) -> httpx2.Client:
+    # trust_env=False: the transport itself goes through the environment's proxies, under its
+    # limits (httpx2 would give them a transport of its own).
     return httpx2.Client(
         transport=transport,
         timeout=profile.timeout,
@@ -319,7 +359,7 @@ def _oauth(profile: Profile, context: ssl.SSLContext, proxies: ProxyFor | None, 
         raise ConnectError("OAuth 2.0 client credentials need auth.token_url, auth.client_id and auth.client_secret: fill them in the profile.")
     client_id, client_secret = resolve_secret(auth.client_id), resolve_secret(auth.client_secret)
     secrets.add_basic(client_id, client_secret)  # a token endpoint may repeat the Basic header it was sent
-    token_http = stack.enter_context(_http_client(profile, context, proxies, cutoff))
+    token_http = stack.enter_context(_http_client(profile, _transport(profile, context, proxies, cutoff)))
     return ClientCredentials(token_http, auth.token_url, client_id, client_secret, auth.scope, secrets)
 
 

@@ -23,15 +23,16 @@ import contextlib
 import http.client
 import socket
 import ssl
+import threading
 import time
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import httpx2
 
-from scim_tui.checker.exchanges import NOTE_EXTENSION
 from scim_tui.checker.json_shape import json_depth_problem
 from scim_tui.checker.limits import MAX_JSON_DEPTH
 from scim_tui.checker.limits import byte_size
@@ -66,6 +67,13 @@ class GuardedTransport(httpx2.BaseTransport):
         self._pool = Pool(ssl_context, proxy_for)
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
+        self._notes: WeakKeyDictionary[httpx2.Response, str] = WeakKeyDictionary()
+        self._notes_lock = threading.Lock()
+
+    def note_of(self, response: httpx2.Response) -> str | None:
+        """What the transport did beyond sending the request of an answer once (RETRIED), or None."""
+        with self._notes_lock:
+            return self._notes.get(response)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         deadline = time.monotonic() + self.timeout
@@ -103,7 +111,7 @@ class GuardedTransport(httpx2.BaseTransport):
         if decoder is not None:
             # Decoded here, so that httpx gets (and measures) the plain body.
             headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
-        return httpx2.Response(
+        answer = httpx2.Response(
             response.status,
             # As bytes, exactly as sent (http.client read them as latin-1): a value beyond ASCII
             # is no error, httpx2 decodes it as it can.
@@ -112,9 +120,12 @@ class GuardedTransport(httpx2.BaseTransport):
             extensions={
                 "http_version": b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1",
                 "reason_phrase": response.reason.encode("latin-1", "replace"),
-                **({NOTE_EXTENSION: retried} if retried else {}),
             },
         )
+        if retried:
+            with self._notes_lock:
+                self._notes[answer] = retried
+        return answer
 
     def _connection(self, request: httpx2.Request, address: Origin, deadline: float, fresh: bool = False) -> Connection:
         with self.guard(request, httpx2.ConnectTimeout, httpx2.ConnectError):

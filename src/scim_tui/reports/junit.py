@@ -17,6 +17,7 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.registry import any_tag_matches
 from scim_tui.reports.model import RunReport
+from scim_tui.reports.text import told
 from scim_tui.reports.transcript import exchange_text
 from scim_tui.reports.transcript import failing_exchange
 
@@ -36,9 +37,9 @@ def suite_name(result: CheckResult) -> str:
 
 def render(report: RunReport) -> str:
     suites: dict[str, list[Case]] = {}
-    for index, result in enumerate(report.results):
+    for key, result in report.keyed():
         if not result.deselected:  # a check left out by the selection is no test case
-            suites.setdefault(suite_name(result), []).append(Case(result, report.acceptance(index)))
+            suites.setdefault(suite_name(result), []).append(Case(result, report.acceptance(key)))
     root = ET.Element("testsuites", name="scim-tui")
     _set_totals(root, [case for cases in suites.values() for case in cases])
     timestamp = _timestamp(report.started_at)
@@ -91,7 +92,7 @@ def _case_names(results: list[CheckResult]) -> list[str]:
 def _testcase(suite: ET.Element, suite_name: str, name: str, case: Case) -> None:
     result = case.result
     element = ET.SubElement(suite, "testcase", name=name, classname=f"scim-tui.{suite_name}", time=_seconds(_elapsed(result)))
-    reason = _xml_text(result.reason or "")
+    reason = _xml_text(told(result))
     if case.failed:
         failure = ET.SubElement(element, "failure", message=reason, type=result.status.name)
         exchange = failing_exchange(result)

@@ -8,6 +8,7 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.causes import shared_causes
 from scim_tui.reports.model import RunReport
+from scim_tui.reports.text import told
 from scim_tui.reports.transcript import failing_exchange
 from scim_tui.reports.transcript import request_text
 from scim_tui.reports.transcript import response_text
@@ -18,7 +19,7 @@ LOOK_AT = (Status.DEVIATION, Status.ERROR, Status.CRITICAL)
 
 
 def render(report: RunReport) -> str:
-    attention = [(r, report.acceptance(i)) for i, r in enumerate(report.results) if r.status in LOOK_AT]
+    attention = [(r, report.acceptance(key)) for key, r in report.keyed() if r.status in LOOK_AT]
     skipped = [r for r in report.results if r.status is Status.SKIPPED]
     lines = [f"# SCIM compliance report: {report.target}", "", _context(report), "", *_counts_table(report)]
     if report.readiness:
@@ -36,7 +37,7 @@ def render(report: RunReport) -> str:
             lines += ["", *_result_section(result, acceptance)]
     if skipped:
         lines += ["", f"## Skipped ({len(skipped)})", ""]
-        lines += [f"- `{r.check_id}`: {_inline(r.reason)}" for r in skipped]
+        lines += [f"- `{r.check_id}`: {_inline(told(r))}" for r in skipped]
     return "\n".join(lines) + "\n"
 
 
@@ -58,7 +59,7 @@ def _counts_table(report: RunReport) -> list[str]:
 
 def _result_section(result: CheckResult, acceptance: str | None = None) -> list[str]:
     accepted = f" · {_inline(acceptance)}" if acceptance else ""
-    lines = [f"### {result.status.name} · `{result.check_id}`{accepted}", "", f"**Reason:** {_inline(result.reason)}"]
+    lines = [f"### {result.status.name} · `{result.check_id}`{accepted}", "", f"**Reason:** {_inline(told(result))}"]
     if result.section:
         lines += ["", f"RFC {result.rfc} §{result.section}"]
     exchange = failing_exchange(result)

@@ -24,6 +24,8 @@ from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import printable_data
 from scim_tui.checker.registry import verdict_names
+from scim_tui.checker.results import ResultKey
+from scim_tui.checker.results import result_keys
 from scim_tui.reports.saved import SavedReport
 from scim_tui.reports.saved import SavedResult
 from scim_tui.reports.saved import saved_report
@@ -54,9 +56,9 @@ class RunReport:
     closing_leftovers: list[str] = field(default_factory=list)
     """What the run's own clean-up could not delete (or may remain) when the run was closed
     early: no result was left to name them on."""
-    accepted: dict[int, str] = field(default_factory=dict)
-    """The failing results a baseline accepts, by their index in `results`, with the baseline's
-    note on each ("" when it has none)."""
+    accepted: dict[ResultKey, str] = field(default_factory=dict)
+    """The failing results a baseline accepts, by their key (check and place among its results),
+    with the baseline's note on each ("" when it has none)."""
     exchanges: list[Exchange] = field(default_factory=list)
     """Every exchange of the run, when it was kept (iter_checks' `exchanges`): the probe before the
     run, discovery, the checks', the resources they share, clean-up. A report read back holds
@@ -76,16 +78,17 @@ class RunReport:
         closing_leftovers: Iterable[str] = (),
         exchanges: Iterable[Exchange] = (),
     ) -> RunReport:
-        """A report of a run, with the known secrets taken out of the target, reasons and data.
+        """A report of a run, with the known secrets taken out of the target and the leftovers.
 
-        The engine already redacted the exchanges; the results given are not changed.
+        The results are taken as they are: the run redacted each as it came (run.py, `redacted`),
+        as the engine redacted the exchanges as they were made.
         """
         redactor = Redactor(secrets)
         return cls(
             target=redactor.url(target),
             started_at=started_at,
             duration=duration,
-            results=[redacted(result, redactor) for result in results],
+            results=list(results),
             profile=profile,
             selection=selection or Selection(),
             closing_leftovers=[redactor.text(item) or "" for item in closing_leftovers],
@@ -110,13 +113,17 @@ class RunReport:
     def at_or_above(self, threshold: Status) -> list[CheckResult]:
         """The results whose status is as bad as ``threshold`` or worse (SKIPPED never is), but
         those a baseline accepts."""
-        return [r for i, r in enumerate(self.results) if i not in self.accepted and r.status is not Status.SKIPPED and r.status >= threshold]
+        return [r for key, r in self.keyed() if key not in self.accepted and r.status is not Status.SKIPPED and r.status >= threshold]
 
-    def acceptance(self, index: int) -> str | None:
-        """How the result at `index` is marked when a baseline accepts it ("accepted: its note"); None when not."""
-        if index not in self.accepted:
+    def keyed(self) -> list[tuple[ResultKey, CheckResult]]:
+        """Each result with its key, in order."""
+        return list(zip(result_keys(self.results), self.results, strict=True))
+
+    def acceptance(self, key: ResultKey) -> str | None:
+        """How a result is marked when a baseline accepts it ("accepted: its note"); None when not."""
+        if key not in self.accepted:
             return None
-        return f"accepted: {self.accepted[index]}" if self.accepted[index] else "accepted"
+        return f"accepted: {self.accepted[key]}" if self.accepted[key] else "accepted"
 
     def every_exchange(self) -> list[tuple[Exchange, CheckResult | None]]:
         """Each exchange of the run once, in the order the requests were sent, with the first
@@ -144,14 +151,14 @@ class RunReport:
             "counts": {status.name: count for status, count in self.counts().items()},
             "leftovers": self.leftovers,
             "readiness": [{"check_id": str(r.check_id), "status": r.status.name, "reason": r.reason} for r in self.readiness],
-            "results": [self._result_dict(index, result) for index, result in enumerate(self.results)],
+            "results": [self._result_dict(key, result) for key, result in self.keyed()],
             "run_exchanges": [exchange.to_dict() for exchange, result in self.every_exchange() if result is None],
         }
 
-    def _result_dict(self, index: int, result: CheckResult) -> dict[str, Any]:
+    def _result_dict(self, key: ResultKey, result: CheckResult) -> dict[str, Any]:
         data = result_to_dict(result)
-        if index in self.accepted:
-            data["accepted"] = self.accepted[index]
+        if key in self.accepted:
+            data["accepted"] = self.accepted[key]
         return data
 
     @classmethod
@@ -194,6 +201,7 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
         "tags": sorted(result.tags),
         "leftovers": list(result.leftovers),
         "cause": result.cause,
+        "skip_cause": result.skip_cause.value if result.skip_cause else None,
         "data": jsonable(result.data),
         "exchanges": [exchange.to_dict() for exchange in result.exchanges],
     }
@@ -218,6 +226,7 @@ def _result_from_saved(saved: SavedResult) -> CheckResult:
         rfc=saved.rfc,
         leftovers=list(saved.leftovers),
         cause=saved.cause,
+        skip_cause=saved.skip_cause,
     )
 
 
@@ -235,12 +244,11 @@ def jsonable(data: Any) -> Any:
 
 
 def redacted(result: CheckResult, redactor: Redactor) -> CheckResult:
-    """A copy of a result with the known secrets taken out of its reason and data (its exchanges
-    already are), and every string of its data printable (the server's: exchanges.printable)."""
-    data = printable_data(jsonable(result.data))
-    if not redactor.secrets:
-        return replace(result, data=data)
-    return replace(result, reason=redactor.text(result.reason), data=_redact_values(data, redactor))
+    """A copy of a result as a run keeps it: its data as JSON values, every string of it printable
+    (the server's: exchanges.printable), and the known secrets taken out of its reason, its data
+    and its leftovers (its exchanges already are). The one redaction of a result, as it comes."""
+    data = _redact_values(printable_data(jsonable(result.data)), redactor)
+    return replace(result, reason=redactor.text(result.reason), data=data, leftovers=[redactor.text(item) or "" for item in result.leftovers])
 
 
 def _redact_values(value: Any, redactor: Redactor) -> Any:

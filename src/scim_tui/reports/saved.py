@@ -28,6 +28,7 @@ from pydantic import JsonValue
 from pydantic import ValidationError
 
 from scim_tui.checker import Status
+from scim_tui.checker.results import SkipCause
 from scim_tui.selection import Selection
 
 Saved = TypeVar("Saved", bound=BaseModel)
@@ -98,6 +99,8 @@ class SavedResult(_Saved):
     """The request failing as a whole this result follows from, when others follow from it too: the same text on each. Optional: older reports lack it."""
     accepted: str | None = None
     """Present when a baseline (`--baseline`) accepts this failure: the baseline's note on it, possibly empty (written only)."""
+    skip_cause: SkipCause | None = Field(default=None, strict=False)
+    """Why a SKIPPED result did not run, when the engine knows it (deselected, prerequisite, not claimed, ...). Optional: older reports lack it."""
 
 
 class SavedTool(_Saved):

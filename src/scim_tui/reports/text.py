@@ -29,10 +29,16 @@ CHECK_WIDTH = 48
 """The widest check column of a text report: longer check names push their reason along."""
 
 
+def told(result: CheckResult) -> str:
+    """A result's reason on one line, then what its check left on the server, when it did."""
+    left = f" Clean-up failed: left on the server: {', '.join(result.leftovers)}." if result.leftovers else ""
+    return f"{' '.join((result.reason or '').split())}{left}".strip()
+
+
 def result_line(result: CheckResult, color: bool = False, acceptance: str | None = None, width: int = 0) -> str:
     """`STATUS  check  reason`, with how a baseline accepts it when it does; the check padded to `width`."""
     status = paint(result.status.name.ljust(STATUS_WIDTH), result.status, color)
-    reason = " ".join((result.reason or "").split())
+    reason = told(result)
     accepted = f" ({acceptance})" if acceptance else ""
     return f"{status}  {f'{result.check_id}{accepted}'.ljust(width)}  {reason}".rstrip()
 
@@ -52,9 +58,9 @@ def summary_lines(report: RunReport, color: bool = False) -> list[str]:
 def render(report: RunReport, color: bool = False) -> str:
     """A line per result, then the summary. The checks the selection left out get no line of
     their own (they would outnumber the results of a run of a few tags): one line counts them."""
-    shown = [(index, result) for index, result in enumerate(report.results) if not result.deselected]
+    shown = [(key, result) for key, result in report.keyed() if not result.deselected]
     width = min(CHECK_WIDTH, max((len(str(result.check_id)) for _, result in shown), default=0))  # the reasons in one column
-    lines = [result_line(result, color, report.acceptance(index), width) for index, result in shown]
+    lines = [result_line(result, color, report.acceptance(key), width) for key, result in shown]
     left_out = len(report.results) - len(shown)
     if left_out:
         lines.append(f"({plural(left_out, 'check')} left out by the selection, not run)")

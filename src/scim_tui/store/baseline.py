@@ -27,6 +27,8 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.limits import MAX_BASELINE_BYTES
+from scim_tui.checker.results import ResultKey
+from scim_tui.checker.results import result_keys
 from scim_tui.errors import UserError
 from scim_tui.store.paths import read_bounded
 from scim_tui.store.paths import write_atomically
@@ -81,8 +83,8 @@ class _File(BaseModel):
 class Judgement:
     """A run judged by a baseline."""
 
-    accepted: dict[int, Entry] = field(default_factory=dict)
-    """The failing results the baseline accepts, by their index in the run's results."""
+    accepted: dict[ResultKey, Entry] = field(default_factory=dict)
+    """The failing results the baseline accepts, by their key (check and place among its results)."""
     fixed: list[Entry] = field(default_factory=list)
     """Entries whose check ran (not SKIPPED) and failed no more: to be removed from the baseline."""
     expired: list[Entry] = field(default_factory=list)
@@ -119,14 +121,14 @@ def judge(entries: Sequence[Entry], results: Sequence[CheckResult], today: date)
             live[entry.check_id].append(entry)
     ran: set[CheckId] = set()
     failing: set[CheckId] = set()
-    for index, result in enumerate(results):
+    for key, result in zip(result_keys(results), results, strict=True):
         if result.status is not Status.SKIPPED:  # a skipped check tells nothing of a fix
             ran.add(result.check_id)
         if result.status in FAILING:
             failing.add(result.check_id)
             accepting = next((entry for entry in live[result.check_id] if entry.accepts(result)), None)
             if accepting is not None:
-                judgement.accepted[index] = accepting
+                judgement.accepted[key] = accepting
     judgement.fixed = [entry for check_id, kept in live.items() if check_id in ran and check_id not in failing for entry in kept]
     return judgement
 

@@ -154,8 +154,9 @@ class Profile(BaseModel):
         return list(dict.fromkeys(keys))
 
     @classmethod
-    def demo_profile(cls) -> Profile:
-        return cls(name=DEMO_NAME, demo=True)
+    def demo_profile(cls, url: str = "") -> Profile:
+        """The built-in demo profile; `url` is its server's, once whoever needs it started one (demo.py)."""
+        return cls(name=DEMO_NAME, demo=True, url=url)
 
     def has_literal_secret(self) -> bool:
         return any(not value.startswith(ENV_PREFIX) for value in self.auth.secret_values())

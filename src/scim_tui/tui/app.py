@@ -6,6 +6,7 @@ import asyncio
 import gc
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable
 from contextlib import suppress
@@ -29,6 +30,7 @@ from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.terminal import hangup_safe
 
 if TYPE_CHECKING:
+    from scim_tui.demo import DemoServer
     from scim_tui.tui.messages import RunFinished
 
 
@@ -53,6 +55,9 @@ class ScimTuiApp(App[None]):
         """The signal that ended the app (SIGTERM, SIGHUP), if one did."""
         self.last_run_end: RunFinished | None = None
         """How the last run ended, told by its thread (it may end after the app stopped listening)."""
+        self.demo_server: DemoServer | None = None
+        """The embedded server the demo profile targets, started on its first use, stopped at exit."""
+        self._demo_lock = threading.Lock()
 
     def get_driver_class(self) -> type[Driver]:
         return hangup_safe(super().get_driver_class(), self._terminal_lost)
@@ -60,6 +65,19 @@ class ScimTuiApp(App[None]):
     def _terminal_lost(self) -> None:
         """Called from the driver's threads once the terminal is gone: as a hangup."""
         self.call_later(self.stop_on_signal, signal.SIGHUP)
+
+    def served(self, profile: Profile) -> Profile:
+        """The profile as a client opens it: the demo profile gets the URL of the app's demo
+        server, started on first use (from any thread)."""
+        if not profile.demo:
+            return profile
+        with self._demo_lock:
+            if self.demo_server is None:
+                from scim_tui.demo import DemoServer  # scim2-server loads only for the demo profile
+
+                self.demo_server = DemoServer()
+                self.demo_server.start()
+        return profile.model_copy(update={"url": self.demo_server.url})
 
     def remember_run_end(self, finished: RunFinished) -> None:
         """Called from a run's thread as it ends."""
@@ -99,7 +117,7 @@ class ScimTuiApp(App[None]):
         """Open the run screen of a profile above the current screen."""
         from scim_tui.tui.screens.run import RunScreen  # the engine loads with it, after the first screen is drawn
 
-        self.push_screen(RunScreen(profile, clock=self.clock))
+        self.push_screen(RunScreen(self.served(profile), clock=self.clock))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("quit_app", "help_key"):
@@ -131,9 +149,9 @@ class ScimTuiApp(App[None]):
         for signum in STOPPING_SIGNALS:
             with suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signum)
-        demo = sys.modules.get("scim_tui.demo")  # loaded once the demo server was started, not before
-        if demo is not None:
-            demo.stop_shared_server()
+        with self._demo_lock:
+            if self.demo_server is not None:
+                self.demo_server.stop()
         gc.unfreeze()
 
 

@@ -19,6 +19,7 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.causes import Cause
 from scim_tui.checker.causes import shared_causes
+from scim_tui.checker.results import result_keys
 from scim_tui.reports.summary import counts
 from scim_tui.reports.summary import size_of
 from scim_tui.store import baseline
@@ -208,9 +209,9 @@ class RunState:
         returns the baseline's judgement of the rows (entries fixed, expired)."""
         judgement = baseline.judge(entries, self.results(), today)
         causes = {id(result): cause for cause in shared_causes(self.results()) for result in cause.results}
-        for place, key in enumerate(self.order):
+        for key, result_key in zip(self.order, result_keys(self.results()), strict=True):
             row = self.rows[key]
-            row.accepted = judgement.accepted.get(place)
+            row.accepted = judgement.accepted.get(result_key)
             row.cause = causes.get(id(row.result))
         return judgement
 

@@ -6,34 +6,23 @@ about ten a second, because one table update per result stalls the UI at thousan
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
-from dataclasses import replace
-from datetime import UTC
-from datetime import datetime
 
 from scim2_models import ResourceType
 from textual.message import Message
 
-from scim_tui.checker import CheckConfig
-from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
-from scim_tui.checker import iter_checks
 from scim_tui.checker.discovery import DISCOVERY_QUERY
-from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.net.connect import open_client
-from scim_tui.net.connect import unusable
 from scim_tui.net.cutoff import Cutoff
-from scim_tui.reports import RunReport
-from scim_tui.reports.model import redacted
+from scim_tui.run import RunOptions
+from scim_tui.run import Stage
+from scim_tui.run import run
 from scim_tui.selection import Selection
-from scim_tui.store import history
-from scim_tui.store.journal import journal_lines
-from scim_tui.store.journal import run_journal
 from scim_tui.store.profiles import Profile
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
@@ -49,27 +38,21 @@ Post = Callable[[Message], object]
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What one run checks: a profile, its selection, and for a rerun the exact checks."""
+    """What one run checks: a profile, its selection, and how (for a rerun, the exact checks)."""
 
     run_id: int
     profile: Profile
-    conf: CheckConfig
     selection: Selection
-    only: frozenset[CheckId] | None = None
-    recover: bool = False
-    """Whether to look for what runs of the server that ended before their clean-up left, and
-    delete what the run proves its own (the user said so)."""
-    cutoff: Cutoff = field(default_factory=Cutoff, compare=False)
-    """Ends the run at once while it has created nothing: until its checks begin."""
+    options: RunOptions = field(default_factory=lambda: RunOptions(recover=False))
 
     @property
-    def recorded(self) -> bool:
-        """Complete runs go to the history; a rerun of a few checks does not."""
-        return self.only is None
+    def cutoff(self) -> Cutoff:
+        """Ends the run at once while it has created nothing: until its checks begin."""
+        return self.options.cutoff
 
 
 class Runner:
-    """Runs one request in the calling thread and posts its progress.
+    """Runs one request in the calling thread (the run pipeline) and posts its progress.
 
     `ended` hears of the end too, from the thread itself: the app may have stopped listening
     for messages by then (it quit, or a signal ended it).
@@ -83,88 +66,57 @@ class Runner:
 
     def run(self, request: RunRequest) -> None:
         finished = RunFinished(request.run_id)
+        observer = Poster(request.run_id, self.post, self.cancelled, self.interval)
         try:
-            finished = self._stream(request)
-        except Exception as exc:  # a bad profile or an unreachable server: one line, never a traceback
-            finished.error = describe_error(exc)
+            outcome = run(request.profile, request.selection, observer, request.options)
+        except Exception as exc:  # a bad profile, a target that cannot be checked: one line, never a traceback
+            finished.error = None if self.cancelled() else describe_error(exc)
+        else:
+            if outcome is not None:
+                finished = RunFinished(request.run_id, report=outcome.report, changes=outcome.changes)
+                finished.warnings = outcome.warnings
+        finally:
+            observer.flush()
+        finished.notes = observer.notes
         finished.cancelled = self.cancelled()
         if self.ended is not None:
             self.ended(finished)
         self.post(finished)
 
-    def _stream(self, request: RunRequest) -> RunFinished:
-        run_id = request.run_id
-        started_at, started = datetime.now(UTC), time.monotonic()
-        everything: list[CheckResult] = []
-        late: list[str] = []
-        plans = itertools.count()  # a full run's first plan counts its server checks only
-        with open_client(request.profile, request.cutoff) as connection, run_journal(request.profile, connection.url, request.recover) as journal:
-            problem = unusable(request.profile, connection)
-            if not request.cutoff.commit():  # cut off while it connected: nothing was created
-                return RunFinished(run_id)
-            if problem is not None:  # nothing answers, or the credentials are refused: one line, as `scim-tui check` says it
-                return RunFinished(run_id, error=None if self.cancelled() else problem)
-            results = iter_checks(
-                connection.client,
-                replace(request.conf, documents=connection.documents or None),
-                only=request.only,
-                secrets=connection.secrets,
-                on_plan=lambda planned: self.post(RunPlanned(run_id, planned, whole=next(plans) > 0 or request.only is not None)),
-                cancelled=self.cancelled,
-                on_leftovers=late.extend,
-                on_wait=lambda waiting: self.post(RunWaiting(run_id, waiting)),
-                exchanges=connection.exchanges,
-                journal=journal,
-            )
-            batch: list[CheckResult] = []
-            sent = time.monotonic()
-            redactor = Redactor(connection.secrets)
-            try:
-                for found in results:
-                    result = redacted(found, redactor)  # a server may echo a secret in a body shown on screen
-                    batch.append(result)
-                    everything.append(result)
-                    if time.monotonic() - sent >= self.interval:
-                        self.post(ResultsBatch(run_id, batch))
-                        batch, sent = [], time.monotonic()
-                    if self.cancelled():
-                        break
-            finally:
-                results.close()  # the engine finishes the running check and cleans up
-                if batch:
-                    self.post(ResultsBatch(run_id, batch))
-        report = RunReport.create(
-            everything,
-            target=connection.url,
-            started_at=started_at,
-            duration=time.monotonic() - started,
-            profile=request.profile.name,
-            selection=request.selection,
-            secrets=connection.secrets,
-            closing_leftovers=late,
-            exchanges=connection.exchanges,
-        )
-        finished = RunFinished(run_id, report=report)
-        finished.notes = [redactor.text(line) or "" for line in journal_lines(journal)]
-        if request.recorded and not self.cancelled():
-            remember_run(report, finished)
-        return finished
 
+class Poster:
+    """The run's observer in the app: results posted in batches, at most one per `interval`."""
 
-def remember_run(report: RunReport, finished: RunFinished) -> None:
-    """Record a complete run and tell, on ``finished``, what changed since the previous one.
+    def __init__(self, run_id: int, post: Post, cancelled: Callable[[], bool], interval: float) -> None:
+        self.run_id = run_id
+        self.post = post
+        self.cancelled = cancelled
+        self.interval = interval
+        self.batch: list[CheckResult] = []
+        self.sent = time.monotonic()
+        self.notes: list[str] = []
 
-    A history file that cannot be read is set aside with a warning; the run is not affected.
-    """
-    warn = finished.warnings.append
-    try:
-        previous = history.latest_summary(report.profile or "", warn=warn)
-        history.record(report, warn=warn)
-    except OSError as exc:
-        warn(f"The run was not saved in the history: {describe_error(exc)}")
-        return
-    if previous is not None:
-        finished.changes = history.compare(previous, report)
+    def stage(self, stage: Stage) -> None:
+        pass  # the run screen says "running" from the start
+
+    def planned(self, total: int, whole: bool) -> None:
+        self.post(RunPlanned(self.run_id, total, whole=whole))
+
+    def waiting(self, line: str | None) -> None:
+        self.post(RunWaiting(self.run_id, line))
+
+    def note(self, line: str) -> None:
+        self.notes.append(line)
+
+    def result(self, result: CheckResult) -> None:
+        self.batch.append(result)
+        if time.monotonic() - self.sent >= self.interval:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.batch:
+            self.post(ResultsBatch(self.run_id, self.batch))
+        self.batch, self.sent = [], time.monotonic()
 
 
 def find_resource_types(profile: Profile, post: Post, cutoff: Cutoff | None = None) -> None:

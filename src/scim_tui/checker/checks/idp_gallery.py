@@ -23,7 +23,6 @@ from scim_tui.checker.checks.idp_readiness import untold
 from scim_tui.checker.checks.idp_wire import Provider
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.registry import checker
-from scim_tui.checker.results import DESELECTED
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
@@ -99,10 +98,9 @@ def test_result(test: GalleryTest, results: list[CheckResult]) -> str:
 
 
 def _said(result: CheckResult) -> str:
-    reason = result.reason or ""
-    if DESELECTED.match(reason):
+    if result.deselected:
         return "left out by the run's selection"
-    return reason.removeprefix("Skipped: ")
+    return (result.reason or "").removeprefix("Skipped: ")
 
 
 def gallery_outcome(results: list[CheckResult]) -> dict[str, Any]:

@@ -276,7 +276,7 @@ class ProfilesScreen(Screen[None]):
     def check_connection(self, profile: Profile, cutoff: Cutoff) -> None:
         from scim_tui.net.connect import test_connection  # scim2-client loads when needed, not before the first screen
 
-        tested = test_connection(profile, cutoff)
+        tested = test_connection(cast("ScimTuiApp", self.app).served(profile), cutoff)
         if cutoff.commit():  # not abandoned meanwhile (another test, or the app quit)
             self.post_message(self.ConnectionTested(profile.name, tested))
 

@@ -36,8 +36,10 @@ from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import printable
+from scim_tui.checker.results import result_keys
 from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports import RunReport
+from scim_tui.run import RunOptions
 from scim_tui.selection import Selection
 from scim_tui.store import selections
 from scim_tui.store.baseline import FAILING
@@ -257,27 +259,11 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(
-            RunRequest(
-                self.run_id + 1,
-                self.profile,
-                selection.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready),
-                selection,
-            )
-        )
+        self._start(RunRequest(self.run_id + 1, self.profile, selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
-        everything = Selection()
-        self._start(
-            RunRequest(
-                self.run_id + 1,
-                self.profile,
-                everything.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready),
-                everything,
-                only=checks,
-            )
-        )
+        self._start(RunRequest(self.run_id + 1, self.profile, Selection(), RunOptions(only=checks, recover=False)))
 
     def action_rerun_failed(self) -> None:
         failed = self.state.failed_checks()
@@ -305,14 +291,14 @@ class RunScreen(Screen[None]):
             f"A run of {Redactor().url(self.profile.url)} ended before its clean-up (killed, or the machine stopped), "
             f"and may have left {left} resource(s) there. Look for them, and delete those a GET proves the run created?"
         )
-        self.app.push_screen(ConfirmScreen(question), lambda yes: self._begin(replace(request, recover=bool(yes))))
+        self.app.push_screen(ConfirmScreen(question), lambda yes: self._begin(replace(request, options=replace(request.options, recover=bool(yes)))))
 
     def _begin(self, request: RunRequest) -> None:
         self.run_id = request.run_id
         self.cutoff = request.cutoff
-        self.rerunning = request.only is not None and self.report is not None
-        self.state.start(rerun=request.only)
-        if request.only is None:
+        self.rerunning = request.options.only is not None and self.report is not None
+        self.state.start(rerun=request.options.only)
+        if request.options.only is None:
             self.query_one(Readiness).clear()
         self.progress = Progress(phase=Phase.RUNNING, shown=self.view.statuses)
         self.started = self.clock()
@@ -572,8 +558,10 @@ class RunScreen(Screen[None]):
         if choice is None or self.report is None:
             return
         self.export_folder = choice.folder
-        accepted = {place: row.accepted.note for place, key in enumerate(self.state.order) if (row := self.state.rows[key]).accepted is not None}
-        report = replace(self.report, results=self.state.results(), accepted=accepted)
+        rows = [self.state.rows[key] for key in self.state.order]
+        results = [row.result for row in rows]
+        accepted = {key: row.accepted.note for key, row in zip(result_keys(results), rows, strict=True) if row.accepted is not None}
+        report = replace(self.report, results=results, accepted=accepted)
         try:
             path = export_report(report, choice.format, choice.folder)
         except OSError as exc:

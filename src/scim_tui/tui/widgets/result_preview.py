@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from scim_tui.reports.text import told
 from scim_tui.store.baseline import Entry
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
@@ -25,7 +26,7 @@ def preview_of(row: Row | None) -> Text:
     if row.summary:
         head.append(" · the summary of its suite's results, counted there", style="dim")
     head.rstrip()
-    lines = [head, Text(" ".join((result.reason or "(no reason given)").split()))]
+    lines = [head, Text(told(result) or "(no reason given)")]
     if row.cause is not None:
         lines.append(Text(f"{len(row.cause.results)} results share one cause: {row.cause.request}", style="bold"))
     if row.accepted is not None:

@@ -25,6 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from scim_tui.checker.results import STATUS_WIDTH
+from scim_tui.reports.text import told
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
@@ -58,7 +59,7 @@ def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
     if isinstance(item, str):
         return Text("━━"), Text(item, style="bold"), Text(""), Text("")
     result = item.result
-    reason = " ".join((result.reason or "").split())
+    reason = told(result)
     status = suite_text(result.status) if item.summary else status_text(result.status, item.accepted is not None)
     return status, Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
 
