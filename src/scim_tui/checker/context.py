@@ -66,6 +66,10 @@ class Discovery:
     """The resource types that cannot be checked, by name, with why (a schema served nowhere ...)."""
     schema_reads: dict[str, Any] = field(default_factory=dict)
     """What GET /Schemas/{id} answered, by schema URI: a Schema, or why there is none (discovery.schema_by_id)."""
+    listings: dict[str, tuple[Any, list[Exchange]]] = field(default_factory=dict)
+    """What GET /ResourceTypes and GET /Schemas answered, by path, with the exchanges that read it:
+    each list is read once in a run (discovery._listing)."""
+    lock: threading.RLock = field(default_factory=threading.RLock)
 
 
 class CheckContext:
@@ -453,6 +457,7 @@ class References:
     def __init__(self, manager: ResourceManager):
         self.manager = manager
         self._made: dict[type[Resource[Any]], list[Referenced]] = {}
+        self._fixtures: dict[type[Resource[Any]], Resource[Any]] = {}
         self._lock = threading.RLock()  # held while making one, which may need references itself
 
     def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
@@ -470,3 +475,18 @@ class References:
                 made.append(referenced)
         context.pointed_at.add(referenced.id)
         return referenced
+
+    def read_only(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
+        """A resource of `model` with every writable attribute filled, shared by the checks of a run
+        that only read it (a read, a list, a filter), so that their verdicts stay apart: none
+        writes to it. The first check needing it makes it (its exchanges show the POST); the run's
+        own resource manager deletes it when the run ends. A creation that failed is tried again
+        by the next check."""
+        with self._lock:
+            fixture = self._fixtures.get(model)
+            if fixture is None:
+                fixture = context.resource_manager.create_and_register(model, fill_all=True)
+                for item in context.resource_manager.release(str(fixture.id)):
+                    self.manager.record(item)
+                self._fixtures[model] = fixture
+        return fixture

@@ -141,11 +141,12 @@ def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckR
 def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET on a resource's URL answers that resource (RFC 7644 §3.4.1).
 
-    Creates a resource, reads it back by id, then deletes it. SUCCESS when the
+    Reads back by id a resource created with every writable attribute filled (shared with
+    the other checks that only read it, deleted when the run ends). SUCCESS when the
     answer is 200 with the resource of that id; ERROR on another status, an
     error, or another object.
     """
-    created = context.resource_manager.create_and_register(model, fill_all=True)
+    created = context.references.read_only(context, model)
     path = context.root_path(resource_path(context, model, created.id))
     found = context.client.query(model, created.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, Resource) or found.id != created.id:
@@ -157,11 +158,12 @@ def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
 def object_query_without_id(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET on a resource endpoint lists its resources, the new one included (RFC 7644 §3.4.2).
 
-    Creates a resource, lists the endpoint (following pages when the list is
-    paginated), then deletes it. SUCCESS when a ListResponse holds the resource;
+    Lists the endpoint (following pages when the list is paginated) looking for a resource
+    the run created (shared with the other checks that only read it). SUCCESS when a
+    ListResponse holds the resource;
     ERROR when listing fails or the resource is absent.
     """
-    created = context.resource_manager.create_and_register(model, fill_all=True)
+    created = context.references.read_only(context, model)
     path = context.root_path(resource_path(context, model))
 
     def fetch(start: int | None) -> Any:
