@@ -458,6 +458,7 @@ class References:
         self.manager = manager
         self._made: dict[type[Resource[Any]], list[Referenced]] = {}
         self._fixtures: dict[type[Resource[Any]], Resource[Any]] = {}
+        self._spare: dict[tuple[type[Resource[Any]], bool], list[Resource[Any]]] = {}
         self._lock = threading.RLock()  # held while making one, which may need references itself
 
     def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
@@ -475,6 +476,31 @@ class References:
                 made.append(referenced)
         context.pointed_at.add(referenced.id)
         return referenced
+
+    def offer(self, context: CheckContext, resource: Resource[Any], fill_all: bool) -> None:
+        """Hand a resource a check created and wrote nothing to (it judged the creation) to the next
+        check of the run that needs a fresh one made alike (`fresh`); until one takes it, the run's
+        own resource manager holds it."""
+        released = context.resource_manager.release(str(resource.id))
+        with self._lock:
+            for item in released:
+                self.manager.record(item)
+            if released:
+                self._spare.setdefault((type(resource), fill_all), []).append(resource)
+
+    def fresh(self, context: CheckContext, model: type[Resource[Any]], fill_all: bool) -> Resource[Any]:
+        """A resource of `model`, created with every writable attribute filled or with its required
+        ones only, that nothing was written to: one a check offered when there is one (this check's
+        manager deletes it from then on; the exchanges of the check that made it show its POST),
+        else one created now."""
+        with self._lock:
+            spares = self._spare.get((model, fill_all))
+            resource = spares.pop(0) if spares else None
+            if resource is not None:
+                for item in self.manager.release(str(resource.id)):
+                    context.resource_manager.record(item)
+                return resource
+        return context.resource_manager.create_and_register(model, fill_all=fill_all)
 
     def read_only(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
         """A resource of `model` with every writable attribute filled, shared by the checks of a run

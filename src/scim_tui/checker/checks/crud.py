@@ -64,7 +64,8 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     """POST on a resource endpoint creates a resource (RFC 7644 §3.3).
 
     Sends a resource with every writable attribute filled, then one with only the attributes
-    its /Schemas requires (and those telling it apart), then deletes them. The first: SUCCESS
+    its /Schemas requires (and those telling it apart), then hands them to the checks that
+    write to a fresh resource (deleted by the end of the run). The first: SUCCESS
     when the server answers 201 with the created resource and its id; ERROR on any other
     status, an error, or an answer that is not the resource; DEVIATION when the resource
     created lacks every value the request gave an attribute referencing other resources
@@ -86,7 +87,9 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
         full = CheckResult(Status.DEVIATION, reason=reason, data=created)
     else:
         full = CheckResult(Status.SUCCESS, reason=f"{answered}.", data=created)
-    return [results_of(context, 0, [full])[0], _least_creation(context, model)]
+    judged = results_of(context, 0, [full])[0]
+    context.references.offer(context, created, fill_all=True)  # a later check writes to it instead of making its own
+    return [judged, _least_creation(context, model)]
 
 
 def _dropped_links(context: CheckContext, model: type[Resource[Any]], created: Resource[Any]) -> str | None:
@@ -119,6 +122,7 @@ def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckR
     adaptation = context.creations.adaptation(model)
     refused = refusal(context.exchanges[mark:], resource_path(context, model))
     if refused is None or adaptation is None:
+        context.references.offer(context, created, fill_all=False)
         return results_of(
             context,
             mark,

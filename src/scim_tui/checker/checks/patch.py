@@ -194,7 +194,7 @@ def _run(
     paths = [(path, attribute) for path in paths_of(model) if (attribute := attribute_at(model, path)) and wanted(attribute)]
     if not paths:
         return [CheckResult(Status.SKIPPED, reason=f"No attribute of {model.__name__} can be {verb}.")]
-    created = context.resource_manager.create_and_register(model, fill_all=fill_all)
+    created = context.references.fresh(context, model, fill_all=fill_all)
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
     # An immutable value given at creation (a unique one, to tell the resource apart) is set for good.
     paths = [(path, attribute) for path, attribute in paths if attribute.mutability != Mutability.immutable or unassigned(value_at(target.current, path))]
