@@ -443,6 +443,11 @@ class Referenced:
     """Its meta.location; None when the server gave none."""
 
 
+def _referenced(resource: Resource[Any], kept: list[Owned], model: type[Resource[Any]]) -> Referenced:
+    location = resource.meta.location if resource.meta else None
+    return Referenced(str(resource.id), kept[0].kind if kept else model.__name__, str(location) if location else None)
+
+
 class References:
     """Resources made for references to point at (a manager, a group's members), shared by the
     checks of a run instead of made again for each reference.
@@ -468,24 +473,24 @@ class References:
             referenced = next((item for item in made if item.id not in context.pointed_at), None)
             if referenced is None:
                 resource = context.resource_manager.create_and_register(model, fill_all=False)
-                released = context.resource_manager.release(str(resource.id))
-                for item in released:
-                    self.manager.record(item)
-                location = resource.meta.location if resource.meta else None
-                referenced = Referenced(str(resource.id), released[0].kind if released else model.__name__, str(location) if location else None)
+                referenced = _referenced(resource, self._kept(context, resource), model)
                 made.append(referenced)
         context.pointed_at.add(referenced.id)
         return referenced
+
+    def _kept(self, context: CheckContext, resource: Resource[Any]) -> list[Owned]:
+        """Move a resource a check made to the run's own resource manager; what was moved."""
+        released = context.resource_manager.release(str(resource.id))
+        for item in released:
+            self.manager.record(item)
+        return released
 
     def offer(self, context: CheckContext, resource: Resource[Any], fill_all: bool) -> None:
         """Hand a resource a check created and wrote nothing to (it judged the creation) to the next
         check of the run that needs a fresh one made alike (`fresh`); until one takes it, the run's
         own resource manager holds it."""
-        released = context.resource_manager.release(str(resource.id))
         with self._lock:
-            for item in released:
-                self.manager.record(item)
-            if released:
+            if self._kept(context, resource):
                 self._spare.setdefault((type(resource), fill_all), []).append(resource)
 
     def fresh(self, context: CheckContext, model: type[Resource[Any]], fill_all: bool) -> Resource[Any]:
@@ -505,14 +510,15 @@ class References:
     def read_only(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
         """A resource of `model` with every writable attribute filled, shared by the checks of a run
         that only read it (a read, a list, a filter), so that their verdicts stay apart: none
-        writes to it. The first check needing it makes it (its exchanges show the POST); the run's
+        writes to it, and references may point at it. The first check needing it makes it (its exchanges show the POST); the run's
         own resource manager deletes it when the run ends. A creation that failed is tried again
         by the next check."""
         with self._lock:
             fixture = self._fixtures.get(model)
             if fixture is None:
                 fixture = context.resource_manager.create_and_register(model, fill_all=True)
-                for item in context.resource_manager.release(str(fixture.id)):
-                    self.manager.record(item)
+                released = self._kept(context, fixture)
                 self._fixtures[model] = fixture
+                if released:  # nothing writes to it: references may point at it too
+                    self._made.setdefault(model, []).append(_referenced(fixture, released, model))
         return fixture

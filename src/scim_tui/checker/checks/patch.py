@@ -97,7 +97,7 @@ Judge = Callable[[dict[str, Any], str], CheckResult]
 @dataclass
 class Unread(CheckResult):
     """A path's PATCH answered 204: judged once a GET shows the resource. One GET shows the outcome
-    of every PATCH of a group of paths none of which holds another (`independent`)."""
+    of every PATCH of a round of paths none of which holds another (`_rounds`)."""
 
     judge: Judge | None = None
     label: str | None = None
@@ -117,27 +117,30 @@ def _verdict(path: Path[Any], seen: dict[str, Any] | None, judge: Judge) -> Chec
     return judge(seen, PATCH_ANSWER) if seen is not None else Unread(Status.SUCCESS, judge=judge, label=str(path))
 
 
-def independent(paths: list[Path[Any]], path: Path[Any]) -> bool:
-    """Whether `path` neither holds nor is held by any of `paths` (``name`` holds ``name.givenName``;
-    an extension holds its attributes): a PATCH of one then leaves the other's value as it was."""
-    keys = [key.lower() for key in keys_of(path)]
-    for other in paths:
-        other_keys = [key.lower() for key in keys_of(other)]
-        shortest = min(len(keys), len(other_keys))
-        if keys[:shortest] == other_keys[:shortest]:
-            return False
-    return True
+def _related(keys: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """Whether one path holds the other (``name`` holds ``name.givenName``; an extension holds its
+    attributes), given the keys leading to each: a PATCH of one may change the other's value."""
+    shortest = min(len(keys), len(other))
+    return keys[:shortest] == other[:shortest]
 
 
-def _groups(ordered: list[tuple[Path[Any], Attribute]]) -> list[list[tuple[Path[Any], Attribute]]]:
-    """The paths in their order, cut into runs of independent paths (each run read back by one GET)."""
-    groups: list[list[tuple[Path[Any], Attribute]]] = []
-    for path, attribute in ordered:
-        if groups and independent([p for p, _ in groups[-1]], path):
-            groups[-1].append((path, attribute))
-        else:
-            groups.append([(path, attribute)])
-    return groups
+Round = list[tuple[int, Path[Any], Attribute]]
+"""Paths none of which holds another, each with its place in the check's order: read back by one GET."""
+
+
+def _rounds(ordered: list[tuple[Path[Any], Attribute]]) -> list[Round]:
+    """The paths cut into rounds: each goes in the round after the last one holding a path related
+    to it, so that related paths are patched (and read) in their order, and the others share a read."""
+    rounds: list[Round] = []
+    placed: list[tuple[tuple[str, ...], int]] = []
+    for index, (path, attribute) in enumerate(ordered):
+        keys = tuple(key.lower() for key in keys_of(path))
+        level = 1 + max((level for other, level in placed if _related(keys, other)), default=-1)
+        placed.append((keys, level))
+        if level == len(rounds):
+            rounds.append([])
+        rounds[level].append((index, path, attribute))
+    return rounds
 
 
 def _read_unread(context: CheckContext, target: Target, results: list[CheckResult], runner: Steps) -> list[CheckResult]:
@@ -185,8 +188,8 @@ def _run(
     """Check each wanted path of a resource in turn; results come in the order of the paths.
 
     With `children_first`, sub-attributes are patched before the attribute holding them. The
-    paths whose PATCH answered 204 are read back together, one GET after each run of
-    independent paths, each path keeping its own result.
+    paths whose PATCH answered 204 are read back together, one GET after each round of paths
+    none of which holds another (`_rounds`), each path keeping its own result.
     """
     skipped = unclaimed(context, "patch")
     if skipped:
@@ -200,10 +203,11 @@ def _run(
     paths = [(path, attribute) for path, attribute in paths if attribute.mutability != Mutability.immutable or unassigned(value_at(target.current, path))]
     ordered = list(reversed(paths)) if children_first else paths
     runner = Steps(context)
-    results: list[CheckResult] = []
-    for group in _groups(ordered):
-        done = runner.run([(str(path), partial(check_one, context, target, path, attribute)) for path, attribute in group])
-        results.extend(_read_unread(context, target, done, runner))
+    placed: dict[int, CheckResult] = {}
+    for paths_round in _rounds(ordered):
+        done = runner.run([(str(path), partial(check_one, context, target, path, attribute)) for _, path, attribute in paths_round])
+        placed.update(zip((index for index, _, _ in paths_round), _read_unread(context, target, done, runner), strict=True))
+    results = [placed[index] for index in range(len(ordered))]
     return results[::-1] if children_first else results
 
 
