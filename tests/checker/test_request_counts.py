@@ -87,3 +87,19 @@ def test_one_read_judges_each_path_of_its_group_apart(serve):
     nickname = next(r for r in results if r.reason.startswith("nickName:"))
     assert [e.method for e in nickname.exchanges] == ["PATCH", "GET"]
     assert json.loads(nickname.exchanges[0].request_body)["Operations"][0]["path"] == "nickName"
+
+
+def test_the_bulk_max_operations_probe_is_sent_once_a_run():
+    """maxOperations + 1 operations (1,001 on scim2-server) go once, whatever the resource types;
+    each resource type's result judges that answer, and shows its exchange."""
+    from scim_tui.checker import CheckId
+    from scim_tui.demo import DemoServer
+
+    counting = Counting()
+    with DemoServer(counting) as server, make_client(server.url) as scim:
+        only = {CheckId("bulk_max_operations", "User"), CheckId("bulk_max_operations", "Group")}
+        results = list(iter_checks(scim, CheckConfig(), only=only))
+    assert [method for method, path in counting.served if path.endswith("/Bulk")] == ["POST"]
+    probes = [r for r in results if r.title == "bulk_max_operations"]
+    assert len(probes) == 2 and {r.status for r in probes} == {probes[0].status} and probes[0].status is not Status.SKIPPED
+    assert all([e.method for e in r.exchanges] == ["POST"] for r in probes)

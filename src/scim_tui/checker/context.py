@@ -9,6 +9,7 @@ from dataclasses import field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeVar
 
 from scim2_models import Context
 from scim2_models import Resource
@@ -37,6 +38,7 @@ from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.recorder import Recorder
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.recorder import cleaning_up
+from scim_tui.checker.recorder import current_exchanges
 from scim_tui.checker.recorder import install_recorder
 from scim_tui.checker.recorder import recorder_of
 from scim_tui.checker.results import CheckConfig
@@ -46,6 +48,7 @@ from scim_tui.checker.secrets import Secrets
 if TYPE_CHECKING:
     from scim_tui.checker.journal import Journal
 
+Answer = TypeVar("Answer")
 GONE_NOTE = "sent by scim-tui after deleting the resource: a deleted resource answers 404 (RFC 7644 §3.6)"
 
 
@@ -66,10 +69,11 @@ class Discovery:
     """The resource types that cannot be checked, by name, with why (a schema served nowhere ...)."""
     schema_reads: dict[str, Any] = field(default_factory=dict)
     """What GET /Schemas/{id} answered, by schema URI: a Schema, or why there is none (discovery.schema_by_id)."""
-    listings: dict[str, tuple[Any, list[Exchange]]] = field(default_factory=dict)
-    """What GET /ResourceTypes and GET /Schemas answered, by path, with the exchanges that read it:
-    each list is read once in a run (discovery._listing)."""
-    lock: threading.RLock = field(default_factory=threading.RLock)
+    answers: dict[str, tuple[Any, list[Exchange]]] = field(default_factory=dict)
+    """What the requests sent once a run answered (the discovery lists, one-off probes), by what
+    they are, with their exchanges (CheckContext.once)."""
+    locks: dict[str, threading.Lock] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class CheckContext:
@@ -138,6 +142,24 @@ class CheckContext:
     def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
         """A context for another check of the same run."""
         return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references, self.recorder, creations=self.creations)
+
+    def once(self, key: str, send: Callable[[], Answer]) -> Answer:
+        """What `send` gives, sent once in a run (a discovery list, a one-off probe): a later caller
+        is given the first answer, and its exchanges show the requests that made it. When `send`
+        raised, the next caller sends again."""
+        discovery = self.discovery
+        with discovery.lock:
+            lock = discovery.locks.setdefault(key, threading.Lock())
+        collected = current_exchanges()
+        with lock:
+            kept = discovery.answers.get(key)
+            if kept is None:
+                mark = len(collected) if collected is not None else 0
+                answer = send()
+                kept = discovery.answers[key] = (answer, collected[mark:] if collected is not None else [])
+            elif collected is not None:
+                collected.extend(kept[1])
+        return kept[0]
 
     @property
     def expected_status_codes(self) -> list[int]:

@@ -43,7 +43,6 @@ from scim_tui.checker.listings import Listing
 from scim_tui.checker.listings import fetch_listing
 from scim_tui.checker.listings import listing
 from scim_tui.checker.recorder import base_url_of
-from scim_tui.checker.recorder import current_exchanges
 from scim_tui.checker.recorder import recording
 from scim_tui.checker.results import CheckConfig
 
@@ -85,19 +84,8 @@ def read_schemas(context: CheckContext) -> Published[Schema]:
 
 
 def _listing(context: CheckContext, path: str) -> Listing:
-    """GET a discovery list once in a run: a later reader is given the answer read first, and its
-    exchanges show that request. A list that could not be read is asked for again."""
-    discovery = context.discovery
-    collected = current_exchanges()
-    with discovery.lock:
-        kept = discovery.listings.get(path)
-        if kept is None:
-            mark = len(collected) if collected is not None else 0
-            found = fetch_listing(context, path)
-            kept = discovery.listings[path] = (found, collected[mark:] if collected is not None else [])
-        elif collected is not None:
-            collected.extend(kept[1])
-    return kept[0]
+    """GET a discovery list once in a run (CheckContext.once); one that could not be read is asked for again."""
+    return context.once(f"GET {path}", lambda: fetch_listing(context, path))
 
 
 def referenced(resource_types: list[ResourceType]) -> list[str]:
