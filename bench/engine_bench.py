@@ -34,6 +34,19 @@ JOBS_OPTIONS = [1, 2, 4, 8]
 DEFAULT_JOBS = CheckConfig().jobs
 LATENCY_MS = 5
 """The second comparison's server answers this late, like a server across a network."""
+FAR_LATENCY_MS = 50
+"""The third comparison's server answers this late, like a server across the world (issue 28's targets)."""
+EVERY = f"scim-tui --jobs {DEFAULT_JOBS}, every check (beyond SPEC.md too)"
+TARGETS = {
+    "SPEC.md's checks, requests (most at any --jobs)": 230,
+    "every check, requests": 480,
+    f"SPEC.md's checks, --jobs {DEFAULT_JOBS}, wall / scim2-tester's, loopback": 0.35,
+    f"SPEC.md's checks, --jobs {DEFAULT_JOBS}, wall / scim2-tester's, {FAR_LATENCY_MS} ms": 0.08,
+    "every check, wall / scim2-tester's, loopback": 0.7,
+    "20 types × 100 attributes, every check, peak MiB": 150,
+}
+"""Issue 28's targets for the engine, each printed beside its figure (the app's and start-up's are
+app_bench.py's and start_bench.py's; the scale run's wall against scim2-tester's is not measured here)."""
 
 
 @dataclass
@@ -151,7 +164,7 @@ def summarize(measures: list[Measure]) -> dict[str, Any]:
 
 def compare(repeats: int, jobs_options: list[int], latency_ms: float = 0) -> dict[str, Any]:
     """Alternate the runs of each tool on one server, `repeats` times."""
-    every = f"scim-tui --jobs {DEFAULT_JOBS}, every check (beyond SPEC.md too)"
+    every = EVERY
     runs: dict[str, list[Measure]] = {"scim2-tester": [], **{f"scim-tui --jobs {j}": [] for j in jobs_options}, every: []}
     with server("--latency-ms", str(latency_ms)) as target:
         measure(scim_tui_run(1), target)  # warm-up: imports and first connections
@@ -186,9 +199,9 @@ def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
     from datetime import UTC
     from datetime import datetime
 
-    from scim_tui import history
     from scim_tui.reports import RunReport
     from scim_tui.reports import json_report
+    from scim_tui.store import history
 
     report = RunReport.create(results, target=url, started_at=datetime.now(UTC), duration=wall, profile="bench")
     with tempfile.TemporaryDirectory() as data:
@@ -211,8 +224,8 @@ def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
 def command_child(url: str) -> None:
     """Run `scim-tui check --profile` as a user does (JSON report to a file, the run recorded in
     the profile's history), in this fresh process, and print its peak memory and what it wrote."""
-    from scim_tui import cli
-    from scim_tui import history
+    from scim_tui.cli import main as cli
+    from scim_tui.store import history
     from scim_tui.store.profiles import Profile
     from scim_tui.store.profiles import save_profile
 
@@ -269,6 +282,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--jobs", type=int, default=4, help="the concurrency of the scale scenario")
+    parser.add_argument("--far-repeats", type=int, default=1, help=f"rounds at {FAR_LATENCY_MS} ms (scim2-tester takes ~45 s each)")
+    parser.add_argument("--no-scale", action="store_true", help="leave out the growth series and the scale scenario")
     parser.add_argument("--scale-child", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--command-child", metavar="URL", help=argparse.SUPPRESS)
@@ -284,8 +299,11 @@ def main() -> None:
     figures: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     figures["compare"] = compare(args.repeats, JOBS_OPTIONS)
     figures["compare_latency"] = compare(args.repeats, [1, 4], LATENCY_MS)
-    figures["growth"] = [scale(4, attributes, args.jobs) for attributes in (25, 50, 100)]
-    figures["scale"] = scale(20, 100, args.jobs, command=True)
+    figures["compare_far"] = compare(args.far_repeats, [DEFAULT_JOBS], FAR_LATENCY_MS)
+    if not args.no_scale:
+        figures["growth"] = [scale(4, attributes, args.jobs) for attributes in (25, 50, 100)]
+        figures["scale"] = scale(20, 100, args.jobs, command=True)
+    figures["load_average"] = os.getloadavg()
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "engine.json").write_text(json.dumps(figures, indent=2))
     print(report(figures))
@@ -297,13 +315,17 @@ def report(figures: dict[str, Any]) -> str:
         "ratio to scim2-tester | paired ratio median (min–max) |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for name, f in [*figures["compare"].items(), *((f"{k}, {LATENCY_MS} ms latency", v) for k, v in figures["compare_latency"].items())]:
+    far = ((f"{k}, {FAR_LATENCY_MS} ms latency", v) for k, v in figures["compare_far"].items())
+    for name, f in [*figures["compare"].items(), *((f"{k}, {LATENCY_MS} ms latency", v) for k, v in figures["compare_latency"].items()), *far]:
         w, p = f["wall_s"], f["paired_ratio"]
         lines.append(
             f"| {name} | {w['median']:.3f} ({w['min']:.3f}–{w['max']:.3f}) | {f['requests']['median']:.0f} "
             f"| {f['cpu_per_request_ms']['median']:.2f} | {f['client_cpu_s']['median']:.2f} | {f['server_cpu_s']['median']:.2f} "
             f"| {f['wall_ratio_to_scim2_tester']:.2f} | {p['median']:.2f} ({p['min']:.2f}–{p['max']:.2f}) |"
         )
+    lines += ["", *targets(figures)]
+    if "scale" not in figures:
+        return "\n".join(lines)
     lines += [
         "",
         "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result "
@@ -324,6 +346,33 @@ def report(figures: dict[str, Any]) -> str:
         f"| exit {command['status']} | {command['wall']:.1f} | {command['peak_mib']:.0f} | {command['report_mib']:.1f} | {command['history_mib']:.2f} |",
     ]
     return "\n".join(lines)
+
+
+def target_figures(figures: dict[str, Any]) -> list[float | None]:
+    """The figure of each of TARGETS, in its order (None when not measured)."""
+    compare = figures["compare"]
+    spec_runs = [f for name, f in compare.items() if name.startswith("scim-tui --jobs") and name != EVERY]
+    jobs = f"scim-tui --jobs {DEFAULT_JOBS}"
+    scale_run = figures.get("scale")
+    return [
+        max(f["requests"]["max"] for f in spec_runs),
+        compare[EVERY]["requests"]["median"],
+        compare[jobs]["paired_ratio"]["median"],
+        figures["compare_far"][jobs]["paired_ratio"]["median"],
+        compare[EVERY]["paired_ratio"]["median"],
+        scale_run["peak_mib"] if scale_run else None,
+    ]
+
+
+def targets(figures: dict[str, Any]) -> list[str]:
+    """Each target beside its figure, with the machine's load while it was measured."""
+    load = figures.get("load_average") or os.getloadavg()
+    lines = [f"| target (load average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}) | target | figure | met |", "|---|---|---|---|"]
+    for (name, limit), figure in zip(TARGETS.items(), target_figures(figures), strict=True):
+        shown = "not measured" if figure is None else f"{figure:.2f}" if isinstance(limit, float) else f"{figure:.0f}"
+        met = "" if figure is None else "yes" if figure <= limit else "no"
+        lines.append(f"| {name} | ≤ {limit} | {shown} | {met} |")
+    return lines
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from dataclasses import field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeVar
 
 from scim2_models import Context
 from scim2_models import Resource
@@ -38,6 +39,7 @@ from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.recorder import Recorder
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.recorder import cleaning_up
+from scim_tui.checker.recorder import current_exchanges
 from scim_tui.checker.recorder import install_recorder
 from scim_tui.checker.recorder import recorder_of
 from scim_tui.checker.results import CheckConfig
@@ -47,6 +49,7 @@ from scim_tui.checker.secrets import Secrets
 if TYPE_CHECKING:
     from scim_tui.checker.journal import Journal
 
+Answer = TypeVar("Answer")
 GONE_NOTE = "sent by scim-tui after deleting the resource: a deleted resource answers 404 (RFC 7644 §3.6)"
 
 
@@ -67,6 +70,11 @@ class Discovery:
     """The resource types that cannot be checked, by name, with why (a schema served nowhere ...)."""
     schema_reads: dict[str, Any] = field(default_factory=dict)
     """What GET /Schemas/{id} answered, by schema URI: a Schema, or why there is none (discovery.schema_by_id)."""
+    answers: dict[str, tuple[Any, list[Exchange]]] = field(default_factory=dict)
+    """What the requests sent once a run answered (the discovery lists, one-off probes), by what
+    they are, with their exchanges (CheckContext.once)."""
+    locks: dict[str, threading.Lock] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class CheckContext:
@@ -136,6 +144,24 @@ class CheckContext:
     def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
         """A context for another check of the same run."""
         return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references, self.recorder, creations=self.creations)
+
+    def once(self, key: str, send: Callable[[], Answer]) -> Answer:
+        """What `send` gives, sent once in a run (a discovery list, a one-off probe): a later caller
+        is given the first answer, and its exchanges show the requests that made it. When `send`
+        raised, the next caller sends again."""
+        discovery = self.discovery
+        with discovery.lock:
+            lock = discovery.locks.setdefault(key, threading.Lock())
+        collected = current_exchanges()
+        with lock:
+            kept = discovery.answers.get(key)
+            if kept is None:
+                mark = len(collected) if collected is not None else 0
+                answer = send()
+                kept = discovery.answers[key] = (answer, collected[mark:] if collected is not None else [])
+            elif collected is not None:
+                collected.extend(kept[1])
+        return kept[0]
 
     @property
     def expected_status_codes(self) -> list[int]:
@@ -442,6 +468,11 @@ class Referenced:
     """Its meta.location; None when the server gave none."""
 
 
+def _referenced(resource: Resource[Any], kept: list[Owned], model: type[Resource[Any]]) -> Referenced:
+    location = resource.meta.location if resource.meta else None
+    return Referenced(str(resource.id), kept[0].kind if kept else model.__name__, str(location) if location else None)
+
+
 class References:
     """Resources made for references to point at (a manager, a group's members), shared by the
     checks of a run instead of made again for each reference.
@@ -456,6 +487,8 @@ class References:
     def __init__(self, manager: ResourceManager):
         self.manager = manager
         self._made: dict[type[Resource[Any]], list[Referenced]] = {}
+        self._fixtures: dict[type[Resource[Any]], Resource[Any]] = {}
+        self._spare: dict[tuple[type[Resource[Any]], bool], list[Resource[Any]]] = {}
         self._lock = threading.RLock()  # held while making one, which may need references itself
 
     def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
@@ -465,11 +498,52 @@ class References:
             referenced = next((item for item in made if item.id not in context.pointed_at), None)
             if referenced is None:
                 resource = context.resource_manager.create_and_register(model, fill_all=False)
-                released = context.resource_manager.release(str(resource.id))
-                for item in released:
-                    self.manager.record(item)
-                location = resource.meta.location if resource.meta else None
-                referenced = Referenced(str(resource.id), released[0].kind if released else model.__name__, str(location) if location else None)
+                referenced = _referenced(resource, self._kept(context, resource), model)
                 made.append(referenced)
         context.pointed_at.add(referenced.id)
         return referenced
+
+    def _kept(self, context: CheckContext, resource: Resource[Any]) -> list[Owned]:
+        """Move a resource a check made to the run's own resource manager; what was moved."""
+        released = context.resource_manager.release(str(resource.id))
+        for item in released:
+            self.manager.record(item)
+        return released
+
+    def offer(self, context: CheckContext, resource: Resource[Any], fill_all: bool) -> None:
+        """Hand a resource a check created and wrote nothing to (it judged the creation) to the next
+        check of the run that needs a fresh one made alike (`fresh`); until one takes it, the run's
+        own resource manager holds it."""
+        with self._lock:
+            if self._kept(context, resource):
+                self._spare.setdefault((type(resource), fill_all), []).append(resource)
+
+    def fresh(self, context: CheckContext, model: type[Resource[Any]], fill_all: bool) -> Resource[Any]:
+        """A resource of `model`, created with every writable attribute filled or with its required
+        ones only, that nothing was written to: one a check offered when there is one (this check's
+        manager deletes it from then on; the exchanges of the check that made it show its POST),
+        else one created now."""
+        with self._lock:
+            spares = self._spare.get((model, fill_all))
+            resource = spares.pop(0) if spares else None
+            if resource is not None:
+                for item in self.manager.release(str(resource.id)):
+                    context.resource_manager.record(item)
+                return resource
+        return context.resource_manager.create_and_register(model, fill_all=fill_all)
+
+    def read_only(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
+        """A resource of `model` with every writable attribute filled, shared by the checks of a run
+        that only read it (a read, a list, a filter), so that their verdicts stay apart: none
+        writes to it, and references may point at it. The first check needing it makes it (its exchanges show the POST); the run's
+        own resource manager deletes it when the run ends. A creation that failed is tried again
+        by the next check."""
+        with self._lock:
+            fixture = self._fixtures.get(model)
+            if fixture is None:
+                fixture = context.resource_manager.create_and_register(model, fill_all=True)
+                released = self._kept(context, fixture)
+                self._fixtures[model] = fixture
+                if released:  # nothing writes to it: references may point at it too
+                    self._made.setdefault(model, []).append(_referenced(fixture, released, model))
+        return fixture

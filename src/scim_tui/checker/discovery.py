@@ -71,16 +71,21 @@ def documents(found: Listing, model: type[Document]) -> Published[Document]:
 
 def read_resource_types(context: CheckContext) -> Published[ResourceType]:
     """GET /ResourceTypes, read leniently; the run reuses what the check read."""
-    published = documents(fetch_listing(context, "/ResourceTypes"), ResourceType)
+    published = documents(_listing(context, "/ResourceTypes"), ResourceType)
     context.discovery.resource_types = published.items
     return published
 
 
 def read_schemas(context: CheckContext) -> Published[Schema]:
     """GET /Schemas, read leniently; the run reuses what the check read."""
-    published = documents(fetch_listing(context, "/Schemas"), Schema)
+    published = documents(_listing(context, "/Schemas"), Schema)
     context.discovery.schemas = published.items
     return published
+
+
+def _listing(context: CheckContext, path: str) -> Listing:
+    """GET a discovery list once in a run (CheckContext.once); one that could not be read is asked for again."""
+    return context.once(f"GET {path}", lambda: fetch_listing(context, path))
 
 
 def referenced(resource_types: list[ResourceType]) -> list[str]:

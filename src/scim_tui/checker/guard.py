@@ -435,9 +435,20 @@ class Guard:
                 self._after_bulk(body, response, answer, turn)
             elif creating and target is not None and target.endpoint is not None and target.id is None:
                 self._after_creation(target.endpoint, body, response, answer, turn)
+            if method.upper() == "GET" and target is not None and target.id is not None and not urlsplit(url).query:
+                self._proven_by_read(target, answer)
         finally:
             if where is not None:
                 self._note_ids(where, answer)
+
+    def _proven_by_read(self, target: _Target, answer: Any) -> None:
+        """A check's own GET of a resource's URL that answers the run's markers proves it the run's
+        own, as the GET `confirm` would send: no second GET is sent before a write or its deletion."""
+        key = (target.endpoint, target.id)
+        with self._lock:
+            item = self._owned.get(key)  # type: ignore[arg-type]
+            if item is not None and not item.confirmed and key not in self._refused and carries(answer, item.markers):
+                self._owned[key] = replace(item, confirmed=True)  # type: ignore[index]
 
     def failed(self, method: str, url: str, body: Any, late: bool) -> None:
         """A request that got no answer: a creation it made may exist, or appear later (`late`)."""

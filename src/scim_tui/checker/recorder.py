@@ -87,6 +87,11 @@ def recording() -> Iterator[list[Exchange]]:
         _current.reset(token)
 
 
+def current_exchanges() -> list[Exchange] | None:
+    """The list the exchanges made now are collected in (`recording`), if any."""
+    return _current.get()
+
+
 class Silence:
     """Counts the requests in a row that got no answer in time, reads and writes apart (a server
     may hang on every write while it still answers reads). Past SILENT_AFTER of one kind the

@@ -90,7 +90,7 @@ def check_filtering(context: CheckContext, model: type[Resource[Any]], label: st
     included, excluded = filtering_candidates(model)
     if included is None and excluded is None:
         return [CheckResult(Status.SKIPPED, reason=f"{label}: no suitable attributes exist to test filtering on {model.__name__}.")]
-    created = context.resource_manager.create_and_register(model, fill_all=True)
+    created = context.references.read_only(context, model)  # no check writes to it
     resource_id = str(created.id)
     results = []
     for asked, left_out in ((included, None), (None, excluded)):

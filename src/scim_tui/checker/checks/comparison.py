@@ -45,7 +45,7 @@ def attribute_at(model: type[Resource[Any]], path: Path[Any]) -> Attribute | Non
 def value_at(data: dict[str, Any] | None, path: Path[Any]) -> Any:
     """The JSON value at a path in a resource's JSON, attribute names compared without case."""
     node: Any = data or {}
-    for key in _keys(path):
+    for key in keys_of(path):
         node = member(node, key)
     return node
 
@@ -53,7 +53,7 @@ def value_at(data: dict[str, Any] | None, path: Path[Any]) -> Any:
 def nested(path: Path[Any], value: Any) -> dict[str, Any]:
     """A resource's JSON holding only `value`, at `path`."""
     node = value
-    for key in reversed(_keys(path)):
+    for key in reversed(keys_of(path)):
         node = {key: node}
     return node
 
@@ -61,7 +61,7 @@ def nested(path: Path[Any], value: Any) -> dict[str, Any]:
 def set_value_at(data: dict[str, Any], path: Path[Any], value: Any) -> None:
     """Put a copy of `value` at a path in a resource's JSON (None takes the attribute out),
     attribute names compared without case; only the dicts along the path are touched."""
-    *parents, last = _keys(path)
+    *parents, last = keys_of(path)
     node = data
     for key in parents:
         child = member(node, key)
@@ -85,7 +85,8 @@ def _spelled(node: dict[str, Any], key: str) -> str:
     return next((name for name in node if name.lower() == key.lower()), key)
 
 
-def _keys(path: Path[Any]) -> list[str]:
+def keys_of(path: Path[Any]) -> list[str]:
+    """The keys leading to a path's value in a resource's JSON."""
     extension = path.model
     if isclass(extension) and issubclass(extension, Extension):
         return [str(path)]

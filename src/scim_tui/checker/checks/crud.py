@@ -64,7 +64,8 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     """POST on a resource endpoint creates a resource (RFC 7644 §3.3).
 
     Sends a resource with every writable attribute filled, then one with only the attributes
-    its /Schemas requires (and those telling it apart), then deletes them. The first: SUCCESS
+    its /Schemas requires (and those telling it apart), then hands them to the checks that
+    write to a fresh resource (deleted by the end of the run). The first: SUCCESS
     when the server answers 201 with the created resource and its id; ERROR on any other
     status, an error, or an answer that is not the resource; DEVIATION when the resource
     created lacks every value the request gave an attribute referencing other resources
@@ -86,7 +87,9 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
         full = CheckResult(Status.DEVIATION, reason=reason, data=created)
     else:
         full = CheckResult(Status.SUCCESS, reason=f"{answered}.", data=created)
-    return [results_of(context, 0, [full])[0], _least_creation(context, model)]
+    judged = results_of(context, 0, [full])[0]
+    context.references.offer(context, created, fill_all=True)  # a later check writes to it instead of making its own
+    return [judged, _least_creation(context, model)]
 
 
 def _dropped_links(context: CheckContext, model: type[Resource[Any]], created: Resource[Any]) -> str | None:
@@ -119,6 +122,7 @@ def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckR
     adaptation = context.creations.adaptation(model)
     refused = refusal(context.exchanges[mark:], resource_path(context, model))
     if refused is None or adaptation is None:
+        context.references.offer(context, created, fill_all=False)
         return results_of(
             context,
             mark,
@@ -141,11 +145,12 @@ def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckR
 def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET on a resource's URL answers that resource (RFC 7644 §3.4.1).
 
-    Creates a resource, reads it back by id, then deletes it. SUCCESS when the
+    Reads back by id a resource created with every writable attribute filled (shared with
+    the other checks that only read it, deleted when the run ends). SUCCESS when the
     answer is 200 with the resource of that id; ERROR on another status, an
     error, or another object.
     """
-    created = context.resource_manager.create_and_register(model, fill_all=True)
+    created = context.references.read_only(context, model)
     path = context.root_path(resource_path(context, model, created.id))
     found = context.client.query(model, created.id, expected_status_codes=context.expected_status_codes)
     if not isinstance(found, Resource) or found.id != created.id:
@@ -157,11 +162,12 @@ def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
 def object_query_without_id(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET on a resource endpoint lists its resources, the new one included (RFC 7644 §3.4.2).
 
-    Creates a resource, lists the endpoint (following pages when the list is
-    paginated), then deletes it. SUCCESS when a ListResponse holds the resource;
+    Lists the endpoint (following pages when the list is paginated) looking for a resource
+    the run created (shared with the other checks that only read it). SUCCESS when a
+    ListResponse holds the resource;
     ERROR when listing fails or the resource is absent.
     """
-    created = context.resource_manager.create_and_register(model, fill_all=True)
+    created = context.references.read_only(context, model)
     path = context.root_path(resource_path(context, model))
 
     def fetch(start: int | None) -> Any:

@@ -16,6 +16,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.checks.comparison import attribute_at
+from scim_tui.checker.checks.comparison import keys_of
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import normalized
 from scim_tui.checker.checks.comparison import paths_of
@@ -23,8 +24,10 @@ from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
-from scim_tui.checker.checks.probes import steps
+from scim_tui.checker.checks.probes import Steps
+from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.engine import failure_result
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
@@ -50,14 +53,13 @@ PATCH_ANSWER = "the PATCH answer"
 READ_BACK = "a GET after the 204 answer"
 
 
-def send_patch(context: CheckContext, target: Target, operations: list[dict[str, Any]], **request: Any) -> tuple[dict[str, Any], str]:
-    """Send PATCH operations (JSON) as clients do; return the resource seen, as JSON, and where it
-    came from (PATCH_ANSWER or READ_BACK). `request` goes to both HTTP requests (headers=...).
+def sent_patch(context: CheckContext, target: Target, operations: list[dict[str, Any]], **request: Any) -> dict[str, Any] | None:
+    """Send PATCH operations (JSON) as clients do; return the resource the server answered 200
+    with, as JSON, or None when it answered 204 without a body (RFC 7644 §3.5.2). `request` goes
+    to the HTTP request (headers=...).
 
-    The server answers 200 with the resource or 204 without a body (RFC 7644 §3.5.2); after a
-    204 the resource is read back with a GET. No "attributes" goes with the request: a server
-    that mishandles it would fail every PATCH for that one reason, and the projection checks
-    test it once.
+    No "attributes" goes with the request: a server that mishandles it would fail every PATCH
+    for that one reason, and the projection checks test it once.
     """
     # The body a PatchOp model would give, built as JSON: the server, not the client, judges it.
     patch_op = {"schemas": [str(PatchOp.__schema__)], "Operations": operations}
@@ -65,21 +67,113 @@ def send_patch(context: CheckContext, target: Target, operations: list[dict[str,
         target.model, target.id, patch_op, check_request_payload=False, expected_status_codes=PATCH_ANSWERS, url=target.url, **request
     )
     if isinstance(answer, Resource):
-        return answer.model_dump(), PATCH_ANSWER
+        return answer.model_dump()
     if context.exchanges and context.exchanges[-1].status_code == 200:
         raise ValueError(f"the answer is {answer_name(answer)}, but a 200 must hold the resource; only a 204 has no body (RFC 7644 §3.5.2)")
+    return None
+
+
+def read_back(context: CheckContext, target: Target, **request: Any) -> dict[str, Any]:
+    """The resource as a GET of its URL shows it now, as JSON (after a PATCH answered 204)."""
     found = context.client.query(target.model, target.id, expected_status_codes=context.expected_status_codes, **request)
     if not isinstance(found, Resource):
         raise ValueError(f"the answer is {answer_name(found)} instead of the {target.model.__name__}")
-    return found.model_dump(), READ_BACK
+    return found.model_dump()
 
 
-def _patch(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> tuple[dict[str, Any], str]:
-    """Send one PATCH operation, and update what is known of the resource."""
+def send_patch(context: CheckContext, target: Target, operations: list[dict[str, Any]], **request: Any) -> tuple[dict[str, Any], str]:
+    """Send PATCH operations (see `sent_patch`); return the resource seen, as JSON, and where it
+    came from: the 200 answer (PATCH_ANSWER), or a GET after a 204 (READ_BACK)."""
+    answer = sent_patch(context, target, operations, **request)
+    if answer is not None:
+        return answer, PATCH_ANSWER
+    return read_back(context, target, **request), READ_BACK
+
+
+Judge = Callable[[dict[str, Any], str], CheckResult]
+"""The verdict on one path, given the resource seen (JSON) and where it was seen."""
+
+
+@dataclass
+class Unread(CheckResult):
+    """A path's PATCH answered 204: judged once a GET shows the resource. One GET shows the outcome
+    of every PATCH of a round of paths none of which holds another (`_rounds`)."""
+
+    judge: Judge | None = None
+    label: str | None = None
+
+
+def _patched(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> dict[str, Any] | None:
+    """Send one PATCH operation; the resource answered (what is known of it from then on), or None after a 204."""
     operation = {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
-    seen, source = send_patch(context, target, [operation])
-    target.current = deepcopy(seen)  # later answers replace it; the result keeps what was seen
-    return seen, source
+    seen = sent_patch(context, target, [operation])
+    if seen is not None:
+        target.current = deepcopy(seen)  # later answers replace it; the result keeps what was seen
+    return seen
+
+
+def _verdict(path: Path[Any], seen: dict[str, Any] | None, judge: Judge) -> CheckResult:
+    """The path's result from the PATCH answer, or one to judge once a GET read the resource."""
+    return judge(seen, PATCH_ANSWER) if seen is not None else Unread(Status.SUCCESS, judge=judge, label=str(path))
+
+
+def _related(keys: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    """Whether one path holds the other (``name`` holds ``name.givenName``; an extension holds its
+    attributes), given the keys leading to each: a PATCH of one may change the other's value."""
+    shortest = min(len(keys), len(other))
+    return keys[:shortest] == other[:shortest]
+
+
+Round = list[tuple[int, Path[Any], Attribute]]
+"""Paths none of which holds another, each with its place in the check's order: read back by one GET."""
+
+
+def _rounds(ordered: list[tuple[Path[Any], Attribute]]) -> list[Round]:
+    """The paths cut into rounds: each goes in the round after the last one holding a path related
+    to it, so that related paths are patched (and read) in their order, and the others share a read."""
+    rounds: list[Round] = []
+    placed: list[tuple[tuple[str, ...], int]] = []
+    for index, (path, attribute) in enumerate(ordered):
+        keys = tuple(key.lower() for key in keys_of(path))
+        level = 1 + max((level for other, level in placed if _related(keys, other)), default=-1)
+        placed.append((keys, level))
+        if level == len(rounds):
+            rounds.append([])
+        rounds[level].append((index, path, attribute))
+    return rounds
+
+
+def _read_unread(context: CheckContext, target: Target, results: list[CheckResult], runner: Steps) -> list[CheckResult]:
+    """Judge the paths whose PATCH answered 204 with one GET of the resource; the others stay."""
+    unread = [result for result in results if isinstance(result, Unread)]
+    if not unread:
+        return results
+    if runner.lost is not None:
+        return [runner.skipped(result.label) if isinstance(result, Unread) else result for result in results]
+    mark = len(context.exchanges)
+    try:
+        seen = read_back(context, target)
+    except Exception as exc:
+        failure = exc
+    else:
+        failure = None
+        target.current = deepcopy(seen)
+    read = context.exchanges[mark:]
+    judged = []
+    for result in results:
+        if isinstance(result, Unread):
+            verdict = _failed_read(failure, read, result.label) if failure else checked(context, partial(result.judge, seen, READ_BACK), result.label)
+            verdict.exchanges = [*result.exchanges, *read]
+            runner.note(verdict)
+            result = verdict
+        judged.append(result)
+    return judged
+
+
+def _failed_read(failure: Exception, read: list[Any], label: str | None) -> CheckResult:
+    result = failure_result(failure, read)
+    result.reason = f"{label}: {result.reason}"
+    return result
 
 
 def _run(
@@ -93,7 +187,9 @@ def _run(
 ) -> list[CheckResult]:
     """Check each wanted path of a resource in turn; results come in the order of the paths.
 
-    With `children_first`, sub-attributes are patched before the attribute holding them.
+    With `children_first`, sub-attributes are patched before the attribute holding them. The
+    paths whose PATCH answered 204 are read back together, one GET after each round of paths
+    none of which holds another (`_rounds`), each path keeping its own result.
     """
     skipped = unclaimed(context, "patch")
     if skipped:
@@ -101,26 +197,36 @@ def _run(
     paths = [(path, attribute) for path in paths_of(model) if (attribute := attribute_at(model, path)) and wanted(attribute)]
     if not paths:
         return [CheckResult(Status.SKIPPED, reason=f"No attribute of {model.__name__} can be {verb}.")]
-    created = context.resource_manager.create_and_register(model, fill_all=fill_all)
+    created = context.references.fresh(context, model, fill_all=fill_all)
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
     # An immutable value given at creation (a unique one, to tell the resource apart) is set for good.
     paths = [(path, attribute) for path, attribute in paths if attribute.mutability != Mutability.immutable or unassigned(value_at(target.current, path))]
     ordered = list(reversed(paths)) if children_first else paths
-    results = steps(context, [(str(path), partial(check_one, context, target, path, attribute)) for path, attribute in ordered])
+    runner = Steps(context)
+    placed: dict[int, CheckResult] = {}
+    for paths_round in _rounds(ordered):
+        done = runner.run([(str(path), partial(check_one, context, target, path, attribute)) for _, path, attribute in paths_round])
+        placed.update(zip((index for index, _, _ in paths_round), _read_unread(context, target, done, runner), strict=True))
+    results = [placed[index] for index in range(len(ordered))]
     return results[::-1] if children_first else results
 
 
 def _written(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], attribute: Attribute) -> CheckResult:
     """PATCH add or replace a new value at `path`, then check the resource holds it."""
     value = attribute_value(context, attribute, avoid=value_at(target.current, path))
-    seen, source = _patch(context, target, op, path, value)
-    data = examined(seen, path)
+    seen = _patched(context, target, op, path, value)
     if attribute.hidden:
+        data = examined(seen or {}, path)
         return CheckResult(Status.SUCCESS, reason=f"{path}: {op.value} accepted; {attribute.declaration}, so the value cannot be read back.", data=data)
-    expected, actual = normalized(target.model, path, value), value_at(seen, path)
-    if not matches(expected, actual):
-        return CheckResult(Status.ERROR, reason=f"{path}: after {op.value}, {source} holds {shown(actual)} instead of {shown(expected)}.", data=data)
-    return CheckResult(Status.SUCCESS, reason=f"{path}: the value given by {op.value} is in {source}.", data=data)
+
+    def judge(resource: dict[str, Any], source: str) -> CheckResult:
+        data = examined(resource, path)
+        expected, actual = normalized(target.model, path, value), value_at(resource, path)
+        if not matches(expected, actual):
+            return CheckResult(Status.ERROR, reason=f"{path}: after {op.value}, {source} holds {shown(actual)} instead of {shown(expected)}.", data=data)
+        return CheckResult(Status.SUCCESS, reason=f"{path}: the value given by {op.value} is in {source}.", data=data)
+
+    return _verdict(path, seen, judge)
 
 
 def examined(resource: dict[str, Any], path: Path[Any]) -> dict[str, Any]:
@@ -140,15 +246,20 @@ def _replace_one(context: CheckContext, target: Target, path: Path[Any], attribu
 def _remove_one(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> CheckResult:
     """PATCH remove `path` (given a value first when it has none), then check the resource no longer holds it."""
     if not attribute.hidden and unassigned(value_at(target.current, path)):
-        _patch(context, target, PatchOperation.Op.add, path, attribute_value(context, attribute))
-    seen, source = _patch(context, target, PatchOperation.Op.remove, path)
-    data = examined(seen, path)
+        _patched(context, target, PatchOperation.Op.add, path, attribute_value(context, attribute))
+    seen = _patched(context, target, PatchOperation.Op.remove, path)
     if attribute.hidden:
-        return CheckResult(Status.SUCCESS, reason=f"{path}: remove accepted; {attribute.declaration}, so its absence cannot be read back.", data=data)
-    left = value_at(seen, path)
-    if not unassigned(left):
-        return CheckResult(Status.ERROR, reason=f"{path}: after remove, {source} still holds {shown(left)}.", data=data)
-    return CheckResult(Status.SUCCESS, reason=f"{path}: the attribute is gone from {source}.", data=data)
+        return CheckResult(
+            Status.SUCCESS, reason=f"{path}: remove accepted; {attribute.declaration}, so its absence cannot be read back.", data=examined(seen or {}, path)
+        )
+
+    def judge(resource: dict[str, Any], source: str) -> CheckResult:
+        data, left = examined(resource, path), value_at(resource, path)
+        if not unassigned(left):
+            return CheckResult(Status.ERROR, reason=f"{path}: after remove, {source} still holds {shown(left)}.", data=data)
+        return CheckResult(Status.SUCCESS, reason=f"{path}: the attribute is gone from {source}.", data=data)
+
+    return _verdict(path, seen, judge)
 
 
 def _addable(attribute: Attribute) -> bool:

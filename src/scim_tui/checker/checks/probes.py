@@ -54,29 +54,47 @@ def checked(context: CheckContext, check: Callable[[], CheckResult], label: str 
 
 
 def steps(context: CheckContext, labelled: Iterable[tuple[str | None, Callable[[], CheckResult]]]) -> list[CheckResult]:
-    """The results of a check's steps, run in turn (see `checked`). Once a step got no answer at
-    all (a dropped connection, no answer in time), or 501 Not Implemented (RFC 7644 §3.12, Table 8:
+    """The results of a check's steps, run in turn (see `checked` and `Steps`)."""
+    return Steps(context).run(labelled)
+
+
+class Steps:
+    """A check's steps, run in turn, in one or several groups. Once a step got no answer at all
+    (a dropped connection, no answer in time), or 501 Not Implemented (RFC 7644 §3.12, Table 8:
     "Service provider does not support the request operation"), the steps after it are SKIPPED
     naming it: they would all fail the same way, one fault read as many findings."""
-    results: list[CheckResult] = []
-    lost: str | None = None
-    cause: str | None = None
-    for label, step in labelled:
-        if lost is not None:
-            results.append(CheckResult(Status.SKIPPED, reason=f"{label + ': ' if label else ''}Skipped: {lost}.", cause=cause))
-            continue
-        result = checked(context, step, label)
-        results.append(result)
+
+    def __init__(self, context: CheckContext):
+        self.context = context
+        self.lost: str | None = None
+        """Why the steps left are SKIPPED, once one step halted them."""
+        self.cause: str | None = None
+
+    def run(self, labelled: Iterable[tuple[str | None, Callable[[], CheckResult]]]) -> list[CheckResult]:
+        results: list[CheckResult] = []
+        for label, step in labelled:
+            if self.lost is not None:
+                results.append(self.skipped(label))
+                continue
+            result = checked(self.context, step, label)
+            results.append(result)
+            self.note(result)
+        return results
+
+    def skipped(self, label: str | None) -> CheckResult:
+        return CheckResult(Status.SKIPPED, reason=f"{label + ': ' if label else ''}Skipped: {self.lost}.", cause=self.cause)
+
+    def note(self, result: CheckResult) -> None:
+        """Halt the steps left when this result got no answer, or 501."""
         last = result.exchanges[-1] if result.exchanges else None
         if not result.status.failed or last is None:
-            continue
+            return
         if last.status_code is None and last.error:
-            if context.recorder.stopped:  # cancelled or silent while it waited: the check says so, as any other
-                raise RunCancelled(context.recorder.stopped)
-            lost = f"an earlier step got no answer ({request_line(last)}: {last.error})"
+            if self.context.recorder.stopped:  # cancelled or silent while it waited: the check says so, as any other
+                raise RunCancelled(self.context.recorder.stopped)
+            self.lost = f"an earlier step got no answer ({request_line(last)}: {last.error})"
         elif last.status_code == NOT_IMPLEMENTED:
-            lost, cause = f"an earlier step was answered 501 Not Implemented ({request_line(last)})", failing_request(last)
-    return results
+            self.lost, self.cause = f"an earlier step was answered 501 Not Implemented ({request_line(last)})", failing_request(last)
 
 
 def refuses_write_methods(context: CheckContext, endpoint: str) -> list[CheckResult]:

@@ -35,7 +35,7 @@ def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> lis
     answer is 200 with the new values; ERROR on another status, an error, or an
     answer still holding old values.
     """
-    created = context.resource_manager.create_and_register(model, fill_all=True)
+    created = context.references.fresh(context, model, fill_all=True)
     path = context.root_path(resource_path(context, model, created.id))
     replacement = _replacement(context, model, created)
     answer = context.client.replace(replacement, expected_status_codes=context.expected_status_codes)
@@ -87,7 +87,7 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
     the GET answers another status than 404, or the query still lists it (a service provider
     MAY keep the record, but MUST answer 404 for it and MUST omit it from query results).
     """
-    created = context.resource_manager.create_and_register(model, fill_all=True)
+    created = context.references.fresh(context, model, fill_all=True)
     path = resource_path(context, model, created.id)
     deleted = context.client.request("DELETE", path)
     request = f"DELETE {context.root_path(path)}"

@@ -77,13 +77,25 @@ def access_schema_by_id(context: CheckContext) -> list[CheckResult]:
         mark = len(context.exchanges)
         path = context.root_path(f"/Schemas/{listed.id}")
         try:
-            found = context.client.query(Schema, listed.id, expected_status_codes=context.expected_status_codes)
+            found = _schema_by_id(context, str(listed.id))
         except Exception as exc:
             result = CheckResult(Status.ERROR, reason=f"GET {path} failed: {describe_error(exc, 300)}")
         else:
             result = _compare_schema(path, listed, found)
         results.extend(results_of(context, mark, [result]))
     return results
+
+
+def _schema_by_id(context: CheckContext, uri: str) -> object:
+    """GET /Schemas/{id}, unless the run read that schema already (discovery.schema_by_id); a
+    schema read here is kept for the run too."""
+    reads = context.discovery.schema_reads
+    if isinstance(reads.get(uri), Schema):
+        return reads[uri]
+    found = context.client.query(Schema, uri, expected_status_codes=context.expected_status_codes)
+    if isinstance(found, Schema) and found.id == uri:
+        reads.setdefault(uri, found)
+    return found
 
 
 def _compare_schema(path: str, listed: Schema, found: object) -> CheckResult:
