@@ -119,6 +119,7 @@ class RunScreen(Screen[None]):
         Binding("a", "accept", "Accept", tooltip="Accept the failure in the profile's baseline (or un-accept it)", id="run.accept"),
         Binding("s", "failures_first", "Worst first", tooltip="Failures first: each group's results by severity", id="run.failures-first"),
         Binding("b", "toggle_sidebar", "Sidebar", tooltip="Show or hide the tags and resource types", id="run.sidebar"),
+        Binding("c", "by_cause", "By cause", tooltip="One line per cause shared by several results, or one line per result", id="run.by-cause"),
         Binding("n", "next_failure", "Next failure", id="run.next-failure"),
         Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
         Binding("slash", "filter", "Filter", id="run.filter"),
@@ -349,12 +350,17 @@ class RunScreen(Screen[None]):
     async def add_results(self, message: ResultsBatch) -> None:
         if message.run_id != self.run_id:
             return
-        updated = self.state.add(message.results)
+        change = self.state.add(message.results)
         self.judgement = self.state.review(self.baseline.entries, today())
         self.query_one(Readiness).add(message.results)
-        self._refresh_results()
+        table = self.query_one(ResultsTable)
+        if change.appended_only and not self.view.failures_first:  # a run streaming in: only the batch's lines
+            table.extend([row for row in change.appended if self.view.shows(row)], [row for row in change.joined if self.view.shows(row)])
+            self._show_preview(table.selected_key)
+        else:
+            self._refresh_results()
         self._show_progress()
-        await self._refresh_detail(updated)
+        await self._refresh_detail(change.updated)
 
     @on(RunFinished)
     def finish(self, message: RunFinished) -> None:
@@ -436,7 +442,12 @@ class RunScreen(Screen[None]):
         self._show_preview(message.key)
 
     def _show_preview(self, key: str | None) -> None:
-        self.query_one(ResultPreview).show_row(self.state.rows.get(key) if key else None)
+        preview = self.query_one(ResultPreview)
+        cause = self.query_one(ResultsTable).selected_cause if key is None else None
+        if cause is not None:
+            preview.show_cause(cause.cause, len(cause.rows), cause.expanded)
+        else:
+            preview.show_row(self.state.rows.get(key) if key else None)
 
     def action_next_failure(self) -> None:
         self._jump(forward=True)
@@ -502,6 +513,12 @@ class RunScreen(Screen[None]):
         self.view.failures_first = not self.view.failures_first
         self._refresh_results()
         self.notify("Failures first in each group." if self.view.failures_first else "Results in the order they ran.")
+
+    def action_by_cause(self) -> None:
+        table = self.query_one(ResultsTable)
+        table.show_by_cause(not table.by_cause)
+        self._show_preview(table.selected_key)
+        self.notify("One line per shared cause: space expands it." if table.by_cause else "One line per result.")
 
     def action_toggle_sidebar(self) -> None:
         """Show the sidebar when it is hidden (by this key, or on a narrow terminal), else hide it."""
