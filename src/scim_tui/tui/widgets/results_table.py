@@ -9,6 +9,7 @@ rows: 0.5 s for 10,000).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from scim_tui.checker.results import STATUS_WIDTH
 from scim_tui.reports.summary import plural
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import Row
+from scim_tui.tui.run_state import severity
 from scim_tui.tui.widgets.result_lines import CauseLine
 from scim_tui.tui.widgets.result_lines import Line
 from scim_tui.tui.widgets.result_lines import Lines
@@ -53,7 +55,7 @@ def cells(line: Line) -> tuple[Text, Text, Text, Text]:
     if isinstance(item, str):
         return Text("━━"), Text(item, style="bold"), Text(""), Text("")
     if isinstance(item, CauseLine):
-        return status_text(item.worst, item.accepted), Text(check_of_cause(item), style="bold"), Text(""), Text(f"one cause: {item.cause.request}")
+        return status_text(item.worst, item.accepted), Text(check_of_cause(item), style="bold"), Text(""), Text(reason_of_cause(item))
     result = item.result
     reason = " ".join((result.reason or "").split())
     status = suite_text(result.status) if item.summary else status_text(result.status, item.accepted is not None)
@@ -63,6 +65,15 @@ def cells(line: Line) -> tuple[Text, Text, Text, Text]:
 def check_of_cause(cause: CauseLine) -> str:
     """``▸ 133 results``: how many results shown share it (▾ once they are listed under it)."""
     return f"{'▾' if cause.expanded else '▸'} {plural(len(cause.rows), 'result')}"
+
+
+def reason_of_cause(cause: CauseLine) -> str:
+    """``one cause: GET /v2/Users answered 500``, after the count of each status when they differ."""
+    statuses = Counter(row.result.status for row in cause.rows)
+    if len(statuses) == 1:
+        return f"one cause: {cause.cause.request}"
+    each = ", ".join(f"{statuses[status]} {status.name}" for status in sorted(statuses, key=severity))
+    return f"{each} · one cause: {cause.cause.request}"
 
 
 def failed(line: Line) -> bool:
@@ -234,6 +245,11 @@ class ResultsTable(ScrollView, can_focus=True):
         return self.lines.cause_at(self.cursor_row)
 
     def select_key(self, key: str) -> None:
+        """Put the cursor on the line of this key; a result folded in its cause's line is listed first."""
+        row = next((row for row in self.rows if row.key == key), None) if key not in self.lines.index else None
+        if row is not None and row.cause is not None and self.by_cause:
+            self.lines.expanded.add(row.cause.request)
+            self._lay_out()
         if key in self.lines.index:
             self.move_cursor(self.lines.index[key])
 
