@@ -9,6 +9,7 @@ from datetime import UTC
 from datetime import date
 from datetime import datetime
 from functools import partial
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -58,9 +59,6 @@ from scim_tui.tui.messages import RunWaiting
 from scim_tui.tui.run_state import Filter
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import RunState
-from scim_tui.tui.runner import Runner
-from scim_tui.tui.runner import RunRequest
-from scim_tui.tui.runner import find_resource_types
 from scim_tui.tui.screens.accept import Acceptance
 from scim_tui.tui.screens.accept import AcceptScreen
 from scim_tui.tui.screens.confirm import ConfirmScreen
@@ -77,6 +75,9 @@ from scim_tui.tui.widgets.results_table import ResultsTable
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import Progress
 from scim_tui.tui.widgets.run_status import RunStatus
+
+if TYPE_CHECKING:  # the runner loads the engine and scim2-client: in the workers' threads, after the first paint
+    from scim_tui.tui.runner import RunRequest
 
 Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
@@ -205,6 +206,8 @@ class RunScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="discovery", exit_on_error=False)
     def find_resource_types(self) -> None:
+        from scim_tui.tui.runner import find_resource_types
+
         find_resource_types(self.profile, self.post_message, self.reading)
 
     def on_unmount(self) -> None:
@@ -253,27 +256,18 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(
-            RunRequest(
-                self.run_id + 1,
-                self.profile,
-                selection.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready),
-                selection,
-            )
-        )
+        self._start(self._request(selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
-        everything = Selection()
-        self._start(
-            RunRequest(
-                self.run_id + 1,
-                self.profile,
-                everything.check_config(self.profile.jobs, self.profile.max_rate, self.profile.max_resource_types, self.profile.require_ready),
-                everything,
-                only=checks,
-            )
-        )
+        self._start(self._request(Selection(), only=checks))
+
+    def _request(self, selection: Selection, only: frozenset[CheckId] | None = None) -> RunRequest:
+        from scim_tui.tui.runner import RunRequest  # loaded by now: the resource types' read loaded it
+
+        profile = self.profile
+        conf = selection.check_config(profile.jobs, profile.max_rate, profile.max_resource_types, profile.require_ready)
+        return RunRequest(self.run_id + 1, profile, conf, selection, only=only)
 
     def action_rerun_failed(self) -> None:
         failed = self.state.failed_checks()
@@ -320,6 +314,8 @@ class RunScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="checks", exit_on_error=False)
     def run_checks(self, request: RunRequest) -> None:
+        from scim_tui.tui.runner import Runner
+
         worker = get_current_worker()
         Runner(self.post_message, lambda: worker.is_cancelled, ended=self.app.remember_run_end).run(request)
 
