@@ -121,6 +121,8 @@ class RunScreen(Screen[None]):
         Binding("s", "failures_first", "Worst first", tooltip="Failures first: each group's results by severity", id="run.failures-first"),
         Binding("b", "toggle_sidebar", "Sidebar", tooltip="Show or hide the tags and resource types", id="run.sidebar"),
         Binding("c", "by_cause", "By cause", tooltip="One line per cause shared by several results, or one line per result", id="run.by-cause"),
+        # on the results (the tag tree's own space ticks a tag)
+        Binding("space", "toggle_cause", "Expand", tooltip="List the results of the cause under the cursor (▸), or fold them", id="run.expand"),
         Binding("n", "next_failure", "Next failure", id="run.next-failure"),
         Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
         Binding("slash", "filter", "Filter", id="run.filter"),
@@ -188,7 +190,7 @@ class RunScreen(Screen[None]):
         self.query_one(FilterInput).display = False
         self._show_progress()
         self.call_after_refresh(self._refocus)
-        self.find_resource_types()
+        self.call_after_refresh(self.find_resource_types)  # its thread loads the engine: once the screen is drawn
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
@@ -509,6 +511,9 @@ class RunScreen(Screen[None]):
         self.view.failures_first = not self.view.failures_first
         self._refresh_results()
         self.notify("Failures first in each group." if self.view.failures_first else "Results in the order they ran.")
+
+    def action_toggle_cause(self) -> None:
+        self.query_one(ResultsTable).action_toggle_cause()
 
     def action_by_cause(self) -> None:
         table = self.query_one(ResultsTable)

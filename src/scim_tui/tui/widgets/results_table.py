@@ -151,7 +151,6 @@ class ResultsTable(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"results-table--header", "results-table--cursor"}
     BINDINGS = [
         Binding("enter", "open", "Open result", show=False, id="results.open"),  # the preview says it
-        Binding("space", "toggle_cause", "Expand", tooltip="List the results of the cause under the cursor (▸), or fold them", id="results.expand"),
         Binding("up", "cursor_up", "Up", show=False),
         Binding("down", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
