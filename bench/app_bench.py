@@ -123,8 +123,8 @@ class Watchdog:
             self._task.cancel()
 
 
-async def until(pilot: Any, condition: Callable[[], bool], step: float = 0.001) -> None:
-    deadline = time.perf_counter() + TIMEOUT
+async def until(pilot: Any, condition: Callable[[], bool], step: float = 0.001, timeout: float = TIMEOUT) -> None:
+    deadline = time.perf_counter() + timeout
     while not condition():
         if time.perf_counter() > deadline:
             raise TimeoutError("the app did not get there in time")
@@ -260,7 +260,7 @@ async def app_run(profile: Profile) -> dict[str, float]:
         await pilot.press("r")
         table.focus()
         prober = asyncio.get_running_loop().create_task(probe_keys(app, table, latencies))
-        await until(pilot, lambda: screen.progress.phase.value == "finished", step=0.05)
+        await until(pilot, lambda: screen.progress.phase.value == "finished", step=0.05, timeout=RUN_TIMEOUT)
         wall = time.perf_counter() - started
         prober.cancel()
         watchdog.stop()
@@ -308,8 +308,10 @@ def real_runs(types: int, attributes: int, repeats: int) -> dict[str, Any]:
             for _ in range(repeats):
                 for mode in ("command", "app"):
                     argv = [sys.executable, __file__, "--real-child", mode, target.url, "--types", str(types)]
-                    output = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=RUN_TIMEOUT).stdout
-                    runs[mode].append(json.loads(output.strip().splitlines()[-1]))
+                    done = subprocess.run(argv, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                    if done.returncode:
+                        raise RuntimeError(f"the {mode}'s run failed: {done.stderr.strip()[-2000:]}")
+                    runs[mode].append(json.loads(done.stdout.strip().splitlines()[-1]))
     ratios = [app["wall_s"] / command["wall_s"] for app, command in zip(runs["app"], runs["command"], strict=True)]
     return {"types": types, "attributes": attributes, "app": median_of(runs["app"]), "command": median_of(runs["command"]), "ratio": spread(ratios)}
 
