@@ -1,8 +1,13 @@
-"""App benchmark: the run screen with 10,000 results, and the first result of a demo run.
+"""App benchmark: the run screen with 10,000 results, the first result of a demo run, and a real
+run of about 10,000 results in the app beside the same run by `scim-tui check`.
 
 Headless Textual (App.run_test). A watchdog task on the app's event loop sleeps 5 ms at a
 time and records how late it wakes: the longest lateness is the longest frame the loop
-could not draw. Run with `make bench` (or alone); figures go to bench/results/app.json.
+could not draw, and each lateness over 100 ms a stall. During the real run a key (down, then
+up) goes to the results every 0.2 s through the terminal driver, as a user's would, and its
+latency is the time until the cursor moved. The app and the command each run in a fresh
+process against one generated server (bench/serve.py, bench/scale.py), alternated.
+Run with `make bench` (or alone); figures go to bench/results/app.json.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable
@@ -20,6 +27,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from textual import events
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
@@ -32,14 +41,20 @@ from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.results_table import ResultsTable
 
-RESULTS = Path(__file__).resolve().parent / "results"
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
 SIZE = (130, 40)
 RESULT_COUNT = 10_000
 BATCH = 1_000
 """Results per message, one message every BATCH_INTERVAL like the runner: as if the engine
 gave 10,000 results a second (a real run gives about a hundred)."""
 TICK = 0.005
+STALL = 0.1
+"""A lateness of the event loop beyond this is a stall a user sees."""
+PROBE_EVERY = 0.2
+"""Seconds between two keys pressed during the real run."""
 TIMEOUT = 120.0
+RUN_TIMEOUT = 1800.0
 CHECKERS = (
     "object_creation",
     "object_query",
@@ -84,6 +99,8 @@ class Watchdog:
     """Wakes every TICK seconds on the event loop and keeps the worst lateness."""
 
     worst: float = 0.0
+    stalls: int = 0
+    """How many times it woke more than STALL late."""
     _task: asyncio.Task[None] | None = field(default=None, repr=False)
 
     def start(self) -> None:
@@ -97,15 +114,17 @@ class Watchdog:
         while True:
             started = time.perf_counter()
             await asyncio.sleep(TICK)
-            self.worst = max(self.worst, time.perf_counter() - started - TICK)
+            late = time.perf_counter() - started - TICK
+            self.worst = max(self.worst, late)
+            self.stalls += late > STALL
 
     def stop(self) -> None:
         if self._task:
             self._task.cancel()
 
 
-async def until(pilot: Any, condition: Callable[[], bool], step: float = 0.001) -> None:
-    deadline = time.perf_counter() + TIMEOUT
+async def until(pilot: Any, condition: Callable[[], bool], step: float = 0.001, timeout: float = TIMEOUT) -> None:
+    deadline = time.perf_counter() + timeout
     while not condition():
         if time.perf_counter() > deadline:
             raise TimeoutError("the app did not get there in time")
@@ -206,14 +225,112 @@ async def first_result() -> dict[str, float]:
         return {"first_result_s": first, "whole_demo_run_s": whole, "demo_run_worst_stall_s": watchdog.worst, "demo_results": table.row_count}
 
 
+async def probe_keys(app: ScimTuiApp, table: ResultsTable, latencies: list[float]) -> None:
+    """Press down, then up, every PROBE_EVERY seconds through the terminal driver; keep how long
+    each took to move the cursor."""
+    driver = app._driver
+    assert driver is not None
+    for step in range(10**6):
+        await asyncio.sleep(PROBE_EVERY)
+        if not table.row_count:
+            continue
+        table.move_cursor(1)
+        before = table.cursor_row
+        key = events.Key("down" if step % 2 == 0 else "up", None)
+        key.set_sender(app)
+        sent = time.perf_counter()
+        driver.send_message(key)
+        while table.cursor_row == before and time.perf_counter() - sent < TIMEOUT:
+            await asyncio.sleep(0.001)
+        latencies.append(time.perf_counter() - sent)
+
+
+async def app_run(profile: Profile) -> dict[str, float]:
+    """Press r on the profile, as a user would, and wait for the run's end, pressing keys all along."""
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        screen: RunScreen = app.screen  # type: ignore[assignment]
+        table = screen.query_one(ResultsTable)
+        await app.workers.wait_for_complete()  # the resource types are read
+        await pilot.pause(0.1)
+        watchdog, latencies = Watchdog(), []
+        watchdog.start()
+        started = time.perf_counter()
+        await pilot.press("r")
+        table.focus()
+        prober = asyncio.get_running_loop().create_task(probe_keys(app, table, latencies))
+        await until(pilot, lambda: screen.progress.phase.value == "finished", step=0.05, timeout=RUN_TIMEOUT)
+        wall = time.perf_counter() - started
+        prober.cancel()
+        watchdog.stop()
+        return {
+            "wall_s": wall,
+            "results": len(screen.state.rows),
+            "key_p90_s": statistics.quantiles(latencies, n=10)[-1] if len(latencies) > 1 else float("nan"),
+            "key_worst_s": max(latencies, default=float("nan")),
+            "keys": len(latencies),
+            "stalls_over_100ms": watchdog.stalls,
+            "worst_stall_s": watchdog.worst,
+        }
+
+
+def real_child(mode: str, url: str, types: int) -> None:
+    """In this fresh process, run every check on the server by the app or by `scim-tui check`,
+    with a profile and a history of their own; print the figures as JSON."""
+    from scim_tui.cli.main import run
+    from scim_tui.store.profiles import save_profile
+
+    with tempfile.TemporaryDirectory() as home:
+        os.environ.update({"XDG_CONFIG_HOME": f"{home}/config", "XDG_DATA_HOME": f"{home}/data", "XDG_CACHE_HOME": f"{home}/cache"})
+        os.environ.pop("SCIM_TUI_CONFIG_DIR", None)
+        profile = Profile(name="bench", url=url, max_resource_types=types)
+        save_profile(profile)
+        if mode == "app":
+            figures = asyncio.run(app_run(profile))
+        else:
+            started = time.perf_counter()
+            run(["check", "--profile", "bench", "--output", os.devnull])
+            figures = {"wall_s": time.perf_counter() - started}
+    print(json.dumps(figures))
+
+
+def real_runs(types: int, attributes: int, repeats: int) -> dict[str, Any]:
+    """The app's run and the command's, alternated, on one generated server."""
+    sys.path.insert(0, str(HERE))
+    from engine_bench import server
+    from scale import write
+
+    runs: dict[str, list[dict[str, float]]] = {"app": [], "command": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        schemas, resource_types = write(Path(tmp), types, attributes)
+        with server("--schemas", str(schemas), "--resource-types", str(resource_types)) as target:
+            for _ in range(repeats):
+                for mode in ("command", "app"):
+                    argv = [sys.executable, __file__, "--real-child", mode, target.url, "--types", str(types)]
+                    done = subprocess.run(argv, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+                    if done.returncode:
+                        raise RuntimeError(f"the {mode}'s run failed: {done.stderr.strip()[-2000:]}")
+                    runs[mode].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    ratios = [app["wall_s"] / command["wall_s"] for app, command in zip(runs["app"], runs["command"], strict=True)]
+    return {"types": types, "attributes": attributes, "app": median_of(runs["app"]), "command": median_of(runs["command"]), "ratio": spread(ratios)}
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
 def median_of(runs: list[dict[str, float]]) -> dict[str, dict[str, float]]:
-    return {key: {"median": statistics.median(r[key] for r in runs), "min": min(r[key] for r in runs), "max": max(r[key] for r in runs)} for key in runs[0]}
+    return {key: spread([r[key] for r in runs]) for key in runs[0]}
 
 
-def measure(repeats: int) -> dict[str, Any]:
+def measure(repeats: int, types: int, attributes: int, real_repeats: int) -> dict[str, Any]:
     big = [asyncio.run(ten_thousand()) for _ in range(repeats)]
     demo = [asyncio.run(first_result()) for _ in range(repeats)]
-    return {"results": RESULT_COUNT, "repeats": repeats, "ten_thousand": median_of(big), "demo": median_of(demo)}
+    figures = {"results": RESULT_COUNT, "repeats": repeats, "ten_thousand": median_of(big), "demo": median_of(demo)}
+    if real_repeats:
+        figures["real"] = real_runs(types, attributes, real_repeats)
+    return figures
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -228,16 +345,45 @@ def report(figures: dict[str, Any]) -> str:
         f"| demo: r to first result | {first['median']:.3f} ({first['min']:.3f}–{first['max']:.3f}) | {1000 * demo['demo_run_worst_stall_s']['median']:.0f} |"
     )
     lines.append(f"| demo: r to the end of the run | {whole['median']:.3f} ({whole['min']:.3f}–{whole['max']:.3f}) | |")
+    if "real" in figures:
+        lines += ["", *real_report(figures["real"])]
     return "\n".join(lines)
+
+
+def real_report(real: dict[str, Any]) -> list[str]:
+    """The real run's figures beside their targets (issue 28)."""
+    app, command, ratio = real["app"], real["command"], real["ratio"]
+
+    def cell(value: dict[str, float], scale: float = 1, digits: int = 2) -> str:
+        return f"{scale * value['median']:.{digits}f} ({scale * value['min']:.{digits}f}–{scale * value['max']:.{digits}f})"
+
+    return [
+        f"| real run, {real['types']} types × {real['attributes']} attributes, {app['results']['median']:.0f} results | median (min–max) | target |",
+        "|---|---|---|",
+        f"| `scim-tui check`, wall s | {cell(command['wall_s'])} | |",
+        f"| the app, `r` to the end, wall s | {cell(app['wall_s'])} | |",
+        f"| the app over the command | {cell(ratio)} | ≤ 1.1 |",
+        f"| key latency, 90th percentile, ms ({app['keys']['median']:.0f} keys) | {cell(app['key_p90_s'], 1000, 0)} | ≤ 50 |",
+        f"| key latency, worst, ms | {cell(app['key_worst_s'], 1000, 0)} | |",
+        f"| event-loop stalls over 100 ms | {cell(app['stalls_over_100ms'], 1, 0)} | 0 |",
+        f"| worst stall, ms | {cell(app['worst_stall_s'], 1000, 0)} | |",
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--types", type=int, default=24, help="resource types of the real run's server (24 × 100 attributes: about 10,000 results)")
+    parser.add_argument("--attributes", type=int, default=100)
+    parser.add_argument("--real-repeats", type=int, default=1, help="rounds of the real run (each a run by the command and one by the app); 0: none")
+    parser.add_argument("--real-child", nargs=2, metavar=("MODE", "URL"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.real_child:
+        real_child(*args.real_child, args.types)
+        return
     with tempfile.TemporaryDirectory() as home:  # the demo runs' history goes there, not to the user's
         os.environ.update({"XDG_CONFIG_HOME": f"{home}/config", "XDG_DATA_HOME": f"{home}/data", "XDG_CACHE_HOME": f"{home}/cache"})
-        figures = measure(args.repeats)
+        figures = measure(args.repeats, args.types, args.attributes, args.real_repeats)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "app.json").write_text(json.dumps(figures, indent=2))
     print(report(figures))

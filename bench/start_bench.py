@@ -1,4 +1,6 @@
-"""Start-up benchmark: `scim-tui --version`, `scim-tui --help`, and the app's first paint.
+"""Start-up benchmark: `scim-tui --version`, `--help`, `tags`, and the app's first paint, each
+beside importing `textual.app` alone in a new interpreter (the yardstick of issue 28's targets:
+`tags` ≤ 1.0× of it, the first paint of `--demo` ≤ 3×).
 
 Each command runs as a user runs it: the installed `scim-tui` script in a new process, timed
 from the spawn to its exit (`--version`, `--help`) or, for the app, to the moment the first
@@ -31,6 +33,9 @@ from typing import Any
 RESULTS = Path(__file__).resolve().parent / "results"
 COMMAND = str(Path(sys.executable).with_name("scim-tui"))
 ROWS, COLUMNS = 30, 100
+TEXTUAL = "`python -c 'import textual.app'`, to its exit"
+"""The yardstick: the other rows are also given as a ratio to it."""
+TARGETS = {"`scim-tui tags`, to its exit": 1.0, "`scim-tui --demo`, to the first paint of the run screen": 3.0}
 CEILING = 30.0
 """Seconds to wait for a screen before the measure is given up."""
 
@@ -93,6 +98,8 @@ def spread(times: list[float]) -> dict[str, float]:
 
 def measure(repeats: int, env: dict[str, str]) -> dict[str, Any]:
     measures = {
+        TEXTUAL: lambda: exit_time([sys.executable, "-c", "import textual.app"], env),
+        "`scim-tui tags`, to its exit": lambda: exit_time([COMMAND, "tags"], env),
         "`scim-tui --version`, to its exit": lambda: exit_time([COMMAND, "--version"], env),
         "`scim-tui --help`, to its exit": lambda: exit_time([COMMAND, "--help"], env),
         "`scim-tui`, to the first paint (the profiles)": lambda: first_paint([COMMAND], b"Demo", env),
@@ -112,12 +119,18 @@ def measure(repeats: int, env: dict[str, str]) -> dict[str, Any]:
 
 def report(figures: dict[str, Any]) -> str:
     lines = [
-        f"| start ({figures['repeats']} runs, load average {figures['load_average']:.1f} at the end) | wall median s (min–max) | CPU median s (min–max) |",
-        "|---|---|---|",
+        f"| start ({figures['repeats']} runs, load average {figures['load_average']:.1f} at the end) | wall median s (min–max) | CPU median s (min–max) "
+        "| wall ÷ textual.app | CPU ÷ textual.app | target |",
+        "|---|---|---|---|---|---|",
     ]
+    yardstick_wall, yardstick_cpu = figures["wall"][TEXTUAL]["median"], figures["cpu"][TEXTUAL]["median"]
     for name, wall in figures["wall"].items():
         cpu = figures["cpu"][name]
-        lines.append(f"| {name} | {wall['median']:.3f} ({wall['min']:.3f}–{wall['max']:.3f}) | {cpu['median']:.3f} ({cpu['min']:.3f}–{cpu['max']:.3f}) |")
+        target = f"≤ {TARGETS[name]:.1f}" if name in TARGETS else ""
+        lines.append(
+            f"| {name} | {wall['median']:.3f} ({wall['min']:.3f}–{wall['max']:.3f}) | {cpu['median']:.3f} ({cpu['min']:.3f}–{cpu['max']:.3f}) "
+            f"| {wall['median'] / yardstick_wall:.2f} | {cpu['median'] / yardstick_cpu:.2f} | {target} |"
+        )
     return "\n".join(lines)
 
 

@@ -70,13 +70,16 @@ cli = sorted(m for m in set(sys.modules) - before if m.split('.')[0] not in sys.
 import scim_tui.tui.app
 heavy = ('scim2_client', 'scim2_models', 'scim2_server', 'httpx2', 'scim_tui.checker.engine', 'scim_tui.demo', 'scim_tui.net.connect')
 app = sorted(m for m in heavy if m in sys.modules)
-print(json.dumps({'cli': cli, 'app': app}))
+import scim_tui.tui.screens.run
+run = sorted(m for m in (*heavy, 'scim_tui.checker.checks') if m in sys.modules)
+print(json.dumps({'cli': cli, 'app': app, 'run': run}))
 """
 
 
 def test_what_loads_before_the_first_screen():
     """Start fast: the command imports the standard library only (its --help and
     --version answer at once); the app's first screen waits for neither the engine, scim2-client
-    nor the demo server (they load when a run or a connection test needs them)."""
+    nor the demo server (they load when a run or a connection test needs them); nor does the run
+    screen's (`--demo`): its workers load them in their threads."""
     output = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, check=True).stdout
-    assert json.loads(output) == {"cli": [], "app": []}
+    assert json.loads(output) == {"cli": [], "app": [], "run": []}

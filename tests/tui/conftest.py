@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections import Counter
 from collections.abc import Callable
 from collections.abc import Iterator
 
@@ -15,10 +16,13 @@ from textual.command import CommandList
 from textual.notifications import Notification
 from textual.pilot import Pilot
 
+from scim_tui.checker import Status
 from scim_tui.demo import make_app
 from scim_tui.selection import Selection
 from scim_tui.store.profiles import Profile
+from scim_tui.tui.run_state import Row
 from scim_tui.tui.screens.run import RunScreen
+from scim_tui.tui.widgets.result_lines import CauseLine
 from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.support.servers import SCIM2_SERVER_BREAKS
 from tests.support.servers import Broken
@@ -134,3 +138,16 @@ def assert_nothing_left(url: str, wait: float = 0.0) -> None:
         while (left := [client.query(model).total_results for model in (User, Group)]) != [0, 0] and time.monotonic() < deadline:
             time.sleep(0.1)
     assert left == [0, 0]
+
+
+def listed(table: ResultsTable) -> Counter[Status]:
+    """The results each status has among the lines listed: a result's line counts its own, a
+    cause's line each of its results (its reason tells them apart when they differ); a suite's
+    summary none, as every count."""
+    shown: Counter[Status] = Counter()
+    for line in table.entries:
+        if isinstance(line.item, CauseLine):
+            shown.update(row.result.status for row in line.item.rows if not row.summary)
+        elif isinstance(line.item, Row) and not line.nested and not line.item.summary:
+            shown[line.item.result.status] += 1
+    return shown

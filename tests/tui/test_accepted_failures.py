@@ -119,6 +119,7 @@ async def test_an_accepted_failure_sorts_after_the_open_ones_n_skips_it_and_a_un
         screen = await run_checks(pilot)
         assert "Baseline: fixed, remove from the baseline (a on its row): User/object_query_without_id." in widget_text(app, "#run-baseline")
         table = table_of(pilot)
+        await pilot.press("c")  # one line per result
         assert table.row_cells(READ)[0].plain == "ERROR ✓accepted"
         await pilot.press("s")
         users = [key for key in table.keys if key.startswith("User/")]
@@ -159,7 +160,7 @@ async def test_failures_of_one_cause_sit_together_and_the_preview_names_the_caus
     app = ScimTuiApp(profile(broken_url))
     async with app.run_test(size=SIZE) as pilot:
         await run_checks(pilot)
-        await pilot.press("s")
+        await pilot.press("c", "s")  # one line per result, failures first
         table = table_of(pilot)
         users = [key for key in table.keys if key.startswith("User/")]
         assert users[:3] in ([READ, *SHARING], [*SHARING, READ]), "the three results of one cause together, first"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections import Counter
 from urllib.parse import urlsplit
 
 import pytest
@@ -31,7 +30,6 @@ from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
-from scim_tui.tui.widgets.results_table import GROUP_PREFIX
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import RunStatus
 from tests.support.profiles import widget_text
@@ -43,6 +41,7 @@ from tests.tui.conftest import CEILING
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
+from tests.tui.conftest import listed
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
@@ -197,10 +196,10 @@ async def test_the_counts_agree_with_the_rows_shown(serve):
     async with app.run_test(size=SIZE) as pilot:
         screen = await run_checks(pilot)
         table = table_of(pilot)
-        shown = Counter(table.row_cells(key)[0].plain for key in table.keys if not key.startswith(GROUP_PREFIX))
+        shown = listed(table)
         counts = screen.progress.counts
         assert counts[Status.ERROR] >= 1 and any(row.summary and row.result.status is Status.ERROR for row in screen.state.rows.values())
-        assert {status: shown[status.name] for status in Status} == {status: counts[status] for status in Status}
+        assert {status: shown[status] for status in Status} == {status: counts[status] for status in Status}
         assert f"ERROR {counts[Status.ERROR]} " in widget_text(app, "#run-counts") + " "
         assert screen.progress.open_failures == counts[Status.ERROR] + counts[Status.CRITICAL]
 

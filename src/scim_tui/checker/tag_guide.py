@@ -1,14 +1,16 @@
 """What each tag selects, in one line: `scim-tui tags` prints it, docs/checks.md shows it.
 
-No Textual here (the CLI imports it); tests/test_tag_guide.py holds every tag of the engine
-to a line, and docs/checks.md to the list.
+The tags and how many checks each selects come from tag_index.py, generated from the registry
+by `python scripts/tag_index.py`, so that listing them loads no check module (loading them all
+took longer than loading Textual). No Textual here (the CLI imports it); tests/test_tag_guide.py
+holds the index equal to the registry, every tag of the engine to a line, and docs/checks.md to the list.
 """
 
 from __future__ import annotations
 
-from scim_tui.checker import get_all_available_tags
-from scim_tui.checker.registry import all_checkers
-from scim_tui.checker.registry import tag_matches
+import json
+
+from scim_tui.checker.tag_index import CHECKS_BY_TAG
 
 DESCRIPTIONS = {
     "auth": "no credential or a wrong one gets 401, never the resources (RFC 7644 §2)",
@@ -74,14 +76,32 @@ DESCRIPTIONS = {
 }
 
 
-def checks_of(tag: str) -> int:
-    """How many checks a tag selects (a resource type's check counted once, whatever the types)."""
-    return sum(any(tag_matches(tag, own) for own in checker.tags) for checker in all_checkers())
-
-
 def tag_lines() -> list[str]:
     """One line per tag: the tag, its number of checks, what it selects."""
-    tags = get_all_available_tags()
+    tags = sorted(CHECKS_BY_TAG)
     width = max(len(tag) for tag in tags)
-    counts = {tag: checks_of(tag) for tag in tags}
+    counts = CHECKS_BY_TAG
     return [f"{tag:<{width}}  {counts[tag]:>3} {'check' if counts[tag] == 1 else 'checks':<6}  {DESCRIPTIONS.get(tag, '')}".rstrip() for tag in tags]
+
+
+def checks_by_tag() -> dict[str, int]:
+    """Each tag of the registry, sorted, and how many checks it selects (a resource type's check
+    counted once, whatever the types): what tag_index.py holds. Loads every check module."""
+    from scim_tui.checker.registry import all_checkers
+    from scim_tui.checker.registry import get_all_available_tags
+    from scim_tui.checker.registry import tag_matches
+
+    checkers = all_checkers()
+    return {tag: sum(any(tag_matches(tag, own) for own in checker.tags) for checker in checkers) for tag in get_all_available_tags()}
+
+
+def index_source() -> str:
+    """The text of tag_index.py, made from the registry."""
+    lines = "".join(f"    {json.dumps(tag)}: {count},\n" for tag, count in checks_by_tag().items())
+    return f'''"""Each tag, and how many checks it selects: generated from the registry by
+`python scripts/tag_index.py` (never by hand); tests/test_tag_guide.py holds it equal to the registry.
+"""
+
+CHECKS_BY_TAG = {{
+{lines}}}
+'''

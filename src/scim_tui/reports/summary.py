@@ -81,8 +81,12 @@ def plural(count: int, noun: str) -> str:
 def size_of(results: Iterable[Judged]) -> str:
     """``78 checks · 286 results``: a check may give several results (one per attribute...)."""
     shown = counted(results)
-    checks = len({result.check_id for result in shown})
-    return f"{plural(checks, 'check')} · {plural(len(shown), 'result')}"
+    return size_line(len({result.check_id for result in shown}), len(shown))
+
+
+def size_line(checks: int, results: int) -> str:
+    """``78 checks · 286 results``."""
+    return f"{plural(checks, 'check')} · {plural(results, 'result')}"
 
 
 def summary_line(results: list[Outcome], style: Callable[[str, Status], str] | None = None) -> str:

@@ -95,6 +95,7 @@ class ScimTuiApp(App[None]):
         """Load the run screen and the engine once the first screen is drawn (it needs neither),
         so opening a profile does not wait for them."""
         import_module("scim_tui.tui.screens.run")  # waits, if a profile opened first is loading it
+        import_module("scim_tui.tui.runner")  # the engine and scim2-client, which the run screen's workers load
         # What the imports built lives until exit: out of the collector's full passes, which
         # otherwise stall the screen ~80 ms each once a run has 10,000 results. Here, not at
         # mount: the engine is part of it, and it loads after the first screen.

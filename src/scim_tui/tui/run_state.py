@@ -7,24 +7,25 @@ report several), so a rerun replaces exactly the rows it ran again.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import date
 from enum import StrEnum
+from functools import partial
 
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.causes import Cause
-from scim_tui.checker.causes import shared_causes
-from scim_tui.checker.results import result_keys
-from scim_tui.reports.summary import counts
-from scim_tui.reports.summary import size_of
+from scim_tui.reports.summary import size_line
 from scim_tui.store import baseline
 from scim_tui.store.baseline import Entry
 from scim_tui.store.baseline import Judgement
+from scim_tui.tui.review import Review
+from scim_tui.tui.review import Tally
 
 SERVER_GROUP = "Server"
 """The group of the checks that do not run for a resource type (discovery, misc)."""
@@ -80,19 +81,21 @@ class Row:
         """A suite's summary (resource_type_tests): no count counts it."""
         return self.result.check_id.is_summary
 
-    def failures_first_key(self) -> tuple[int, int, str, int]:
+    def failures_first_key(self, worst: Callable[[Cause], int]) -> tuple[int, int, str, int]:
         """Its place within its group when failures come first: the open failures by severity, the
-        results of one cause together (at their worst one's place), then the accepted ones, then the rest."""
+        results of one cause together (at the place of its worst one, `worst`), then the accepted
+        ones, then the rest."""
         status = self.result.status
         tier = 1 if self.accepted is not None else 0 if status in baseline.FAILING else 2
         if self.cause is None:
             return tier, severity(status), "", severity(status)
-        return tier, min(severity(result.status) for result in self.cause.results), self.cause.request, severity(status)
+        return tier, worst(self.cause), self.cause.request, severity(status)
 
-    def matches(self, statuses: set[Status], text: str) -> bool:
+    def matches(self, statuses: set[Status], needle: str) -> bool:
+        """Whether the filter shows it: its status is shown, and its title or reason holds the
+        needle (lower case, stripped; empty: any)."""
         if self.result.status not in statuses:
             return False
-        needle = text.strip().lower()
         return not needle or needle in (self.result.title or "").lower() or needle in (self.result.reason or "").lower()
 
 
@@ -110,21 +113,53 @@ class Filter:
 
     @property
     def active(self) -> bool:
-        return self.statuses != set(Status) or bool(self.text.strip())
+        return self.statuses != set(Status) or bool(self.needle)
+
+    @property
+    def needle(self) -> str:
+        return self.text.strip().lower()
+
+    def shows(self, row: Row) -> bool:
+        return row.matches(self.statuses, self.needle)
+
+
+class Change:
+    """What a batch did to the rows, for the table to follow it without laying every row out again."""
+
+    def __init__(self) -> None:
+        self.appended: list[Row] = []
+        """New rows, each placed at the end (a run streaming in)."""
+        self.updated: set[str] = set()
+        """The keys of rows a rerun replaced."""
+        self.inserted = False
+        """Whether a new row went before the end (a rerun's check giving more results)."""
+        self.joined: list[Row] = []
+        """Rows there before the batch whose cause a new row now shares."""
+
+    @property
+    def appended_only(self) -> bool:
+        return not self.updated and not self.inserted
 
 
 class RunState:
-    """The rows of the results pane, in display order: the server group first, then each resource type."""
+    """The rows of the results pane, in display order: the server group first, then each resource type.
+
+    What the status line counts (the tally) and the review (the baseline's judgement, the shared
+    causes) follow each row as it comes, is replaced or goes: a batch costs what it holds."""
 
     def __init__(self) -> None:
         self.rows: dict[str, Row] = {}
         self.order: list[str] = []
         self._seen: Counter[CheckId] = Counter()
+        self._done = 0
+        """The checks of the current run seen so far, summaries aside."""
         self._rerun: frozenset[CheckId] | None = None
         self._checks: set[CheckId] = set()
         """The checks that have rows."""
         self._groups: set[str] = set()
         """The groups that have (or had, in this run) rows."""
+        self.tally = Tally()
+        self._review = Review()
 
     def start(self, rerun: frozenset[CheckId] | None = None) -> None:
         """Begin a run: a full run forgets every row, a rerun keeps them to replace its checks' rows."""
@@ -133,12 +168,15 @@ class RunState:
             self.order.clear()
             self._checks.clear()
             self._groups.clear()
+            self.tally = Tally()
+            self._review = self._review.emptied()
         self._seen.clear()
+        self._done = 0
         self._rerun = rerun
 
-    def add(self, results: Iterable[CheckResult]) -> set[str]:
-        """Take a batch of results; returns the keys of the rows they replaced."""
-        updated: set[str] = set()
+    def add(self, results: Iterable[CheckResult]) -> Change:
+        """Take a batch of results; returns what it changed."""
+        change = Change()
         for result in results:
             if result.deselected:  # unticked checks are not rows
                 continue
@@ -146,33 +184,50 @@ class RunState:
             index = self._seen[check_id]
             key = row_key(check_id, index)
             self._seen[check_id] += 1
+            self._done += index == 0 and not check_id.is_summary
             old = self.rows.get(key)
             if old is not None:
-                self.rows[key] = Row(key, index, result, mark_between(old.result.status, result.status))
-                updated.add(key)
+                self._forget(old)
+                row = self.rows[key] = Row(key, index, result, mark_between(old.result.status, result.status))
+                change.updated.add(key)
             else:
                 mark = mark_between(Status.SUCCESS, result.status) if self._rerun is not None else None
-                self._insert(Row(key, index, result, mark))
-        return updated
+                row = Row(key, index, result, mark)
+                change.inserted |= not self._insert(row)
+                change.appended.append(row)
+            change.joined += self._take(row)
+        return change
+
+    def _take(self, row: Row) -> list[Row]:
+        joined = self._review.take(row)
+        row.accepted = self._review.accepting(row)
+        self.tally.count(row, 1)
+        return joined
+
+    def _forget(self, row: Row) -> None:
+        self.tally.count(row, -1)
+        self._review.drop(row)
 
     def finish(self) -> None:
         """End a run: a rerun check that now reports fewer results loses its extra rows."""
         if self._rerun is not None:
-            self.order = [key for key in self.order if not self._stale(self.rows[key])]
-            self.rows = {key: self.rows[key] for key in self.order}
+            for key in [key for key in self.order if self._stale(self.rows[key])]:
+                self._forget(self.rows.pop(key))
+            self.order = [key for key in self.order if key in self.rows]
         self._rerun = None
 
     def _stale(self, row: Row) -> bool:
         seen = self._seen[row.result.check_id]
         return 0 < seen <= row.index
 
-    def _insert(self, row: Row) -> None:
-        """Place a new row after the last one of its check, else at the end of its group."""
+    def _insert(self, row: Row) -> bool:
+        """Place a new row after the last one of its check, else at the end of its group; whether it went at the end."""
         self.rows[row.key] = row
         position = self._position(row)
         self._checks.add(row.result.check_id)
         self._groups.add(row.group)
         self.order.insert(position, row.key)
+        return position == len(self.order) - 1
 
     def _position(self, row: Row) -> int:
         check_id = row.result.check_id
@@ -195,52 +250,69 @@ class RunState:
         """Mark every row of these checks (changes since the previous run)."""
         for row in self.rows.values():
             if row.result.check_id in marks:
-                row.mark = marks[row.result.check_id]
+                self._change(row, lambda row: setattr(row, "mark", marks[row.result.check_id]))
+
+    def _change(self, row: Row, change: Callable[[Row], object]) -> None:
+        """Change what the tally counts of a row: its share goes, then comes back as it is now."""
+        self.tally.count(row, -1)
+        change(row)
+        self.tally.count(row, 1)
 
     def visible(self, view: Filter) -> list[Row]:
-        rows = [row for key in self.order if (row := self.rows[key]).matches(view.statuses, view.text)]
+        needle = view.needle
+        rows = [row for key in self.order if (row := self.rows[key]).matches(view.statuses, needle)]
         if view.failures_first:
             groups = {group: place for place, group in enumerate(dict.fromkeys(row.group for row in rows))}
-            rows.sort(key=lambda row: (groups[row.group], row.failures_first_key()))
+            worst: dict[str, int] = {}
+
+            def worst_of(cause: Cause) -> int:  # once per cause, not once per row of it
+                if cause.request not in worst:
+                    worst[cause.request] = min(severity(result.status) for result in cause.results)
+                return worst[cause.request]
+
+            rows.sort(key=lambda row: (groups[row.group], row.failures_first_key(worst_of)))
         return rows
 
     def review(self, entries: Sequence[Entry], today: date) -> Judgement:
-        """Mark each row with the baseline entry that accepts it and the cause it shares, if any;
-        returns the baseline's judgement of the rows (entries fixed, expired)."""
-        judgement = baseline.judge(entries, self.results(), today)
-        causes = {id(result): cause for cause in shared_causes(self.results()) for result in cause.results}
-        for key, result_key in zip(self.order, result_keys(self.results()), strict=True):
-            row = self.rows[key]
-            row.accepted = judgement.accepted.get(result_key)
-            row.cause = causes.get(id(row.result))
-        return judgement
+        """Judge the rows by these baseline entries (each row is judged again only when they, or
+        the day, changed: new rows are judged as they come); returns the baseline's judgement
+        (entries fixed, expired). Each row carries the entry that accepts it and the cause it shares."""
+        if self._review.judge_by(entries, today):
+            for row in self.rows.values():
+                accepted = self._review.accepting(row)
+                if accepted != row.accepted:
+                    self._change(row, partial(_accept, entry=accepted))
+        return self._review.judgement()
 
     def failures(self) -> tuple[int, int]:
         """How many results are open failures, and how many failures the baseline accepts (summaries aside)."""
-        rows = [row for row in self.rows.values() if not row.summary]
-        return sum(row.open_failure for row in rows), sum(row.accepted is not None for row in rows)
+        return self.tally.open_failures, self.tally.accepted
 
     def counts(self) -> Counter[Status]:
         """How many results have each status, as every report counts them (summaries aside)."""
-        return Counter(counts(row.result for row in self.rows.values()))
+        return Counter({status: self.tally.statuses[status] for status in Status})
 
     def size(self) -> str:
         """``78 checks · 286 results``, as every report says it."""
-        return size_of(row.result for row in self.rows.values())
+        return size_line(len(self.tally.checks), self.tally.statuses.total())
 
     def marks(self) -> Counter[Mark]:
-        return Counter(row.mark for row in self.rows.values() if row.mark is not None)
+        return Counter(self.tally.marks)
 
     def failed_checks(self) -> frozenset[CheckId]:
-        return frozenset(row.result.check_id for row in self.rows.values() if row.result.status.failed)
+        return frozenset(self.tally.failed)
 
     def checks_done(self) -> int:
         """How many distinct checks reported in the current (or last) run (summaries aside)."""
-        return sum(not check.is_summary for check in self._seen)
+        return self._done
 
     def results(self) -> list[CheckResult]:
         return [self.rows[key].result for key in self.order]
 
     def leftovers(self) -> list[str]:
         """Resources the shown results created and could not delete, each named once."""
-        return list(dict.fromkeys(item for result in self.results() for item in result.leftovers))
+        return list(self.tally.leftovers)
+
+
+def _accept(row: Row, entry: Entry | None) -> None:
+    row.accepted = entry

@@ -151,17 +151,17 @@ def _read_unread(context: CheckContext, target: Target, results: list[CheckResul
     if runner.lost is not None:
         return [runner.skipped(result.label) if isinstance(result, Unread) else result for result in results]
     mark = len(context.exchanges)
+    failure: Exception | None = None
     try:
         seen = read_back(context, target)
     except Exception as exc:
         failure = exc
     else:
-        failure = None
         target.current = deepcopy(seen)
     read = context.exchanges[mark:]
     judged = []
     for result in results:
-        if isinstance(result, Unread):
+        if isinstance(result, Unread) and result.judge is not None:
             verdict = _failed_read(failure, read, result.label) if failure else checked(context, partial(result.judge, seen, READ_BACK), result.label)
             verdict.exchanges = [*result.exchanges, *read]
             runner.note(verdict)

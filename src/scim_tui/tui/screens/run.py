@@ -32,14 +32,13 @@ from textual.worker import get_current_worker
 
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
-from scim_tui.checker import get_all_available_tags
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import printable
 from scim_tui.checker.results import result_keys
+from scim_tui.checker.tag_index import CHECKS_BY_TAG
 from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports import RunReport
-from scim_tui.run import RunOptions
 from scim_tui.selection import Selection
 from scim_tui.store import selections
 from scim_tui.store.baseline import FAILING
@@ -62,9 +61,6 @@ from scim_tui.tui.messages import RunWaiting
 from scim_tui.tui.run_state import Filter
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import RunState
-from scim_tui.tui.runner import Runner
-from scim_tui.tui.runner import RunRequest
-from scim_tui.tui.runner import find_resource_types
 from scim_tui.tui.screens.accept import Acceptance
 from scim_tui.tui.screens.accept import AcceptScreen
 from scim_tui.tui.screens.confirm import ConfirmScreen
@@ -82,8 +78,9 @@ from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import Progress
 from scim_tui.tui.widgets.run_status import RunStatus
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the runner loads the engine and scim2-client: in the workers' threads, after the first paint
     from scim_tui.tui.app import ScimTuiApp
+    from scim_tui.tui.runner import RunRequest
 
 Clock = Callable[[], float]
 ACTIVE = (Phase.RUNNING, Phase.CANCELLING)
@@ -126,6 +123,9 @@ class RunScreen(Screen[None]):
         Binding("a", "accept", "Accept", tooltip="Accept the failure in the profile's baseline (or un-accept it)", id="run.accept"),
         Binding("s", "failures_first", "Worst first", tooltip="Failures first: each group's results by severity", id="run.failures-first"),
         Binding("b", "toggle_sidebar", "Sidebar", tooltip="Show or hide the tags and resource types", id="run.sidebar"),
+        Binding("c", "by_cause", "By cause", tooltip="One line per cause shared by several results, or one line per result", id="run.by-cause"),
+        # on the results (the tag tree's own space ticks a tag)
+        Binding("space", "toggle_cause", "Expand", tooltip="List the results of the cause under the cursor (▸), or fold them", id="run.expand"),
         Binding("n", "next_failure", "Next failure", id="run.next-failure"),
         Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
         Binding("slash", "filter", "Filter", id="run.filter"),
@@ -169,7 +169,7 @@ class RunScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         selection = self.profile.selection
-        tags = get_all_available_tags()
+        tags = sorted(CHECKS_BY_TAG)  # the index: the check modules load when a run needs them
         yield Header()
         with Horizontal(id="run-body"):
             with Vertical(id="run-sidebar"):
@@ -193,7 +193,7 @@ class RunScreen(Screen[None]):
         self.query_one(FilterInput).display = False
         self._show_progress()
         self.call_after_refresh(self._refocus)
-        self.find_resource_types()
+        self.call_after_refresh(self.find_resource_types)  # its thread loads the engine: once the screen is drawn
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
@@ -211,6 +211,8 @@ class RunScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="discovery", exit_on_error=False)
     def find_resource_types(self) -> None:
+        from scim_tui.tui.runner import find_resource_types
+
         find_resource_types(self.profile, self.post_message, self.reading)
 
     def on_unmount(self) -> None:
@@ -259,11 +261,17 @@ class RunScreen(Screen[None]):
             return
         selection = self.selection()
         self.save_selection(selection)
-        self._start(RunRequest(self.run_id + 1, self.profile, selection))
+        self._start(self._request(selection))
 
     def rerun(self, checks: frozenset[CheckId]) -> None:
         """Run exactly these checks again; their rows are replaced in place and marked."""
-        self._start(RunRequest(self.run_id + 1, self.profile, Selection(), RunOptions(only=checks, recover=False)))
+        self._start(self._request(Selection(), only=checks))
+
+    def _request(self, selection: Selection, only: frozenset[CheckId] | None = None) -> RunRequest:
+        from scim_tui.run import RunOptions
+        from scim_tui.tui.runner import RunRequest  # loaded by now: the resource types' read loaded it
+
+        return RunRequest(self.run_id + 1, self.profile, selection, RunOptions(only=only, recover=False))
 
     def action_rerun_failed(self) -> None:
         failed = self.state.failed_checks()
@@ -310,6 +318,8 @@ class RunScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="checks", exit_on_error=False)
     def run_checks(self, request: RunRequest) -> None:
+        from scim_tui.tui.runner import Runner
+
         worker = get_current_worker()
         Runner(self.post_message, lambda: worker.is_cancelled, ended=cast("ScimTuiApp", self.app).remember_run_end).run(request)
 
@@ -340,12 +350,17 @@ class RunScreen(Screen[None]):
     async def add_results(self, message: ResultsBatch) -> None:
         if message.run_id != self.run_id:
             return
-        updated = self.state.add(message.results)
+        change = self.state.add(message.results)
         self.judgement = self.state.review(self.baseline.entries, today())
         self.query_one(Readiness).add(message.results)
-        self._refresh_results()
+        table = self.query_one(ResultsTable)
+        if change.appended_only and not self.view.failures_first:  # a run streaming in: only the batch's lines
+            table.extend([row for row in change.appended if self.view.shows(row)], [row for row in change.joined if self.view.shows(row)])
+            self._show_preview(table.selected_key)
+        else:
+            self._refresh_results()
         self._show_progress()
-        await self._refresh_detail(updated)
+        await self._refresh_detail(change.updated)
 
     @on(RunFinished)
     def finish(self, message: RunFinished) -> None:
@@ -427,7 +442,12 @@ class RunScreen(Screen[None]):
         self._show_preview(message.key)
 
     def _show_preview(self, key: str | None) -> None:
-        self.query_one(ResultPreview).show_row(self.state.rows.get(key) if key else None)
+        preview = self.query_one(ResultPreview)
+        cause = self.query_one(ResultsTable).selected_cause if key is None else None
+        if cause is not None:
+            preview.show_cause(cause.cause, len(cause.rows), cause.expanded)
+        else:
+            preview.show_row(self.state.rows.get(key) if key else None)
 
     def action_next_failure(self) -> None:
         self._jump(forward=True)
@@ -493,6 +513,15 @@ class RunScreen(Screen[None]):
         self.view.failures_first = not self.view.failures_first
         self._refresh_results()
         self.notify("Failures first in each group." if self.view.failures_first else "Results in the order they ran.")
+
+    def action_toggle_cause(self) -> None:
+        self.query_one(ResultsTable).action_toggle_cause()
+
+    def action_by_cause(self) -> None:
+        table = self.query_one(ResultsTable)
+        table.show_by_cause(not table.by_cause)
+        self._show_preview(table.selected_key)
+        self.notify("One line per shared cause: space expands it." if table.by_cause else "One line per result.")
 
     def action_toggle_sidebar(self) -> None:
         """Show the sidebar when it is hidden (by this key, or on a narrow terminal), else hide it."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from scim_tui.checker.causes import Cause
+from scim_tui.reports.summary import plural
 from scim_tui.reports.text import told
 from scim_tui.store.baseline import Entry
 from scim_tui.tui.run_state import Row
@@ -34,6 +36,23 @@ def preview_of(row: Row | None) -> Text:
     return Text("\n").join(lines)
 
 
+def cause_preview(cause: Cause, shown: int, expanded: bool) -> Text:
+    """A cause's line in short: how many results share it, which checks, and what space does."""
+    count = plural(len(cause.results), "result") + (f" ({shown} shown)" if shown != len(cause.results) else "")
+    lines = [
+        Text.assemble((f"{count} share one cause: ", "bold"), cause.request),
+        Text(f"Checks: {named(cause.checks)}"),
+        Text(f"space {'folds them' if expanded else 'lists them'}; c shows one line per result.", style="dim"),
+    ]
+    return Text("\n").join(lines)
+
+
+def named(checks: list[str], most: int = 6) -> str:
+    """The first few checks, and how many more."""
+    more = f" and {len(checks) - most} more" if len(checks) > most else ""
+    return ", ".join(checks[:most]) + more
+
+
 def acceptance(entry: Entry) -> str:
     """An entry's note and date, as the preview says them."""
     until = f" until {entry.until}" if entry.until else ""
@@ -49,7 +68,13 @@ class ResultPreview(Static):
     def show_row(self, row: Row | None) -> None:
         """Show a row (a rerun's replaces the one before); the same text again changes nothing,
         so a batch of results does not lay the screen out once more."""
-        text = preview_of(row)
+        self._show(preview_of(row))
+
+    def show_cause(self, cause: Cause, shown: int, expanded: bool) -> None:
+        """Show the line of a cause: the results sharing it, and their checks."""
+        self._show(cause_preview(cause, shown, expanded))
+
+    def _show(self, text: Text) -> None:
         if text.plain != self.shown:
             self.shown = text.plain
             self.update(text)

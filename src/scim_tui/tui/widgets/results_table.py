@@ -1,12 +1,15 @@
-"""The results pane: one line per result, grouped by resource type, drawn from RunState's filtered rows.
+"""The results pane: one line per result, grouped by resource type, drawn from RunState's filtered rows;
+by cause, one line for the results that share one, expanded with space (result_lines.py).
 
-A Line API widget: it holds the displayed entries as a list and draws only the lines on
-screen. A batch, a rerun or a filter replaces the list in one pass, whatever its length;
-nothing is built per row (a DataTable's refresh grows with its rows: 0.5 s for 10,000).
+A Line API widget: it holds the displayed lines as a list and draws only the lines on screen.
+A rerun or a filter lays the list out in one pass, whatever its length; a batch of a run
+streaming in adds its lines; nothing is built per row (a DataTable's refresh grows with its
+rows: 0.5 s for 10,000).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,14 +27,20 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from scim_tui.checker import Status
 from scim_tui.checker.results import STATUS_WIDTH
+from scim_tui.reports.summary import plural
 from scim_tui.reports.text import told
+from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import Row
+from scim_tui.tui.run_state import severity
+from scim_tui.tui.widgets.result_lines import CauseLine
+from scim_tui.tui.widgets.result_lines import Line
+from scim_tui.tui.widgets.result_lines import Lines
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
 from scim_tui.tui.widgets.status import suite_text
 
-GROUP_PREFIX = "group:"
 HEADINGS = (Text("Status"), Text("Check"), Text("Change"), Text("Reason"))
 GAP = 2
 MARGIN = 1
@@ -39,34 +48,39 @@ MARGIN = 1
 MIN_REASON_WIDTH = 16
 """The reason's least width beside the longest check names: the preview below shows it whole."""
 HEADER_LINES = 1
-
-Entry = tuple[str, Row | str]
-"""A displayed line: a result row, or the name of a group heading."""
-
-
-def layout(rows: Iterable[Row]) -> list[Entry]:
-    entries: list[Entry] = []
-    group = None
-    for row in rows:
-        if row.group != group:
-            group = row.group
-            entries.append((f"{GROUP_PREFIX}{group}", group))
-        entries.append((row.key, row))
-    return entries
+NESTED = "  "
+"""Before the check of a result listed under its cause."""
 
 
-def cells(item: Row | str) -> tuple[Text, Text, Text, Text]:
+def cells(line: Line) -> tuple[Text, Text, Text, Text]:
+    item = line.item
     if isinstance(item, str):
         return Text("━━"), Text(item, style="bold"), Text(""), Text("")
+    if isinstance(item, CauseLine):
+        return status_text(item.worst, item.accepted), Text(check_of_cause(item), style="bold"), Text(""), Text(reason_of_cause(item))
     result = item.result
     reason = told(result)
     status = suite_text(result.status) if item.summary else status_text(result.status, item.accepted is not None)
-    return status, Text(result.title or ""), mark_text(item.mark, short=True), Text(reason)
+    return status, Text(f"{NESTED if line.nested else ''}{result.title or ''}"), mark_text(item.mark, short=True), Text(reason)
 
 
-def failed(item: Row | str) -> bool:
-    """An open failure (one the baseline does not accept): where `n` and `p` stop."""
-    return not isinstance(item, str) and item.open_failure
+def check_of_cause(cause: CauseLine) -> str:
+    """``▸ 133 results``: how many results shown share it (▾ once they are listed under it)."""
+    return f"{'▾' if cause.expanded else '▸'} {plural(len(cause.rows), 'result')}"
+
+
+def reason_of_cause(cause: CauseLine) -> str:
+    """``one cause: GET /v2/Users answered 500``, after the count of each status when they differ."""
+    statuses = Counter(row.result.status for row in cause.rows)
+    if len(statuses) == 1:
+        return f"one cause: {cause.cause.request}"
+    each = ", ".join(f"{statuses[status]} {status.name}" for status in sorted(statuses, key=severity))
+    return f"{each} · one cause: {cause.cause.request}"
+
+
+def failed(line: Line) -> bool:
+    """An open failure (one the baseline does not accept), or a cause holding one: where `n` and `p` stop."""
+    return not isinstance(line.item, str) and line.item.open_failure
 
 
 def fit(text: str, width: int) -> str:
@@ -86,15 +100,33 @@ class Columns:
     change: int = 0
 
     @classmethod
-    def of(cls, entries: Sequence[Entry]) -> Columns:
-        names = {item if isinstance(item, str) else item.result.title or "" for _, item in entries}
-        marks = {item.mark for _, item in entries if not isinstance(item, str) and item.mark is not None}
-        accepted = {item.result.status for _, item in entries if not isinstance(item, str) and item.accepted is not None}
+    def of(cls, lines: Iterable[Line]) -> Columns:
+        names: set[str] = set()
+        marks: set[Mark] = set()
+        accepted: set[Status] = set()
+        for line in lines:
+            item = line.item
+            if isinstance(item, str):
+                names.add(item)
+            elif isinstance(item, CauseLine):
+                names.add(check_of_cause(item))
+                if item.accepted:
+                    accepted.add(item.worst)
+            else:
+                names.add(f"{NESTED if line.nested else ''}{item.result.title or ''}")
+                if item.mark is not None:
+                    marks.add(item.mark)
+                if item.accepted is not None:
+                    accepted.add(item.result.status)
         return cls(
             status=max([cls.status, *(cell_len(status_text(status, accepted=True).plain) for status in accepted)]),
             check=max([cls.check, *(cell_len(name) for name in names)]),
             change=max([len("Change"), *(cell_len(mark_text(mark, short=True).plain) for mark in marks)]) if marks else 0,
         )
+
+    def widest(self, other: Columns) -> Columns:
+        """Wide enough for both."""
+        return Columns(max(self.status, other.status), max(self.check, other.check), max(self.change, other.change))
 
     def widths(self, total: int) -> tuple[int, int, int, int]:
         fixed = MARGIN + self.status + self.change + (3 if self.change else 2) * GAP
@@ -133,30 +165,61 @@ class ResultsTable(ScrollView, can_focus=True):
         """Enter (or a click on the cursor's line) on a result."""
 
     class CursorMoved(_LineMessage):
-        """The cursor is on another line; key is None on a group heading."""
+        """The cursor is on another line; key is None on a group heading or a cause's line."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.entries: list[Entry] = []
-        self._index: dict[str, int] = {}
+        self.lines = Lines()
+        self.rows: list[Row] = []
+        """The rows shown (RunState's filtered order), laid out again when causes expand."""
         self.columns = Columns()
         self.cursor_row = 0
 
     # What is shown
 
+    @property
+    def entries(self) -> list[Line]:
+        return self.lines.entries
+
     def show(self, rows: Iterable[Row]) -> None:
         """Display these rows (RunState's filtered order); the cursor stays on its line if it still shows."""
+        self.rows = list(rows)
+        self._lay_out()
+
+    def extend(self, rows: Iterable[Row], joined: Iterable[Row] = ()) -> None:
+        """Display these rows after the others (a batch of a run streaming in), and the causes
+        the rows shown (`joined`) now share: the cost is the batch's, not the run's."""
+        rows = list(rows)
+        self.rows += rows
         current = self._key_at(self.cursor_row)
-        self.entries = layout(rows)
-        self._index = {key: index for index, (key, _) in enumerate(self.entries)}
+        touched = self.lines.extend(rows, joined)
+        if touched is None:
+            self._lay_out()
+            return
+        self.columns = self.columns.widest(Columns.of(touched))
+        self.virtual_size = Size(0, len(self.entries) + HEADER_LINES)
+        self._place_cursor(self.cursor_row, current, scroll=False)
+
+    def _lay_out(self) -> None:
+        current = self._key_at(self.cursor_row)
+        self.lines.lay_out(self.rows)
         self.columns = Columns.of(self.entries)
         self.virtual_size = Size(0, len(self.entries) + HEADER_LINES)
-        row = self.cursor_row if current is None else self._index.get(current, self.cursor_row)
+        row = self.lines.index.get(current, self.cursor_row) if current is not None else self.cursor_row
         self._place_cursor(row, current, scroll=row != self.cursor_row)
 
     @property
+    def by_cause(self) -> bool:
+        return self.lines.by_cause
+
+    def show_by_cause(self, by_cause: bool) -> None:
+        """One line per shared cause, or one per result; the cursor stays on its result or cause."""
+        self.lines.by_cause = by_cause
+        self._lay_out()
+
+    @property
     def keys(self) -> list[str]:
-        return list(self._index)
+        return list(self.lines.index)
 
     @property
     def row_count(self) -> int:
@@ -164,22 +227,43 @@ class ResultsTable(ScrollView, can_focus=True):
 
     def row_cells(self, key: str) -> tuple[Text, Text, Text, Text]:
         """The status, check, change and reason shown on the line of this key."""
-        return cells(self.entries[self._index[key]][1])
+        return cells(self.entries[self.lines.index[key]])
 
     def _key_at(self, row: int) -> str | None:
-        return self.entries[row][0] if 0 <= row < len(self.entries) else None
+        return self.entries[row].key if 0 <= row < len(self.entries) else None
 
     # The cursor
 
     @property
     def selected_key(self) -> str | None:
-        """The key of the result under the cursor (None on a group heading or an empty table)."""
-        key = self._key_at(self.cursor_row)
-        return None if key is None or key.startswith(GROUP_PREFIX) else key
+        """The key of the result under the cursor (None on a group heading, a cause's line or an empty table)."""
+        line = self.entries[self.cursor_row] if 0 <= self.cursor_row < len(self.entries) else None
+        return line.key if line is not None and isinstance(line.item, Row) else None
+
+    @property
+    def selected_cause(self) -> CauseLine | None:
+        """The cause of the line under the cursor: its own, or the one it is listed under."""
+        return self.lines.cause_at(self.cursor_row)
 
     def select_key(self, key: str) -> None:
-        if key in self._index:
-            self.move_cursor(self._index[key])
+        """Put the cursor on the line of this key; a result folded in its cause's line is listed first."""
+        row = next((row for row in self.rows if row.key == key), None) if key not in self.lines.index else None
+        if row is not None and row.cause is not None and self.by_cause:
+            self.lines.expanded.add(row.cause.request)
+            self._lay_out()
+        if key in self.lines.index:
+            self.move_cursor(self.lines.index[key])
+
+    def action_toggle_cause(self) -> None:
+        """Expand the cause under the cursor (list its results under it), or collapse it."""
+        cause = self.selected_cause
+        if cause is None:
+            self.notify("Put the cursor on a line of results sharing one cause (▸) to expand it.")
+            return
+        self.lines.expanded ^= {cause.cause.request}
+        self.cursor_row = self.lines.index[cause.key]
+        self._lay_out()
+        self.post_message(self.CursorMoved(self, self.selected_key))  # the preview tells what space does now
 
     def next_failure(self, forward: bool = True) -> bool:
         """Move the cursor to the next (or previous) failed result, round the end; False when none shows."""
@@ -192,7 +276,7 @@ class ResultsTable(ScrollView, can_focus=True):
         return self._move_to_failure(range(len(self.entries)))
 
     def _move_to_failure(self, rows: Iterable[int]) -> bool:
-        row = next((row for row in rows if failed(self.entries[row][1])), None)
+        row = next((row for row in rows if failed(self.entries[row])), None)
         if row is not None:
             self.move_cursor(row)
         return row is not None
@@ -243,8 +327,11 @@ class ResultsTable(ScrollView, can_focus=True):
         self.move_cursor(len(self.entries) - 1)
 
     def action_open(self) -> None:
+        """Open the result under the cursor; on a cause's line, expand or collapse it."""
         if (key := self.selected_key) is not None:
             self.post_message(self.Opened(self, key))
+        elif isinstance(self.entries[self.cursor_row].item if self.entries else None, CauseLine):
+            self.action_toggle_cause()
 
     def on_click(self, event: events.Click) -> None:
         """A click puts the cursor on a line; a click on the cursor's line opens it."""
@@ -269,8 +356,8 @@ class ResultsTable(ScrollView, can_focus=True):
         if row >= len(self.entries):
             return Strip.blank(width, self.rich_style)
         if row == self.cursor_row:
-            return self._strip(cells(self.entries[row][1]), width, self.get_component_rich_style("results-table--cursor"), over=True)
-        return self._strip(cells(self.entries[row][1]), width, self.rich_style)
+            return self._strip(cells(self.entries[row]), width, self.get_component_rich_style("results-table--cursor"), over=True)
+        return self._strip(cells(self.entries[row]), width, self.rich_style)
 
     def _strip(self, texts: Sequence[Text], width: int, base: Style, over: bool = False) -> Strip:
         """One line of cells; `over` lets the base style win over the cells' own (the cursor line)."""
