@@ -24,6 +24,7 @@ from pydantic import JsonValue
 from pydantic import ValidationError
 
 from scim_tui.checker import Status
+from scim_tui.checker.exchanges import Role
 from scim_tui.selection import Selection
 
 Saved = TypeVar("Saved", bound=BaseModel)
@@ -54,6 +55,8 @@ class SavedExchange(_Saved):
     error: str | None = None
     note: str | None = None
     started: Annotated[AwareDatetime, AfterValidator(in_this_era)] | None = Field(default=None, strict=False)
+    role: Role = Field(default=Role.JUDGED, strict=False)
+    subject: str | None = None
 
 
 class SavedResult(_Saved):
