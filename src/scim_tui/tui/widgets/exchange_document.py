@@ -146,13 +146,17 @@ def key_paths(lines: list[str]) -> list[tuple[int, str]]:
 
 
 def named_attributes(reason: str | None, lines: list[str]) -> dict[str, list[int]]:
-    """The attributes a reason names (``userName``, ``meta.location``) that are in the JSON lines,
-    each with the lines where it is, wherever it is nested (in each resource of a list)."""
+    """The attributes a reason names that are in the JSON lines, each with the lines where it is.
+
+    A path (``meta.location``) or a name no sentence has (``userName``) is found wherever it is
+    nested (in each resource of a list); a plain word (``created``) only as a top-level attribute.
+    """
     paths = key_paths(lines)
     located: dict[str, list[int]] = {}
     for name in dict.fromkeys(_NAME.findall(reason or "")):
         wanted = name.lower()
-        where = [number for number, path in paths if path == wanted or path.endswith(f".{wanted}")]
+        anywhere = "." in name or name != wanted
+        where = [number for number, path in paths if path == wanted or (anywhere and path.endswith(f".{wanted}"))]
         if where:
             located[name] = where
     return located
