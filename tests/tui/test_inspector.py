@@ -8,14 +8,21 @@ import json
 import pytest
 
 from scim_tui.checker import CheckId
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Exchange
+from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Role
 from scim_tui.checker.exchanges import request_line
+from scim_tui.checker.limits import MIB
 from scim_tui.demo import make_app
 from scim_tui.store.profiles import Auth
 from scim_tui.store.profiles import AuthKind
 from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
+from scim_tui.tui.run_state import Row
 from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.widgets.exchange_document import JSON_VIEW_LIMIT
+from scim_tui.tui.widgets.exchange_document import body_lines
 from scim_tui.tui.widgets.exchange_list import ExchangeList
 from scim_tui.tui.widgets.message_view import MessageView
 from tests.support.servers import Broken
@@ -62,10 +69,10 @@ async def test_the_exchanges_are_listed_by_what_the_engine_sent_them_for(local):
         detail = await open_check(pilot, REPLACEMENT)
         exchanges = detail.row.result.exchanges
         shown = labels(detail)
-        assert shown[0].startswith("1. create the User it needs · POST /v2/Users → 201 Created")
-        assert any(label.startswith(f"{number}. the request judged · PUT /v2/Users/") for number, label in enumerate(shown, start=1))
-        assert shown[-2] == f"{len(shown) - 1}. clean-up: delete the User · {request_line(exchanges[-2])} → 204 No Content"
-        assert shown[-1].startswith(f"{len(shown)}. clean-up: check the User is gone · GET /v2/Users/")
+        assert shown[0] == "1. create the User it needs · 201 Created · POST /v2/Users"
+        assert any(label.startswith(f"{number}. the request judged · 200 OK · PUT /v2/Users/") for number, label in enumerate(shown, start=1))
+        assert shown[-2].startswith(f"{len(shown) - 1}. clean-up: delete the User · 204 No Content · DELETE /v2/Users/")
+        assert shown[-1].startswith(f"{len(shown)}. clean-up: check the User is gone · 404 Not Found · GET /v2/Users/")
         judged = detail.selected
         assert exchanges[judged].role is Role.JUDGED and detail.query_one(ExchangeList).highlighted == judged, "it opens on the request judged"
 
@@ -143,3 +150,41 @@ async def test_the_attribute_the_reason_names_is_highlighted_in_the_answer(serve
         marked = sorted(view.document.marked)[0]
         style = view.get_component_rich_style("message-view--marked", partial=True)
         assert any(span.style == style for span in view.line_text(marked).spans), "drawn in the marked style"
+
+
+async def test_a_megabyte_answer_is_highlighted_and_folds_at_the_cursor(local):
+    """Only the lines on screen are drawn: a list of 8,000 users opens as JSON, and space folds
+    the array the cursor is in, then unfolds it; a body past the limit is shown as its text."""
+    users = [
+        {
+            "id": str(number),
+            "userName": f"user{number}",
+            "displayName": f"User number {number} of a list of a megabyte",
+            "emails": [{"value": f"u{number}@example.com"}],
+        }
+        for number in range(8000)
+    ]
+    body = json.dumps({"totalResults": len(users), "Resources": users})
+    assert len(body) > MIB
+    exchange = Exchange("GET", f"{local.url}/Users", status_code=200, response_headers={"content-type": "application/scim+json"}, response_body=body)
+    row = Row("users#0", 0, CheckResult(Status.ERROR, title="users", reason="GET /v2/Users answered totalResults 8000.", exchanges=[exchange]))
+    app = ScimTuiApp(local)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(ResultScreen(row, run_screen(pilot)))
+        detail = app.screen
+        await pilot.press("t")
+        view = detail.query_one("#response-view", MessageView)
+        assert view.document.json and len(view.rows) == len(view.document) > len(users) * 10
+        assert [view.document.lines[number].strip() for number in view.document.marked] == ['"totalResults": 8000,']
+        view.focus()
+        start = view.document.lines.index('  "Resources": [')
+        await pilot.press(*["down"] * (start + 3))  # in the first user
+        await pilot.press("space")
+        assert view.line_at_cursor() == start + 1 and view.line_text(start + 1).plain == "    { … 8 lines … },", "the user the cursor was in"
+        await pilot.press("up", "space")
+        assert view.line_at_cursor() == start and len(view.rows) == len(view.document) - len(users) * 10 - 1
+        assert view.line_text(start).plain == f'  "Resources": [ … {len(users) * 10} lines … ]'
+        await pilot.press("space")
+        assert view.line_at_cursor() == start and start not in view.folded and view.line_text(start).plain == '  "Resources": ['
+
+    assert not body_lines(body.replace("8000", "8000" * (JSON_VIEW_LIMIT // 4)))[1], "past the limit: the text it is"

@@ -95,7 +95,7 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, m
         # issue 19: the exchange names its request as the reason does, from the server's root
         request = request_line(result.exchanges[0])
         assert request.startswith("GET /v2/scim-tui-missing-") and result.reason.startswith(f"{request} answered 200")
-        assert plain(listed.get_option_at_index(0).prompt).strip() == f"1. the request judged · {request} → 200 OK"
+        assert plain(listed.get_option_at_index(0).prompt).strip() == f"1. the request judged · 200 OK · {request}"
 
         # issue 19: the exchange in the user's pager, as recorded (redacted); the test's app
         # cannot hand the terminal over, and says so

@@ -19,9 +19,10 @@ def outcome_of(exchange: Exchange) -> Text:
 
 
 def exchange_label(number: int, exchange: Exchange) -> Text:
-    """``3. the request judged · PUT /v2/Users/… → 200 OK``, the judged requests in bold."""
+    """``3. the request judged · 200 OK · PUT /v2/Users/…``, the judged requests in bold; the
+    request last, as the part a narrow terminal cuts."""
     purpose = Text(exchange.purpose, style="bold" if exchange.role is Role.JUDGED else "italic")
-    return Text.assemble(f"{number}. ", purpose, " · ", request_line(exchange), " → ", outcome_of(exchange))
+    return Text.assemble(f"{number}. ", purpose, " · ", outcome_of(exchange), " · ", request_line(exchange))
 
 
 def first_shown(exchanges: list[Exchange]) -> int:
