@@ -112,10 +112,13 @@ def summary_of(row: Row) -> Table:
 
 
 def head_of(row: Row) -> Text:
-    """The result in two lines above its exchanges: its status and check, then its reason."""
+    """The result above its exchanges: its status and check, its reason, the cause it shares."""
     result = row.result
     status = Text.assemble(status_text(result.status, row.accepted is not None), "  ", mark_text(row.mark))
-    return Text.assemble(status, " ", (str(result.check_id), "bold"), "\n", result.reason or "(no reason)")
+    head = Text.assemble(status, " ", (str(result.check_id), "bold"))
+    if row.cause is not None:
+        head.append(f" · {len(row.cause.results)} results share one cause: {row.cause.request}", style="italic")
+    return head.append(f"\n{result.reason or '(no reason)'}")
 
 
 TABS = ("request", "response", "check")
