@@ -199,7 +199,7 @@ class ResultScreen(Screen[None]):
     async def show(self, row: Row) -> None:
         """Show another version of the result (after a rerun)."""
         self.row = row
-        self.selected = min(self.selected, max(0, len(row.result.exchanges) - 1))
+        self.selected = first_shown(row.result.exchanges)
         await self.recompose()
         self.watch_tab(self.tab)
 
@@ -207,8 +207,8 @@ class ResultScreen(Screen[None]):
 
     @on(OptionList.OptionHighlighted, "#exchange-list")
     def _exchange_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if event.option_index == self.selected and self.query_one("#request-view", MessageView).document is not EMPTY:
-            return
+        if event.option_index == self.selected:
+            return  # the exchange shown already (the list's first highlight)
         self.selected = event.option_index
         exchange = self.row.result.exchanges[self.selected]
         self.query_one("#request-view", MessageView).show(request_document(exchange))
