@@ -64,9 +64,17 @@ async def shoot() -> None:
             table.select_key(next(key for key in table.keys if key.startswith("random_url#")))
             await pilot.pause()
             write(app, "run.svg", "scim-tui: a run with failures")
-            await pilot.press("enter")
+            rows = app.screen.state.rows
+            table.select_key(max((key for key in table.keys if key in rows), key=lambda key: telling(rows[key].result)))
+            await pilot.press("enter", "t")  # the response judged
             await pilot.pause()
-            write(app, "result.svg", "scim-tui: the detail of a failed check")
+            write(app, "result.svg", "scim-tui: a failed check in the inspector")
+
+
+def telling(result) -> tuple[int, int]:
+    """How much a failure's exchanges show: the kinds of request (creation, proof, the request
+    judged, clean-up), then how many there are."""
+    return (len({exchange.role for exchange in result.exchanges}) if result.status.failed else -1, len(result.exchanges))
 
 
 def write(app, name: str, title: str) -> None:

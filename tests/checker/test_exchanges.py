@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from datetime import UTC
+from datetime import datetime
+
 from scim2_client.engines.httpx2 import SyncSCIMClient
 from scim2_client.engines.wsgi import WSGISCIMClient
 
@@ -10,7 +14,9 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
+from scim_tui.checker.exchanges import Role
 from scim_tui.demo import make_app
+from scim_tui.reports.model import RunReport
 from tests.support.servers import Broken
 from tests.support.servers import http_client
 from tests.support.servers import make_client
@@ -96,3 +102,18 @@ def test_raw_control_characters_in_a_body_are_made_visible(serve):
     with make_client(server.url) as scim:
         [result] = list(iter_checks(scim, only={CheckId("random_url")}))
     assert result.exchanges[0].response_body == "<html>␛[31mred␛[0m</html>"
+
+
+def test_each_exchange_says_what_it_was_for_as_the_engine_sent_it(client):
+    """The result screen lists a check's exchanges by what they were for: the resource the check
+    needs, the proof that it is the run's before a write, the request judged, and the clean-up."""
+    [result] = list(iter_checks(client, only={CheckId("object_replacement", "User")}))
+    purposes = [(exchange.method, exchange.purpose) for exchange in result.exchanges]
+    assert purposes[0] == ("POST", "create the User it needs")
+    assert ("GET", "prove the User is the run's") in purposes
+    assert ("PUT", "the request judged") in purposes
+    assert purposes[-2:] == [("DELETE", "clean-up: delete the User"), ("GET", "clean-up: check the User is gone")]
+    assert {exchange.role for exchange in result.exchanges} == set(Role)
+    saved = RunReport.from_dict(json.loads(json.dumps(RunReport("http://127.0.0.1/v2", datetime.now(UTC), 1.0, [result]).to_dict())))
+    told = [(exchange.role, exchange.subject) for exchange in saved.results[0].exchanges]
+    assert told == [(exchange.role, exchange.subject) for exchange in result.exchanges], "a saved report reads the roles back"

@@ -47,7 +47,7 @@ def test_a_run_written_as_har_is_http_archive_1_2_with_each_entry_commented_by_i
     checks = {result["check_id"] for result in results}
     assert all(entry["comment"].split(" (")[0] in checks or entry["comment"].startswith(RUN_OWN) for entry in entries)
     [put] = [entry for entry in entries if entry["request"]["method"] == "PUT"]
-    assert put["comment"] == "service_provider_config_endpoint_methods (ERROR)"
+    assert put["comment"] == "service_provider_config_endpoint_methods (ERROR) · the request judged"
     assert put["response"]["status"] == 200 and put["response"]["statusText"] == "OK"
     assert put["response"]["content"] == {"size": len(AWKWARD_SHOWN.encode()), "mimeType": "text/plain", "text": AWKWARD_SHOWN}
     sent_type = next(h["value"] for h in put["request"]["headers"] if h["name"].lower() == "content-type")
@@ -82,6 +82,7 @@ def test_the_har_and_the_json_report_hold_every_request_the_server_received_each
     assert all(entry["time"] > 0 for entry in entries)
     own = [entry for entry in entries if entry["comment"].startswith(RUN_OWN)]
     assert {entry["request"]["method"] for entry in own} >= {"GET", "DELETE"}, "discovery, and the clean-up of the resources the checks share"
+    assert any(entry["comment"] == f"{RUN_OWN} · clean-up: delete the User" for entry in own), "a clean-up says what it was for"
     saved = json.loads(report.read_text())
     sent = {(e["started"], e["method"], e["url"]) for e in [*saved["run_exchanges"], *(e for result in saved["results"] for e in result["exchanges"])]}
     assert len(sent) == counted.received, "the JSON report holds every request too"
@@ -96,7 +97,7 @@ def test_a_request_without_an_answer_is_status_0_with_the_reason_in_its_comment(
     validate(document)
     [entry] = document["log"]["entries"]
     assert entry["response"]["status"] == 0 and entry["response"]["bodySize"] == -1
-    assert entry["comment"] == "User/object_query (ERROR) · no response: no answer within 5 s"
+    assert entry["comment"] == "User/object_query (ERROR) · the request judged · no response: no answer within 5 s"
     assert entry["request"]["queryString"] == [{"name": "count", "value": "1"}]
     assert entry["startedDateTime"] == "2026-01-02T03:04:05.000+00:00" and entry["time"] == 5000
 

@@ -170,7 +170,7 @@ async def test_failures_of_one_cause_sit_together_and_the_preview_names_the_caus
         assert f"3 results share one cause: {CAUSE}" in widget_text(app, "#preview")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ResultScreen))
-        assert f"3 results share one cause: {CAUSE}" in widget_text(app, "#result-summary")
+        assert f"3 results share one cause: {CAUSE}" in widget_text(app, "#result-head")
         await pilot.press("a")  # a failure is accepted from its own screen too
         await wait_until(pilot, lambda: isinstance(app.screen, AcceptScreen))
         await pilot.press("escape", "escape")

@@ -17,6 +17,7 @@ from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.find_bar import FindBar
+from scim_tui.tui.widgets.message_view import MessageView
 from scim_tui.tui.widgets.results_table import ResultsTable
 
 KEYS = Path(__file__).parents[2] / "docs" / "keys.md"
@@ -24,7 +25,7 @@ WHERE = {
     "profiles": [ProfilesScreen],
     "profile form": [ProfileFormScreen, ChangedOnDiskScreen],
     "run": [RunScreen, CheckTree, ResultsTable],
-    "result": [ResultScreen, FindBar],
+    "result": [ResultScreen, FindBar, MessageView],
     "everywhere": [ScimTuiApp],
 }
 NAMES = {"/": "slash", "?": "question_mark"}

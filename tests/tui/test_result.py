@@ -13,7 +13,6 @@ import pytest
 from textual.widgets import Input
 from textual.widgets import Static
 from textual.widgets import TextArea
-from textual.widgets.collapsible import CollapsibleTitle
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
@@ -38,8 +37,9 @@ from scim_tui.tui.tools import EDITOR
 from scim_tui.tui.tools import PAGER
 from scim_tui.tui.tools import ToolError
 from scim_tui.tui.tools import tool_command
-from scim_tui.tui.widgets.exchange_view import ExchangeView
+from scim_tui.tui.widgets.exchange_list import ExchangeList
 from scim_tui.tui.widgets.find_bar import FindBar
+from scim_tui.tui.widgets.message_view import MessageView
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
@@ -56,6 +56,11 @@ SECRET = "s3cret-bearer-value"
 
 def shown_text(screen: ResultScreen) -> str:
     return "\n".join(plain(static.content) for static in screen.query(Static))
+
+
+def side_text(screen: ResultScreen, side: str) -> str:
+    """The request or the response of the exchange shown, as its view holds it."""
+    return "\n".join(screen.query_one(f"#{side}-view", MessageView).document.lines)
 
 
 async def open_row(pilot, title: str) -> ResultScreen:
@@ -83,16 +88,15 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, m
         text = shown_text(detail)
         for fact in ("random_url", result.status.name, "(server)", "misc", f"section {result.section}", result.reason):
             assert fact in text
-        views = list(detail.query(ExchangeView))
-        assert len(views) == len(result.exchanges) >= 1
-        assert not views[0].collapsed
-        body = plain(views[0].query_one(".exchange-body", Static).content)
-        assert "GET /v2/scim-tui-missing-" in body and "200 OK" in body and "authorization: ***" in body
-        assert SECRET not in text + body
+        listed = detail.query_one(ExchangeList)
+        assert listed.option_count == len(result.exchanges) >= 1 and listed.highlighted == 0
+        shown = side_text(detail, "request") + side_text(detail, "response")
+        assert "GET /v2/scim-tui-missing-" in shown and "200 OK" in shown and "authorization: ***" in shown
+        assert SECRET not in text + shown
         # the exchange names its request as the reason does, from the server's root
         request = request_line(result.exchanges[0])
         assert request.startswith("GET /v2/scim-tui-missing-") and result.reason.startswith(f"{request} answered 200")
-        assert f"1. {request} → 200 OK" in str(views[0].title)
+        assert plain(listed.get_option_at_index(0).prompt).strip() == f"1. the request judged · 200 OK · {request}"
 
         # the exchange in the user's pager, as recorded (redacted); the test's app
         # cannot hand the terminal over, and says so
@@ -188,7 +192,8 @@ def test_a_missing_pager_or_editor_is_told_in_one_line_naming_what_to_set(tmp_pa
 
 
 async def test_find_highlights_each_match_counts_them_and_moves_between_them(local):
-    """Find inside an exchange, case ignored; escape closes the find, then the screen."""
+    """Find inside an exchange, its request then its response, case ignored; escape closes the
+    find, then the screen."""
     users = {"Resources": [{"userName": "bjensen"}, {"userName": "BJensen2", "displayName": "Babs"}]}
     exchange = Exchange("GET", f"{local.url}/Users?filter=userName+eq+%22bjensen%22", status_code=200, response_body=json.dumps(users))
     row = Row("users#0", 0, CheckResult(Status.ERROR, title="users", reason="made up", exchanges=[exchange]))
@@ -196,7 +201,6 @@ async def test_find_highlights_each_match_counts_them_and_moves_between_them(loc
     async with app.run_test(size=SIZE) as pilot:
         await app.push_screen(ResultScreen(row, run_screen(pilot)))
         detail = app.screen
-        view = detail.query_one(ExchangeView)
         bar = detail.query_one(FindBar)
         await pilot.press("f1")
         keys = plain(app.screen.query_one("#help-keys", Static).content)
@@ -210,31 +214,32 @@ async def test_find_highlights_each_match_counts_them_and_moves_between_them(loc
         def count() -> str:
             return str(bar.query_one("#find-count", Static).content)
 
-        def highlighted() -> list[tuple[str, bool]]:
-            """Each highlighted piece of the body, and whether it is the current match."""
-            text = view.query_one(".exchange-body", Static).content
-            styles = {
-                str(view.get_component_rich_style(f"exchange-view--{name}", partial=True)): name == "current-match" for name in ("match", "current-match")
-            }
-            return [(text.plain[span.start : span.end], styles[str(span.style)]) for span in text.spans if str(span.style) in styles]
+        def highlighted() -> list[tuple[str, str, bool]]:
+            """Each highlighted piece, its side, and whether it is the current match."""
+            pieces = []
+            for view in detail.query(MessageView):
+                for index, (line, start, end) in enumerate(view.matches):
+                    pieces.append((view.id.removesuffix("-view"), view.document.lines[line][start:end], index == view.current))
+            return pieces
 
         await wait_until(pilot, lambda: count() == "1 of 3")
-        assert highlighted() == [("bjensen", True), ("bjensen", False), ("BJensen", False)]
+        assert highlighted() == [("request", "bjensen", True), ("response", "bjensen", False), ("response", "BJensen", False)]
+        assert detail.tab == "request"
         await pilot.press("enter")
-        assert count() == "2 of 3" and highlighted()[1] == ("bjensen", True)
+        assert count() == "2 of 3" and highlighted()[1] == ("response", "bjensen", True) and detail.tab == "response", "the match's side is shown"
         await pilot.press("down", "down")
         assert count() == "1 of 3", "past the last match, the first"
         await pilot.press("up")
-        assert count() == "3 of 3" and highlighted()[2] == ("BJensen", True)
-        view.query_one(CollapsibleTitle).focus()  # out of the find bar: n and N move
+        assert count() == "3 of 3" and highlighted()[2] == ("response", "BJensen", True)
+        detail.query_one("#response-view").focus()  # out of the find bar: n and N move
         await pilot.press("n")
         assert count() == "1 of 3"
         await pilot.press("N")
         assert count() == "3 of 3"
         bar.query_one(Input).focus()
-        await pilot.press("backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", *"babs")
-        assert count() == "1 of 1" and highlighted() == [("Babs", True)]
-        await pilot.press("backspace", "backspace", "backspace", "backspace", *"nowhere")
+        await pilot.press(*["backspace"] * 7, *"babs")
+        assert count() == "1 of 1" and highlighted() == [("response", "Babs", True)]
+        await pilot.press(*["backspace"] * 4, *"nowhere")
         assert count() == "no match" and highlighted() == []
         await pilot.press("escape")
         assert not bar.display and app.screen is detail and highlighted() == []

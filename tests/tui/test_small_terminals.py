@@ -33,7 +33,7 @@ SIZES = pytest.mark.parametrize("size", [SMALL, (100, 30), SIZE, (200, 60)], ids
 SHOWN = Selection(include_tags=["misc", "discovery", "crud"], resource_types=["User"])
 """A run of more results than a small terminal shows, random_url failing among them."""
 RUN_KEYS = ("r Run", "? Help", "q Quit", "f Rerun failed", "a Accept", "s Worst first", "b Sidebar")
-RESULT_KEYS = ("esc Back", "r Rerun check", "y Curl", "p Pager", "/ Find", "a Accept")
+RESULT_KEYS = ("esc Back", "t Tab", "/ Find", "y Curl", "u URL", "h Headers", "b Body", "p Pager", "r Rerun", "a Accept")
 
 
 def sidebar_shown(app) -> bool:

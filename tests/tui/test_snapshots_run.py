@@ -90,11 +90,16 @@ def test_run_screen_ends_on_its_first_failure(snap_compare, broken_profile, size
     assert snap_compare(frozen_app(broken_profile), run_before=run, terminal_size=size)
 
 
-@SIZES
-def test_result_detail_sizes(snap_compare, broken_profile, size):
-    async def open_failure(pilot) -> None:
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)], ids=["80x24", "120x40", "200x60"])
+def test_result_inspector(snap_compare, broken_profile, size):
+    """A result whose check created a User, judged a PUT and cleaned up: the list of its
+    exchanges, and the request judged (side by side with its response at 200 columns)."""
+
+    async def open_replacement(pilot) -> None:
         await run_and_select_failure(pilot)
+        table = table_of(pilot)
+        table.select_key(next(key for key in table.keys if key.startswith("User/object_replacement#")))
         await pilot.press("enter")
         await pilot.pause()
 
-    assert snap_compare(frozen_app(broken_profile), run_before=open_failure, terminal_size=size)
+    assert snap_compare(frozen_app(broken_profile), run_before=open_replacement, terminal_size=size)

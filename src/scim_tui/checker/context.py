@@ -24,10 +24,12 @@ from scim_tui.checker.creations import Creations
 from scim_tui.checker.creations import refusal
 from scim_tui.checker.creations import refusal_text
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import Role
 from scim_tui.checker.exchanges import TransportNotes
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import noted
+from scim_tui.checker.exchanges import sent_for
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import Owned
 from scim_tui.checker.guard import Pending
@@ -225,7 +227,7 @@ class ResourceManager:
         adaptation = self.context.creations.adaptation(model) if least and adapt else None
         mark = len(self.context.exchanges)
         try:
-            created = self._create(model, fill_all, self._provided(model, values) if adaptation else values, extra, request)
+            created = self._create(model, fill_all, self._provided(model, values) if adaptation else values, extra, request, judged=checked)
         except Exception as exc:
             failure = exc
         else:
@@ -247,18 +249,24 @@ class ResourceManager:
         raise PrerequisiteFailed(f"the {model.__name__} it needs could not be created: {failure_reason(failure, self.context.exchanges[mark:])}") from failure
 
     def _create(
-        self, model: type[Resource[Any]], fill_all: bool, values: dict[str, Any] | None, extra: dict[str, Any] | None, request: dict[str, Any]
+        self,
+        model: type[Resource[Any]],
+        fill_all: bool,
+        values: dict[str, Any] | None,
+        extra: dict[str, Any] | None,
+        request: dict[str, Any],
+        judged: bool = False,
     ) -> Resource[Any]:
         from scim_tui.checker.filling import build_resource
 
         payload = build_resource(self.context, model, fill_all=fill_all, values=values)
-        if extra:
-            body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
-            created = self._read_back(
-                model, self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request)
-            )
-        else:
-            created = self.context.client.create(payload, **request)
+        with sent_for(Role.JUDGED if judged else Role.CREATION, model.__name__.partition("[")[0]):  # User, not User[EnterpriseUser]
+            if extra:
+                body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
+                answer = self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request)
+                created = self._read_back(model, answer)
+            else:
+                created = self.context.client.create(payload, **request)
         if not isinstance(created, Resource) or not created.id:
             raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
         return created
@@ -348,7 +356,7 @@ class ResourceManager:
         interrupted = None
         for _attempt in range(2):
             try:
-                with cleaning_up():
+                with cleaning_up(), sent_for(Role.CLEANUP, item.kind):
                     return (self._delete(item) if isinstance(item, Owned) else self._sweep(item)), interrupted
             except KeyboardInterrupt as exc:
                 stopping, interrupted = self.context.stopping.is_set(), exc

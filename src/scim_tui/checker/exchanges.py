@@ -17,6 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from dataclasses import field
 from datetime import datetime
+from enum import StrEnum
 from http import HTTPStatus
 from typing import Any
 from typing import Protocol
@@ -40,6 +41,21 @@ class TransportNotes(Protocol):
     told per answer; the engine writes it on the answer's exchange."""
 
     def note_of(self, response: Any) -> str | None: ...
+
+
+class Role(StrEnum):
+    """What a request was sent for: judged by the check, or sent by the run for itself around it."""
+
+    JUDGED = "judged"
+    CREATION = "creation"
+    """A resource the check needs, created before the request it judges."""
+    PROOF = "proof"
+    """The GET of a resource's own URL that proves it the run's before a write (guard.py)."""
+    CLEANUP = "cleanup"
+    """Deleting what the run created, and making sure it is gone (RFC 7644 §3.6)."""
+
+
+_role: ContextVar[tuple[Role, str | None]] = ContextVar("scim_tui_role", default=(Role.JUDGED, None))
 
 
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
@@ -67,6 +83,9 @@ class Exchange:
     """What the client did beyond sending the request once (sent it again on a new connection ...)."""
     started: datetime | None = None
     """When the request was sent (UTC); None in a report saved before exchanges kept it."""
+    role: Role = Role.JUDGED
+    subject: str | None = None
+    """The resource type (User, Group …) a request the run sent for itself was about."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +100,8 @@ class Exchange:
             "error": self.error,
             "note": self.note,
             "started": self.started.isoformat(timespec="microseconds") if self.started else None,
+            "role": self.role.value,
+            "subject": self.subject,
         }
 
     @classmethod
@@ -88,7 +109,27 @@ class Exchange:
         fields: dict[str, Any] = {key: data.get(key) for key in cls.__dataclass_fields__ if key in data}
         if isinstance(fields.get("started"), str):
             fields["started"] = datetime.fromisoformat(fields["started"])
+        fields["role"] = Role(fields.get("role") or Role.JUDGED)
         return cls(**fields)
+
+    @property
+    def purpose(self) -> str:
+        """What the request was for, in words: "the request judged", "create the User it needs" …"""
+        subject = self.subject or "resource"
+        if self.role is Role.CREATION:
+            return f"create the {subject} it needs"
+        if self.role is Role.PROOF:
+            return f"prove the {subject} is the run's"
+        if self.role is Role.CLEANUP:
+            return f"clean-up: {self._cleanup_step(subject)}"
+        return "the request judged"
+
+    def _cleanup_step(self, subject: str) -> str:
+        if self.method == "DELETE":
+            return f"delete the {subject}"
+        if "?" in self.url:
+            return f"look for the {subject} by its values"
+        return f"check the {subject} is gone"
 
 
 @contextmanager
@@ -105,6 +146,21 @@ def noted(why: str) -> Iterator[None]:
 def why_sent() -> str | None:
     """The note of the requests sent now (`noted`), None outside any."""
     return _why.get()
+
+
+@contextmanager
+def sent_for(role: Role, subject: str | None = None) -> Iterator[None]:
+    """The requests sent in this block are recorded with this role, about a resource of `subject`."""
+    token = _role.set((role, subject))
+    try:
+        yield
+    finally:
+        _role.reset(token)
+
+
+def current_role() -> tuple[Role, str | None]:
+    """The role of the requests sent now (`sent_for`) and their subject; judged outside any."""
+    return _role.get()
 
 
 _SENSITIVE_WORD = re.compile("|".join(re.escape(word) for word in SENSITIVE_WORDS))

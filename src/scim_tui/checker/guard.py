@@ -42,7 +42,9 @@ from urllib.parse import unquote
 from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import member
+from scim_tui.checker.exchanges import Role
 from scim_tui.checker.exchanges import noted
+from scim_tui.checker.exchanges import sent_for
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -308,7 +310,7 @@ class Guard:
             raise NotProven(str(refused), refused.answer)
         if item.confirmed:
             return item
-        with noted(PROOF_NOTE):
+        with noted(PROOF_NOTE), sent_for(Role.PROOF, item.kind):
             response = self.client.request("GET", item.url)
         if response.status_code == 404:
             return None

@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import TransportNotes
+from scim_tui.checker.exchanges import current_role
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import why_sent
 from scim_tui.checker.guard import WRITE_METHODS
@@ -194,6 +195,7 @@ class Recorder:
         exchange.started = started_at
         exchange.elapsed = elapsed
         exchange.note = "; ".join(note for note in (why_sent(), exchange.note) if note) or None
+        exchange.role, exchange.subject = current_role()
         self.log.append(exchange)
         exchanges = _current.get()
         if exchanges is not None:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from scim_tui import __version__
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
+from scim_tui.checker.exchanges import Role
 from scim_tui.checker.exchanges import header
 from scim_tui.checker.exchanges import status_line
 from scim_tui.reports.model import RunReport
@@ -51,6 +52,7 @@ def _entry(exchange: Exchange, result: CheckResult | None, started: datetime) ->
     milliseconds = round(exchange.elapsed * 1000, 3)
     told = [part for part in (exchange.note, exchange.error and f"no response: {exchange.error}") if part]
     made = f"{result.check_id} ({result.status.name})" if result is not None else RUN_OWN
+    purpose = [exchange.purpose] if result is not None or exchange.role is not Role.JUDGED else []
     return {
         "startedDateTime": started.isoformat(timespec="milliseconds"),
         "time": milliseconds,
@@ -58,7 +60,7 @@ def _entry(exchange: Exchange, result: CheckResult | None, started: datetime) ->
         "response": _response(exchange),
         "cache": {},
         "timings": {"send": 0, "wait": milliseconds, "receive": 0},
-        "comment": " · ".join([made, *told]),
+        "comment": " · ".join([made, *purpose, *told]),
     }
 
 

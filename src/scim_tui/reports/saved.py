@@ -28,6 +28,7 @@ from pydantic import JsonValue
 from pydantic import ValidationError
 
 from scim_tui.checker import Status
+from scim_tui.checker.exchanges import Role
 from scim_tui.checker.results import SkipCause
 from scim_tui.selection import Selection
 
@@ -70,6 +71,10 @@ class SavedExchange(_Saved):
     """What the client did beyond sending the request once (sent it again on a new connection ...), or why the run sent it for itself."""
     started: Annotated[AwareDatetime, AfterValidator(in_this_era)] | None = Field(default=None, strict=False)
     """When the request was sent, ISO 8601 in UTC."""
+    role: Role = Field(default=Role.JUDGED, strict=False)
+    """What the request was for: judged by the check, or sent by the run for itself (a creation, a proof, a clean-up)."""
+    subject: str | None = None
+    """The resource type the run sent it for, when it was not judged."""
 
 
 class SavedResult(_Saved):

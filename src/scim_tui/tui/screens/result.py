@@ -10,21 +10,25 @@ from typing import Protocol
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import events
 from textual import on
 from textual.app import ComposeResult
 from textual.app import SuspendNotSupported
 from textual.binding import Binding
+from textual.containers import Horizontal
 from textual.containers import VerticalScroll
-from textual.geometry import Region
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets import Header
 from textual.widgets import Input
+from textual.widgets import OptionList
 from textual.widgets import Static
-from textual.widgets.collapsible import CollapsibleTitle
+from textual.widgets import Tab
+from textual.widgets import Tabs
 
 from scim_tui.checker import CheckId
+from scim_tui.checker import Exchange
+from scim_tui.checker.exchanges import request_line
 from scim_tui.reports.transcript import exchange_text
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Row
@@ -34,10 +38,15 @@ from scim_tui.tui.tools import TOOLS
 from scim_tui.tui.tools import ToolError
 from scim_tui.tui.tools import open_text
 from scim_tui.tui.tools import tool_command
-from scim_tui.tui.widgets.exchange_view import ExchangeView
+from scim_tui.tui.widgets.exchange_document import EMPTY
+from scim_tui.tui.widgets.exchange_document import request_document
+from scim_tui.tui.widgets.exchange_document import response_document
+from scim_tui.tui.widgets.exchange_list import ExchangeList
+from scim_tui.tui.widgets.exchange_list import first_shown
 from scim_tui.tui.widgets.exchange_view import data_view
 from scim_tui.tui.widgets.facts import facts_table
 from scim_tui.tui.widgets.find_bar import FindBar
+from scim_tui.tui.widgets.message_view import MessageView
 from scim_tui.tui.widgets.result_preview import acceptance
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
@@ -102,78 +111,135 @@ def summary_of(row: Row) -> Table:
     return facts_table(facts)
 
 
-class ResultScreen(Screen[None]):
-    """One result in full. ``escape`` goes back to the results, ``r`` reruns its check.
+def head_of(row: Row) -> Text:
+    """The result above its exchanges: its status and check, its reason, the cause it shares."""
+    result = row.result
+    status = Text.assemble(status_text(result.status, row.accepted is not None), "  ", mark_text(row.mark))
+    head = Text.assemble(status, " ", (str(result.check_id), "bold"))
+    if row.cause is not None:
+        head.append(f" · {len(row.cause.results)} results share one cause: {row.cause.request}", style="italic")
+    return head.append(f"\n{result.reason or '(no reason)'}")
 
-    The selected exchange (the last one focused) is the one ``y`` copies as curl, ``p`` and ``v``
-    open whole (request, then response, JSON bodies indented) in the pager or the editor, and
-    ``/`` finds text in.
+
+TABS = ("request", "response", "check")
+
+
+class ResultScreen(Screen[None]):
+    """One result, as an inspector: its exchanges listed by what each was for, the one
+    highlighted shown below, its request and its response in tabs (side by side on a wide
+    terminal), the check's facts in a third tab.
+
+    ``j``/``k`` move in the list, ``t`` goes to the next tab. The keys act on the exchange
+    highlighted: ``y`` copies it as curl, ``u`` its URL; ``h`` and ``b`` copy the headers and
+    the body of the side shown (the request or the response); ``p`` and ``v`` open it whole
+    (request, then response, JSON bodies indented) in the pager or the editor, ``/`` finds text
+    in it.
     """
 
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (160, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
     BINDINGS = [
         Binding("escape", "back", "Back", id="result.back"),
-        Binding("r", "rerun", "Rerun check", id="result.rerun"),
+        Binding("j", "move_exchange(1)", "Next exchange", show=False, id="result.next-exchange"),
+        Binding("k", "move_exchange(-1)", "Previous exchange", show=False, id="result.previous-exchange"),
+        Binding("t", "next_tab", "Tab", tooltip="Show the next tab: the request, the response, the check", id="result.next-tab"),
+        Binding("slash,ctrl+f", "find", "Find", tooltip="Find text in the exchange (case ignored)", id="result.find"),
         Binding("y", "copy_curl", "Curl", tooltip="Copy the request as curl (also shown, and saved to a file)", id="result.copy-curl"),
+        Binding("u", "copy_url", "URL", tooltip="Copy the request's URL", id="result.copy-url"),
+        Binding("h", "copy_headers", "Headers", tooltip="Copy the headers of the side shown (request or response)", id="result.copy-headers"),
+        Binding("b", "copy_body", "Body", tooltip="Copy the body of the side shown (request or response), as it was sent", id="result.copy-body"),
         Binding("p", "open_in('pager')", "Pager", tooltip="Open the exchange in $PAGER (else less)", id="result.pager"),
         Binding("v", "open_in('editor')", "Editor", tooltip="Open the exchange in $VISUAL or $EDITOR, read-only", show=False, id="result.editor"),
-        Binding("slash,ctrl+f", "find", "Find", tooltip="Find text in the exchange (case ignored)", id="result.find"),
         Binding("n", "move_match(1)", "Next match", show=False, id="result.next-match"),
         Binding("N", "move_match(-1)", "Previous match", show=False, id="result.previous-match"),
+        Binding("r", "rerun", "Rerun", tooltip="Run this check again", id="result.rerun"),
         Binding("a", "accept", "Accept", tooltip="Accept the failure in the profile's baseline (or un-accept it)", id="result.accept"),
     ]
+
+    tab: reactive[str] = reactive("request", init=False)
+    """The tab shown: the request, the response, or the check."""
 
     def __init__(self, row: Row, runner: Rerunner) -> None:
         super().__init__()
         self.row = row
         self.runner = runner
-        self.selected = 0
-        """The index of the exchange the keys act on: the last one focused."""
+        self.selected = first_shown(row.result.exchanges)
+        """The index of the exchange shown, the one the keys act on."""
+        self.side = "request"
+        """The side the copy keys take the headers and the body of: the last one shown."""
+        self.found: list[tuple[MessageView, int]] = []
+        """The matches of the find in the exchange shown: the view, and the match's index in it."""
+        self.match = 0
 
     def compose(self) -> ComposeResult:
         result = self.row.result
+        exchange = result.exchanges[self.selected] if result.exchanges else None
         yield Header()
-        with VerticalScroll(id="detail"):
-            yield Static(summary_of(self.row), id="result-summary")
-            yield Static(Group(Text("Data", style="bold underline"), data_view(result.data)), id="result-data")
-            yield Static(Text(f"Exchanges ({len(result.exchanges)})", style="bold underline"), id="exchanges-title")
-            for number, exchange in enumerate(result.exchanges, start=1):
-                yield ExchangeView(number, exchange, collapsed=number > 1)
+        yield Static(head_of(self.row), id="result-head")
+        if exchange is None:
+            yield Static("This check sent no request: its facts are in the Check tab.", id="no-exchanges")
+        else:
+            yield ExchangeList(result.exchanges, id="exchange-list")
+        yield Tabs(Tab("Request", id="request-tab"), Tab("Response", id="response-tab"), Tab("Check", id="check-tab"), id="inspector-tabs")
+        with Horizontal(id="panes", classes="-request"):
+            yield MessageView(request_document(exchange) if exchange else EMPTY, id="request-view")
+            yield MessageView(response_document(exchange, result.reason) if exchange else EMPTY, id="response-view")
+            with VerticalScroll(id="check-view"):
+                yield Static(summary_of(self.row), id="result-summary")
+                yield Static(Group(Text("Data", style="bold underline"), data_view(result.data)), id="result-data")
         yield FindBar()
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)  # its keys need the width; ctrl+p still opens it
 
     def on_mount(self) -> None:
         self.sub_title = f"{self.row.result.title}"
-        self._highlight()
+        if not self.row.result.exchanges:
+            self.tab = "check"
+        self.watch_tab(self.tab)
 
     async def show(self, row: Row) -> None:
         """Show another version of the result (after a rerun)."""
         self.row = row
-        self.selected = min(self.selected, max(0, len(row.result.exchanges) - 1))
+        self.selected = first_shown(row.result.exchanges)
         await self.recompose()
-        self._highlight()
+        self.watch_tab(self.tab)
 
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        views = list(self.query(ExchangeView))
-        for index, view in enumerate(views):
-            if view in event.widget.ancestors_with_self and index != self.selected:
-                views[self.selected].find("")
-                self.selected = index
-                self._highlight()
-                self.find()
+    # The exchange shown
 
-    def _highlight(self) -> None:
-        for index, view in enumerate(self.query(ExchangeView)):
-            view.set_class(index == self.selected, "-selected")
+    @on(OptionList.OptionHighlighted, "#exchange-list")
+    def _exchange_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index == self.selected:
+            return  # the exchange shown already (the list's first highlight)
+        self.selected = event.option_index
+        exchange = self.row.result.exchanges[self.selected]
+        self.query_one("#request-view", MessageView).show(request_document(exchange))
+        self.query_one("#response-view", MessageView).show(response_document(exchange, self.row.result.reason))
+        self.find()
 
-    def _selected_view(self) -> ExchangeView | None:
-        """The exchange the keys act on; None when the result made none."""
-        views = list(self.query(ExchangeView))
-        return views[self.selected] if views else None
+    def action_move_exchange(self, step: int) -> None:
+        exchanges = self.query(ExchangeList)
+        if exchanges:
+            exchanges.first().action_cursor_down() if step > 0 else exchanges.first().action_cursor_up()
+
+    # Tabs
+
+    def watch_tab(self, tab: str) -> None:
+        self.query_one("#panes").set_classes(f"-{tab}")
+        self.query_one(Tabs).active = f"{tab}-tab"
+        if tab != "check":
+            self.side = tab
+
+    @on(Tabs.TabActivated, "#inspector-tabs")
+    def _tab_activated(self, event: Tabs.TabActivated) -> None:
+        if event.tab.id:
+            self.tab = event.tab.id.removesuffix("-tab")
+
+    def action_next_tab(self) -> None:
+        self.tab = TABS[(TABS.index(self.tab) + 1) % len(TABS)]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rerun":
             return None if self.runner.running else True
-        if action in ("copy_curl", "open_in"):
+        if action in ("copy_curl", "open_in", "copy_url", "copy_headers", "copy_body", "move_exchange"):
             return bool(self.row.result.exchanges)
         if action == "move_match":
             bars = self.query(FindBar)  # none yet while the screen composes
@@ -194,12 +260,33 @@ class ResultScreen(Screen[None]):
     def action_accept(self) -> None:
         self.runner.accept(self.row.key)
 
-    def action_copy_curl(self) -> None:
-        exchanges = self.row.result.exchanges
-        if not exchanges:
+    # Copies (the exchanges were redacted when recorded: no secret reaches the clipboard)
+
+    @property
+    def exchange(self) -> Exchange:
+        return self.row.result.exchanges[self.selected]
+
+    def _copied(self, text: str, what: str) -> None:
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {what}.", markup=False)
+
+    def action_copy_url(self) -> None:
+        self._copied(self.exchange.url, f"the URL of {request_line(self.exchange)}")
+
+    def action_copy_headers(self) -> None:
+        headers = self.exchange.request_headers if self.side == "request" else self.exchange.response_headers
+        self._copied("\n".join(f"{name}: {value}" for name, value in headers.items()), f"the {self.side} headers ({len(headers)})")
+
+    def action_copy_body(self) -> None:
+        body = self.exchange.request_body if self.side == "request" else self.exchange.response_body
+        if not body:
+            self.notify(f"The {self.side} has no body to copy.", severity="warning", markup=False)
             return
-        command = curl_command(exchanges[self.selected])
-        self.app.copy_to_clipboard(command)
+        self._copied(body, f"the {self.side} body ({len(body):,} characters)")
+
+    def action_copy_curl(self) -> None:
+        command = curl_command(self.exchange)
+        self._copied(command, "the request as curl")
         self.app.push_screen(CurlScreen(command, save_command(command)))
 
     def action_open_in(self, kind: str) -> None:
@@ -221,48 +308,48 @@ class ResultScreen(Screen[None]):
 
     def open_selected(self, command: list[str]) -> int:
         """Run the command on a file holding the selected exchange; its exit status."""
-        return open_text(command, exchange_text(self.row.result.exchanges[self.selected]), "exchange")
+        return open_text(command, exchange_text(self.exchange), "exchange")
+
+    # Find, in the request and the response of the exchange shown
 
     def action_find(self) -> None:
         """Open the find bar; it takes what is typed, even on a result that made no exchange to search."""
         bar = self.query_one(FindBar)
         bar.open()
-        view = self._selected_view()
-        if view is None:
+        if not self.row.result.exchanges:
             bar.show_note("no exchange to search")
             return
-        view.collapsed = False
         self.find()
 
     @on(Input.Changed, "#find-input")
     def find(self) -> None:
-        """Highlight what the find bar holds in the selected exchange, and show the first match."""
-        if (view := self._selected_view()) is not None:
-            view.find(self.query_one(FindBar).term)
-            self._show_match(view)
+        """Highlight what the find bar holds in the exchange shown, and show the first match."""
+        term = self.query_one(FindBar).term
+        views = [self.query_one(f"#{side}-view", MessageView) for side in ("request", "response")]
+        self.found = [(view, index) for view in views for index in range(view.find(term))]
+        self.match = 0
+        self._show_match()
 
     @on(FindBar.Moved)
     def _moved(self, event: FindBar.Moved) -> None:
         self.action_move_match(event.step)
 
     def action_move_match(self, step: int) -> None:
-        if (view := self._selected_view()) is not None:
-            view.move(step)
-            self._show_match(view)
+        if self.found:
+            self.match = (self.match + step) % len(self.found)
+            self._show_match()
 
     @on(FindBar.Closed)
     def _find_closed(self) -> None:
-        if (view := self._selected_view()) is not None:
-            view.find("")
-            view.query_one(CollapsibleTitle).focus()
+        self.find()
+        self.query_one(f"#{self.side}-view", MessageView).focus()
 
-    def _show_match(self, view: ExchangeView) -> None:
-        self.query_one(FindBar).show_count(view.current, len(view.matches))
-        if view.matches:
-            self.call_after_refresh(self._scroll_to_match, view)
-
-    def _scroll_to_match(self, view: ExchangeView) -> None:
-        detail = self.query_one("#detail", VerticalScroll)
-        body = view.query_one(".exchange-body", Static)
-        row = body.content_region.y - detail.content_region.y + round(detail.scroll_y) + view.match_row()
-        detail.scroll_to_region(Region(0, row, 1, 1), center=True, animate=False)
+    def _show_match(self) -> None:
+        if self.row.result.exchanges:
+            self.query_one(FindBar).show_count(self.match, len(self.found))
+        for view in self.query(MessageView):
+            view.show_match(None)
+        if self.found:
+            view, index = self.found[self.match]
+            view.show_match(index)
+            self.tab = "request" if view.id == "request-view" else "response"
