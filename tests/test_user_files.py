@@ -48,13 +48,26 @@ def test_a_link_to_a_shared_report_stays_a_link_to_the_written_report(scim_serve
 
 @pytest.mark.parametrize("flag", ["--output", "--har", "--update-baseline"])
 def test_dev_null_is_written_to_never_replaced(scim_server, tmp_path, flag):
-    """Reached through a link, so that a replacing writer replaces the link, not the machine's /dev/null."""
-    link = tmp_path / "null"
-    link.symlink_to(os.devnull)
+    """A writer that replaced its path must never get to replace the machine's /dev/null: as root,
+    which could, the test writes to a null device of its own; otherwise to /dev/null through a link,
+    which a replacing writer would replace instead."""
+    device = null_device(tmp_path)
+    link = tmp_path / "null-link"
+    link.symlink_to(device)
     process = report_to(scim_server.url, flag, str(link))
     assert process.returncode == 0, process.stderr
     assert link.is_symlink(), "the link was replaced by a regular file"
-    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert stat.S_ISCHR(os.stat(device).st_mode), "the device was replaced by a regular file"
+
+
+def null_device(folder: Path) -> Path:
+    """A null device in the folder when this process may make one (root), else /dev/null."""
+    device = folder / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        return Path(os.devnull)
+    return device
 
 
 @pytest.mark.parametrize("flag", ["--output", "--har", "--update-baseline"])
