@@ -99,6 +99,7 @@ async def test_the_request_and_the_response_side_by_side_on_a_wide_terminal(loca
     async with app.run_test(size=(200, 60)) as pilot:
         detail = await open_check(pilot, REPLACEMENT)
         request, response = (detail.query_one(f"#{side}-view", MessageView) for side in ("request", "response"))
+        await wait_until(pilot, lambda: detail.has_class("-wide") and response.region.width > 0)  # the breakpoint's class, once laid out
         assert request.display and response.display and request.region.right <= response.region.x
 
 
