@@ -126,7 +126,7 @@ def test_har(report):
     entries = json.loads(write_report(report, "har"))["log"]["entries"]
     assert [(entry["request"]["method"], entry["response"]["status"]) for entry in entries] == [("GET", 200), ("POST", 201), ("PUT", 200)]
     assert entries[0]["comment"].startswith("the run's own request")
-    assert entries[1]["comment"] == "User/object_creation (SUCCESS)" and entries[1]["time"] == 250
+    assert entries[1]["comment"] == "User/object_creation (SUCCESS) · the request judged" and entries[1]["time"] == 250
     assert entries[2]["startedDateTime"] == "2026-03-01T09:30:02.000+00:00"
     assert entries[1]["request"]["postData"]["text"] == '{"userName": "scim-tui-a1"}'
 

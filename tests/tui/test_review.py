@@ -15,6 +15,7 @@ from scim_tui.checker import Status
 from scim_tui.checker.causes import shared_causes
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.results import SUMMARY_CHECKER
+from scim_tui.checker.results import result_keys
 from scim_tui.reports.summary import counts
 from scim_tui.reports.summary import size_of
 from scim_tui.store import baseline
@@ -70,7 +71,7 @@ def recount(state: RunState, entries: list[Entry]) -> dict[str, object]:
         "failed_checks": frozenset(row.result.check_id for row in rows if row.result.status.failed),
         "failures": (sum(row.open_failure for row in counted), sum(row.accepted is not None for row in counted)),
         "leftovers": set(dict.fromkeys(item for result in results for item in result.leftovers)),
-        "accepted": [judgement.accepted.get(place) for place in range(len(rows))],
+        "accepted": [judgement.accepted.get(key) for key in result_keys(results)],
         "fixed": judgement.fixed,
         "expired": judgement.expired,
         "causes": [(causes[id(r)].request, sorted(map(id, causes[id(r)].results))) if id(r) in causes else None for r in results],

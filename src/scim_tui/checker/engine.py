@@ -268,18 +268,21 @@ def _run_suites(context: CheckContext, suites: list[_Suite], on_leftovers: Calla
         with closing(outcomes):  # a closed run stops here, once the running checks have cleaned up
             for index, suite in enumerate(suites):
                 yield from suite.skipped
+                # the run's own resources are named on its last result shown: a deselected one is not
+                summary_shown = suite.summary is not None and deselected(suite.summary, context.conf) is None
+                last_shown = max((n for n, step in enumerate(suite.steps, start=1) if deselected(step, context.conf) is None), default=None)
                 results: list[CheckResult] = []
                 features = FeatureFailures()
                 for number, step in enumerate(suite.steps, start=1):
                     step_results = next(outcomes)
                     features.take(step.checker.name, step_results)
                     results.extend(step_results)
-                    if index == last_ran and number == len(suite.steps) and suite.summary is None and step_results:
+                    if index == last_ran and number == last_shown and not summary_shown and step_results:
                         _delete_shared(context, step_results[-1])
                     yield from step_results
                 if suite.summary is not None:
                     summary = _summarize(context, suite.summary, results)
-                    if index == last_ran:
+                    if index == last_ran and summary_shown:
                         _delete_shared(context, summary)
                     yield summary
     finally:
