@@ -25,6 +25,8 @@ from tests.support.servers import scim_error
 from tests.support.servers import stored
 from tests.support.unlike import FilterRefused
 from tests.support.unlike import Middleware
+from tests.support.unlike import SoftDelete
+from tests.support.unlike import filter_ignored
 from tests.support.unlike import patch_not_implemented
 from tests.support.unlike import patch_unsupported_and_said
 
@@ -160,3 +162,53 @@ def test_filter_501_though_claimed_is_one_error_per_resource_type_at_one_and_fou
         assert all(r.status is Status.SKIPPED and "Skipped: the eq rule was answered 501 Not Implemented" in r.reason for r in after)
         verdicts.append(Counter((r.resource_type, r.title, r.status) for r in results))
     assert verdicts[0] == verdicts[1]
+
+
+def test_a_provider_step_meeting_a_claimed_feature_failing_is_skipped_naming_it_and_blocks(serve):
+    server = serve(patch_not_implemented(make_app()))
+    with make_client(server.url) as scim:
+        results = [r for r in iter_checks(scim, CheckConfig(jobs=4, resource_types=["User"], include_tags={"idp:entra", "crud:update"})) if not r.deselected]
+    steps = [r for r in results if "idp" in r.tags and r.reason.startswith(f"Skipped: {USERS_PATCH}")]
+    assert steps and all(r.status is Status.SKIPPED and r.blocks and r.cause == USERS_PATCH for r in steps)
+    assert all(r.reason == f"Skipped: {USERS_PATCH} (though the ServiceProviderConfig claims patch; check_add_attribute reports it)." for r in steps)
+    assert [r.title for r in results if r.status.failed] == ["check_add_attribute"]
+    verdicts = [r.reason for r in results if r.title in ("entra_readiness", "entra_gallery_readiness")]
+    assert len(verdicts) == 2 and all(reason.startswith("NOT READY for ") and reason.endswith(f" Cause: {USERS_PATCH}.") for reason in verdicts)
+    assert stored(server.url) == []
+
+
+class SortNotImplemented(Middleware):
+    """Answers a sorted list 501, though its ServiceProviderConfig claims sort (as scim2-server's does)."""
+
+    def intercept(self, environ):
+        if "sortBy" in environ.get("QUERY_STRING", ""):
+            return 501, [("Content-Type", "application/scim+json")], scim_error(501, "sorting is not implemented")
+        return None
+
+
+def test_a_sort_failing_as_a_whole_names_its_parameter(serve):
+    server = serve(SortNotImplemented(make_app()))
+    with make_client(server.url) as scim:
+        results = [r for r in iter_checks(scim, CheckConfig(jobs=1, resource_types=["User"], include_tags={"sort"})) if not r.deselected]
+    assert {r.cause for r in results if r.title == "sort_order" and r.status.failed} == {"GET /v2/Users?sortBy=… answered 501"}
+
+
+@pytest.mark.parametrize(
+    ("app", "tag", "cause"),
+    [
+        (filter_ignored, "filter:operators", "GET /v2/Users?filter=… lists resources its filter does not match"),
+        (SoftDelete, "crud:delete", "DELETE /v2/Users/{id} answered 204 but the resource is still served"),
+    ],
+    ids=["filter ignored", "soft delete"],
+)
+def test_a_provider_step_meeting_a_broken_rule_is_skipped_naming_it_and_blocks(serve, app, tag, cause):
+    server = serve(app(make_app()))
+    with make_client(server.url) as scim:
+        results = [r for r in iter_checks(scim, CheckConfig(jobs=4, resource_types=["User"], include_tags={"idp:entra", "idp:okta", tag})) if not r.deselected]
+    judged = [r for r in results if "idp" not in r.tags and r.cause == cause]
+    assert len(judged) == 1 and judged[0].status is Status.ERROR
+    steps = [r for r in results if "idp" in r.tags and r.cause == cause]
+    assert steps and all(r.status is Status.SKIPPED and r.blocks and r.reason == f"Skipped: {cause} ({judged[0].title} reports it)." for r in steps)
+    assert [r for r in results if "idp" in r.tags and r.status.failed and r.cause is None] == []
+    named = [r.reason for r in results if r.title.endswith("_readiness") and r.reason.endswith(f" Cause: {cause}.")]
+    assert named and all(reason.startswith("NOT READY for ") for reason in named)

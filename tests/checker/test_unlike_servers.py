@@ -1,8 +1,9 @@
 """Every check on servers built unlike scim2-server (tests/support/unlike.py): what the run finds is the
 server's doing, never the run's own plumbing. On each server, the checks that fail beyond those
 that fail on scim2-server itself are exactly the server's real faults; the same server gives
-the same verdicts at --jobs 1 and --jobs 4; and the run leaves nothing behind (or names, once
-each, what the server would not delete)."""
+the same verdicts at --jobs 1 and --jobs 4; the run leaves nothing behind (or names, once
+each, what the server would not delete); and no identity provider's step is an ERROR for a cause
+another check reports: it is SKIPPED naming it, and the provider's readiness names it too."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
 from scim_tui.checker import iter_checks
+from scim_tui.checker.causes import cause_of
+from scim_tui.checker.registry import verdict_names
 from scim_tui.net.connect import open_client
 from scim_tui.store.profiles import Profile
 from tests.support.bystanders import run_leftovers
@@ -101,3 +104,14 @@ def test_nothing_is_left_but_what_the_server_keeps_and_that_is_named_once(runs, 
         assert len(reported) == len(set(reported)), f"each leftover is named once: {Counter(reported).most_common(3)}"
         still_there = {f"{resource['id']}" for resource in left}
         assert {item.rsplit("/", 1)[-1].split(" ")[0] for item in reported} >= still_there, (jobs, still_there, reported[:5])
+
+
+@pytest.mark.parametrize("name", list(PERSONALITIES))
+def test_no_provider_step_is_an_error_for_a_cause_another_check_reports(runs, name):
+    results, _left = runs[name, 1]
+    reported = {r.cause for r in results if r.status.failed and r.cause and "idp" not in r.tags}
+    again = [(r.title, r.reason) for r in results if "idp" in r.tags and r.status.failed and cause_of(r) in reported]
+    assert again == []
+    met = {r.cause for r in results if "idp" in r.tags and r.cause in reported}
+    not_ready = [r.reason or "" for r in results if r.title in verdict_names() and (r.reason or "").startswith("NOT READY")]
+    assert all(any(f"Cause: {cause}" in reason or f"; {cause}" in reason for reason in not_ready) for cause in met), (met, not_ready)

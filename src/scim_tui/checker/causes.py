@@ -8,7 +8,12 @@ the suite summary and the reports say so once, as one cause.
 A feature the ServiceProviderConfig claims (patch, filter, sort, bulk, etag) that answers 501
 (or 500) on its first use by the check that judges it, for a resource type, is that check's
 finding; every other check of that resource type meeting the same answer is SKIPPED naming it,
-whichever ran first (the judge comes first in a suite's order, which results follow).
+whichever ran first (the judge comes first in a suite's order, which results follow). An
+identity provider's step meeting it is SKIPPED too, and blocks its provider.
+
+A rule other steps rely on (a filter narrows a list, a deleted resource is gone), which its
+judge reports broken, is that judge's finding too: an identity provider's step that failed
+relying on it is SKIPPED naming it, and blocks its provider (its readiness names the cause).
 """
 
 from __future__ import annotations
@@ -77,6 +82,19 @@ def failing_request(exchange: Exchange) -> str:
     return f"{exchange.method} {_shape(exchange.url)} answered {exchange.status_code}"
 
 
+FEATURE_PARAMETERS = {"sort": "sortBy", "filter": "filter"}
+"""The query parameter that asks for each feature a listing may use."""
+
+
+def feature_request(feature: str, exchange: Exchange) -> str:
+    """``GET /v2/Users?sortBy=… answered 501``: a feature's request that failed as a whole, naming
+    the query parameter asking for it, so that it does not read as the whole endpoint failing."""
+    parameter = FEATURE_PARAMETERS.get(feature)
+    if parameter is None or parameter not in parse_qs(urlsplit(exchange.url).query):
+        return failing_request(exchange)
+    return f"{exchange.method} {_shape(exchange.url)}?{parameter}=… answered {exchange.status_code}"
+
+
 def feature_of(exchange: Exchange) -> str | None:
     """The optional feature a request uses (a ServiceProviderConfig's name for it), if any."""
     parts = urlsplit(exchange.url)
@@ -94,37 +112,93 @@ def feature_of(exchange: Exchange) -> str | None:
     return None
 
 
+def ignored_filter(exchange: Exchange) -> str:
+    """``GET /v2/Users?filter=… lists resources its filter does not match``: a server ignoring
+    filters, as the eq rule of filter_operators finds it, named as one cause."""
+    return f"{exchange.method} {_shape(exchange.url)}?filter=… lists resources its filter does not match"
+
+
+def kept_after_delete(path: str) -> str:
+    """``DELETE /v2/Users/{id} answered 204 but the resource is still served``: a server keeping
+    what it deleted (at `path`), as object_deletion finds it, named as one cause."""
+    return f"DELETE {_shape(path)} answered 204 but the resource is still served"
+
+
+RULE_JUDGES = {"filter_operators": "filter", "object_deletion": "delete"}
+"""The checks whose finding (a result naming its `cause`) is a broken rule other steps rely on:
+a filter that narrows a list, a DELETE after which the resource is gone (RFC 7644 §3.4.2.2, §3.6)."""
+
+
+def _relies_on(kind: str, exchanges: list[Exchange]) -> bool:
+    """Whether requests that succeeded rely on the rule of `kind` (RULE_JUDGES): a filtered list,
+    or a GET after a DELETE."""
+    succeeded = [e for e in exchanges if e.status_code is not None and 200 <= e.status_code < 300]
+    if kind == "filter":
+        return any(feature_of(e) == "filter" for e in succeeded)
+    deleted = next((index for index, e in enumerate(succeeded) if e.method == "DELETE"), None)
+    return deleted is not None and any(e.method == "GET" for e in succeeded[deleted:])
+
+
 class FeatureFailures:
     """The features of one resource type that failed as a whole on their judge's first use, as
     the results of its checks come in the suite's order."""
 
     def __init__(self) -> None:
         self._failed: dict[str, Exchange] = {}
+        self._broken: dict[str, str] = {}
+        """The broken rules the judges of RULE_JUDGES reported, by judge, named as their cause."""
 
     def take(self, checker: str, results: list[CheckResult]) -> None:
         """Record what a judge met first; make the failures of another check that met a failed
-        feature SKIPPED naming it (the identity providers' steps keep theirs: their readiness tells)."""
+        feature SKIPPED naming it (an identity provider's step too: it blocks the provider, whose
+        readiness tells)."""
         for feature, judge in FEATURE_JUDGES.items():
             if checker == judge:
                 first = next((e for r in results for e in r.exchanges if feature_of(e) == feature), None)
                 if first is not None and first.status_code in AS_A_WHOLE:
                     self._failed[feature] = first
+        reported = next((r.cause for r in results if r.status.failed and r.cause), None)
+        if checker in RULE_JUDGES and reported is not None:
+            self._broken.setdefault(checker, reported)
+        earlier: str | None = None
         for result in results:
             self._explain(checker, result)
+            self._explain_step(result)
+            if earlier is not None and "idp" in result.tags and result.status.failed:
+                _skip_step(result, earlier, f"Skipped: an earlier step met {earlier}.")
+            if earlier is None and "idp" in result.tags and result.blocks and result.cause:
+                earlier = result.cause
+
+    def _explain_step(self, result: CheckResult) -> None:
+        """An identity provider's step that failed relying on a rule reported broken is SKIPPED
+        naming it: the provider cannot get past it (its readiness tells), and the rule is one finding."""
+        if "idp" not in result.tags or not result.status.failed:
+            return
+        for judge, cause in self._broken.items():
+            if _relies_on(RULE_JUDGES[judge], result.exchanges):
+                _skip_step(result, cause, f"Skipped: {cause} ({judge} reports it).")
+                return
 
     def _explain(self, checker: str, result: CheckResult) -> None:
         for feature, failed in self._failed.items():
             met = any(feature_of(e) == feature and e.status_code == failed.status_code for e in result.exchanges)
             if not met or not (result.status.failed or result.cause):
                 continue
-            result.cause = failing_request(failed)
+            result.cause = feature_request(feature, failed)
             claimed = f"though the ServiceProviderConfig claims {feature}"
             if result.status.failed and checker == FEATURE_JUDGES[feature]:
                 result.reason = f"{(result.reason or '').rstrip('.')}, {claimed}."
-            elif result.status.failed and "idp" not in result.tags:
-                result.status, result.reason = Status.SKIPPED, f"Skipped: {result.cause} ({claimed}; {FEATURE_JUDGES[feature]} reports it)."
-                result.skip_cause = SkipCause.PREREQUISITE
+            elif result.status.failed:
+                _skip_step(result, result.cause, f"Skipped: {result.cause} ({claimed}; {FEATURE_JUDGES[feature]} reports it).")
             return
+
+
+def _skip_step(result: CheckResult, cause: str, reason: str) -> None:
+    """SKIPPED naming a cause another check reports; an identity provider's step blocks its
+    provider all the same (its readiness tells)."""
+    result.status, result.cause, result.reason, result.skip_cause = Status.SKIPPED, cause, reason, SkipCause.PREREQUISITE
+    if "idp" in result.tags:
+        result.blocks = True
 
 
 def shared_causes(results: Iterable[CheckResult]) -> list[Cause]:

@@ -11,6 +11,7 @@ from typing import Any
 from scim2_models import Resource
 
 from scim_tui.checker.answers import json_object
+from scim_tui.checker.causes import ignored_filter
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.filter_rules import LABELS
 from scim_tui.checker.checks.filter_rules import Made
@@ -163,6 +164,8 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     first = eq_rule(named)
     eq, page = judge(context, model, named, first)
     unfit = _unfit(first, page, eq.exchanges[-1])
+    if unfit and eq.status.failed and eq.exchanges[-1].status_code != NOT_IMPLEMENTED:
+        eq.cause = ignored_filter(eq.exchanges[-1])  # the steps relying on a filter meet it too (causes.py)
     if unfit:
         return [
             eq,

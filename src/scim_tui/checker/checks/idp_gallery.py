@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scim_tui.checker.checks.idp_readiness import blocking
+from scim_tui.checker.checks.idp_readiness import causes_named
 from scim_tui.checker.checks.idp_readiness import untold
 from scim_tui.checker.checks.idp_wire import Provider
 from scim_tui.checker.context import CheckContext
@@ -161,4 +162,4 @@ def entra_gallery_readiness(context: CheckContext, results: list[CheckResult]) -
     if not any(t["testResult"] == "success" for t, test in zip(tests, GALLERY_TESTS, strict=True) if test.authentication):
         blocking.append("no authentication test passed (Validate_Credentials_Test needs a profile with OAuth client credentials)")
     status = Status.ERROR if GALLERY.key in context.conf.require_ready else Status.DEVIATION
-    return [CheckResult(status, reason=f"NOT READY for {GALLERY.name}: {'; '.join(blocking)}{warnings}{aside}.", data=outcome)]
+    return [CheckResult(status, reason=f"NOT READY for {GALLERY.name}: {'; '.join(blocking)}{warnings}{aside}.{causes_named(replayed)}", data=outcome)]

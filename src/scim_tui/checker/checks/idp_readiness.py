@@ -184,13 +184,20 @@ def readiness(provider: Provider, context: CheckContext, results: list[CheckResu
         return untold(provider, context, f"No {provider.name} step ran, so readiness cannot be told{f': {why}' if why else ''}")
     if named:
         status = Status.ERROR if provider.key in context.conf.require_ready else Status.DEVIATION
-        return [CheckResult(status, reason=f"NOT READY for {provider.name}: {len(named)} of {count} steps block: {_listed(named)}.")]
+        return [CheckResult(status, reason=f"NOT READY for {provider.name}: {len(named)} of {count} steps block: {_listed(named)}.{causes_named(chosen)}")]
     left_out = len({r.check_id for r in steps}) - count
     aside = f" ({left_out} left out by the run's selection)" if left_out else ""
     tolerated = sum(1 for r in chosen if r.status is Status.DEVIATION and r.blocks is False)
     caveat = f"; {tolerated} with a deviation the provider tolerates" if tolerated else ""
     passed = "its one step passed" if count == 1 else f"all {count} steps passed"
     return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: {passed}{aside}{caveat}.")]
+
+
+def causes_named(steps: list[CheckResult]) -> str:
+    """`` Cause: PATCH /v2/Users/{id} answered 501.``: what another check reports that keeps blocking
+    steps from passing (causes.py), or ""."""
+    causes = list(dict.fromkeys(r.cause for r in steps if r.cause and blocking(r) and not r.deselected))
+    return f" Cause: {'; '.join(causes)}." if causes else ""
 
 
 def untold(provider: Provider, context: CheckContext, told: str) -> list[CheckResult]:
@@ -203,10 +210,12 @@ def untold(provider: Provider, context: CheckContext, told: str) -> list[CheckRe
 
 def blocking(result: CheckResult) -> str | None:
     """How a step keeps its provider from working, in a word, or None when it does not: it failed,
-    its shape was refused (a DEVIATION), it needs a feature the server does not support, or it did
-    not run (a step left out by the run's selection is not looked at)."""
+    its shape was refused (a DEVIATION), it needs a feature the server does not support, it met a
+    cause another check reports (causes.py: blocked), or it did not run (a step left out by the run's selection is not looked at)."""
     if result.blocks is False:
         return None
+    if result.status is Status.SKIPPED and result.cause:
+        return "blocked"
     if result.status is Status.SKIPPED:
         return "unsupported" if result.blocks else "did not run"
     if result.status.failed:

@@ -10,6 +10,7 @@ from scim2_models import Resource
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.causes import kept_after_delete
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import paths_of
@@ -97,7 +98,8 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
     if after.status_code == 404:
         return [_omitted_from_queries(context, model, str(created.id), request)]
     if 200 <= after.status_code < 300:
-        return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but the {model.__name__} can still be read.", data=body_of(after))]
+        reason = f"{request} answered 204, but the {model.__name__} can still be read."
+        return [CheckResult(Status.ERROR, reason=reason, data=body_of(after), cause=kept_after_delete(context.root_path(path)))]
     return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but a GET then answered {after.status_code} instead of 404.", data=body_of(after))]
 
 
@@ -125,6 +127,6 @@ def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], res
             f"{request} answered 204 and a GET then answered 404, but {named} still lists it: a deleted "
             "resource MUST be omitted from query results (RFC 7644 §3.6)."
         )
-        return CheckResult(Status.ERROR, reason=reason, data=body)
+        return CheckResult(Status.ERROR, reason=reason, data=body, cause=kept_after_delete(context.root_path(resource_path(context, model, resource_id))))
     context.resource_manager.forget(resource_id)
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 204, a GET then answered 404, and {named} no longer lists it.", data=body)
