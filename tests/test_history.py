@@ -82,19 +82,19 @@ def test_only_the_last_50_runs_are_kept(scim_server):
         report.started_at = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(days=day)
         history.record(report)
     kept = history.runs("Staging")
-    assert len(kept) == history.KEPT_RUNS
+    assert len(kept) == history.HISTORY_KEPT_RUNS
     assert kept[0].name.startswith("20250104T")
 
 
 def test_the_history_is_capped_by_size_too_the_oldest_dropped_first(scim_server, monkeypatch):
     report = real_report(scim_server.url, datetime(2025, 1, 1, tzinfo=UTC))
     size = history.record(report).stat().st_size
-    monkeypatch.setattr(history, "KEPT_BYTES", 3 * size + size // 2)
+    monkeypatch.setattr(history, "HISTORY_KEPT_BYTES", 3 * size + size // 2)
     for day in range(1, 6):
         report.started_at = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(days=day)
         history.record(report)
     assert [path.name[:9] for path in history.runs("Staging")] == ["20250104T", "20250105T", "20250106T"]
-    monkeypatch.setattr(history, "KEPT_BYTES", 1)
+    monkeypatch.setattr(history, "HISTORY_KEPT_BYTES", 1)
     report.started_at = datetime(2025, 1, 7, tzinfo=UTC)
     history.record(report)
     assert [path.name[:9] for path in history.runs("Staging")] == ["20250107T"], "the newest run stays, whatever its size"
@@ -128,7 +128,7 @@ def test_a_file_due_for_pruning_that_is_no_report_is_set_aside_not_deleted(scim_
     folder = history.profile_dir("Staging")
     oldest = folder / "20250101T000000000000Z.json.gz"
     oldest.write_bytes(content)
-    monkeypatch.setattr(history, "KEPT_RUNS", 2)
+    monkeypatch.setattr(history, "HISTORY_KEPT_RUNS", 2)
     report.started_at = datetime(2025, 1, 3, tzinfo=UTC)
     warnings: list[str] = []
     history.record(report, warn=warnings.append)

@@ -3,6 +3,7 @@ the engine (so the command starts fast)."""
 
 from dataclasses import dataclass
 
+from scim_tui.checker.limits import DEFAULT_RESPONSE_BYTES
 from scim_tui.checker.limits import MAX_RESOURCE_TYPES
 
 FORMATS = ("text", "json", "junit", "markdown", "har", "entra-gallery")
@@ -32,7 +33,7 @@ class Limit:
 
 TIMEOUT = Limit(1, 600, "a number of seconds", 30)
 JOBS = Limit(1, 32, "a whole number of checks run at once", 4)
-MAX_RESPONSE_BYTES = Limit(1024, 1024**3, "a whole number of bytes", 10 * 1024 * 1024, shown="1 KiB to 1 GiB")
+MAX_RESPONSE_BYTES = Limit(1024, 1024**3, "a whole number of bytes", DEFAULT_RESPONSE_BYTES, shown="1 KiB to 1 GiB")
 MAX_RATE = Limit(1, 1000, "a whole number of requests per second", 10)
 RESOURCE_TYPES = Limit(1, 1000, "a whole number of resource types", MAX_RESOURCE_TYPES)
 """The resource types a run checks at most; the example is the default (checker/limits.py)."""

@@ -18,6 +18,9 @@ MAX_JSON_DEPTH = 64
 """How deep a JSON answer may nest; SCIM documents nest about ten levels."""
 MAX_BODY_CHARS = 256 * KIB
 """Bodies longer than this are cut in the recorded exchange (the check itself saw all of it)."""
+DEFAULT_RESPONSE_BYTES = 10 * MIB
+"""One response's body, decoded: a larger one is read no further. Overridable: a profile's
+max_response_bytes (1 KiB to 1 GiB)."""
 
 # What one run does.
 MAX_RESOURCE_TYPES = 20
@@ -28,6 +31,13 @@ MAX_SCHEMA_READS = 100
 each is read once."""
 MAX_REQUEST_WAIT = 60.0
 """Seconds one request waits in all for a busy server (429, 503) before its answer stands."""
+MAX_LISTING_PAGES = 20
+"""Pages a check reads of one listing by startIndex and count (a server's whole user list may be
+large): the check judges those it read."""
+MAX_SAMPLED_PAGES = 10
+"""Pages a check that samples paging (Microsoft's gallery pagination tests, pages of 5) reads."""
+MAX_CURSOR_PAGES = 5
+"""Pages followed by nextCursor (RFC 9865) before a cursor listing is judged endless."""
 MAX_RUN_WAIT = 300.0
 """Seconds the requests of one run wait in all for a busy server (429, 503): past that, the run
 ends early, saying so (Pacing.max_run_wait)."""
@@ -48,6 +58,14 @@ MAX_HISTORY_REPORT_VALUES = 1_000_000
 or so): more would take gigabytes to read back."""
 MAX_HISTORY_SUMMARY_BYTES = 16 * MIB
 """A run's summary in the history, unpacked."""
+MAX_JOURNAL_BYTES = 4 * MIB
+"""A run's journal of its creations (what a killed run left), read back by the next run."""
+
+# What scim-tui keeps on disk.
+HISTORY_KEPT_RUNS = 50
+"""Runs kept per profile in the history, the oldest dropped first."""
+HISTORY_KEPT_BYTES = 100 * MIB
+"""Bytes of runs kept per profile in the history, the oldest dropped first (the newest stays, whatever its size)."""
 
 
 def byte_size(count: int) -> str:

@@ -5,8 +5,8 @@ named by start time so they sort oldest first. Each holds two gzip members: a sm
 (when, and each result's check and status), read to tell what changed and to show the last run
 without unpacking the rest; then the whole JSON report. Both are written as they are encoded, so
 a run of thousands of results is never held twice in memory. The one-member ``.json.gz`` and
-plain ``.json`` files of earlier versions are still read. A profile keeps its last KEPT_RUNS runs and at
-most KEPT_BYTES of them, the oldest dropped first. A file that cannot be read as a report is
+plain ``.json`` files of earlier versions are still read. A profile keeps its last HISTORY_KEPT_RUNS runs and at
+most HISTORY_KEPT_BYTES of them, the oldest dropped first. A file that cannot be read as a report is
 reported in one line and set aside in the ``set-aside/`` folder beside it: never deleted, never
 pruned, and never in the way of a run.
 """
@@ -32,6 +32,8 @@ from typing import BinaryIO
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker.json_shape import json_values
+from scim_tui.checker.limits import HISTORY_KEPT_BYTES
+from scim_tui.checker.limits import HISTORY_KEPT_RUNS
 from scim_tui.checker.limits import MAX_HISTORY_REPORT_BYTES
 from scim_tui.checker.limits import MAX_HISTORY_REPORT_VALUES
 from scim_tui.checker.limits import MAX_HISTORY_SUMMARY_BYTES
@@ -44,9 +46,7 @@ from scim_tui.store.paths import data_dir
 from scim_tui.store.paths import storage_name
 from scim_tui.store.paths import write_atomically
 
-KEPT_RUNS = 50
 """Runs kept per profile; older ones are deleted when a new one is recorded."""
-KEPT_BYTES = 100 * 1024 * 1024
 """What a profile's runs may take on disk together; the oldest go first (the newest always stays)."""
 COMPRESSION_LEVEL = 6
 RUN_FILE = re.compile(r"^\d{8}T\d{6}\d{6}Z\.json(\.gz)?$")
@@ -286,7 +286,7 @@ def _ran(results: Iterable[Judged]) -> set[CheckId]:
 
 
 def _prune(folder: Path, warn: Warn) -> None:
-    """Delete the oldest runs beyond KEPT_RUNS or KEPT_BYTES; the newest stays, whatever its size.
+    """Delete the oldest runs beyond HISTORY_KEPT_RUNS or HISTORY_KEPT_BYTES; the newest stays, whatever its size.
 
     A file is deleted only if it starts as a report scim-tui writes; one that does not is set
     aside instead. It is not read whole: after an upgrade, dozens of the former 40 MB files may
@@ -296,7 +296,7 @@ def _prune(folder: Path, warn: Warn) -> None:
     sizes = {path: _size(path) for path in paths}
     total = sum(sizes.values())
     for index, path in enumerate(paths[:-1]):
-        if len(paths) - index <= KEPT_RUNS and total <= KEPT_BYTES:
+        if len(paths) - index <= HISTORY_KEPT_RUNS and total <= HISTORY_KEPT_BYTES:
             break
         total -= sizes[path]
         if _starts_as_a_report(path):

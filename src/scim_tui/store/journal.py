@@ -31,6 +31,7 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.guard import MARK
 from scim_tui.checker.guard import Creation
 from scim_tui.checker.guard import Marker
+from scim_tui.checker.limits import MAX_JOURNAL_BYTES
 from scim_tui.store.paths import data_dir
 from scim_tui.store.profiles import Profile
 
@@ -40,7 +41,6 @@ except ImportError:  # no POSIX file locks: no journal (a killed run's leftovers
     fcntl = None  # type: ignore[assignment]
 
 SUFFIX = ".jsonl"
-MAX_JOURNAL_BYTES = 4 * 1024 * 1024
 """The most of a journal read back: far more than any run writes."""
 
 

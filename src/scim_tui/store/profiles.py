@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from pydantic import field_validator
 from tomlkit.exceptions import ParseError
 
+from scim_tui.checker.limits import DEFAULT_RESPONSE_BYTES
 from scim_tui.checker.limits import MAX_PROFILE_BYTES
 from scim_tui.choices import JOBS
 from scim_tui.choices import LIMITS
@@ -122,7 +123,7 @@ class Profile(BaseModel):
     tls: TLS = Field(default_factory=TLS)
     timeout: float = within(TIMEOUT, 30.0)
     """Seconds any single request may take, from sending it to reading the whole response."""
-    max_response_bytes: int = within(MAX_RESPONSE_BYTES, 10 * 1024 * 1024)
+    max_response_bytes: int = within(MAX_RESPONSE_BYTES, DEFAULT_RESPONSE_BYTES)
     """A response body larger than this is read no further and the request fails."""
     jobs: int | None = within(JOBS, None)
     """How many checks run at once; None for the engine's default."""

@@ -25,13 +25,11 @@ from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.guard import resource_url
+from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
-
-MAX_PAGES = 20
-"""How many pages of a list are read looking for a resource, at most."""
 
 
 def resource_path(context: CheckContext, model: type[Resource[Any]], resource_id: str | None = None) -> str:
@@ -47,7 +45,7 @@ def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -
     Returns the last answer read, and the resource when it was found.
     """
     answer = fetch(None)
-    for _ in range(MAX_PAGES):
+    for _ in range(MAX_LISTING_PAGES):
         if not isinstance(answer, ListResponse):
             return answer, None
         resources = answer.resources or []

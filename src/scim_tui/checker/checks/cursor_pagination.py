@@ -22,13 +22,12 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.limits import MAX_CURSOR_PAGES
 from scim_tui.checker.pacing import pause
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-MAX_PAGES = 5
-"""Pages followed by nextCursor before the walk is taken as endless (three resources in pages of two need two)."""
 MADE_UP_CURSOR = "scim-tui-not-a-cursor"
 MAX_EXPIRY_WAIT = 5
 """Seconds this check waits at most for a cursor to pass its cursorTimeout; a longer timeout is not waited out."""
@@ -67,7 +66,7 @@ def _next_pages(pages: list[ListPage], named: Named) -> tuple[Status, str]:
     if pages[-1].next_cursor:
         return (
             Status.ERROR,
-            f"{MAX_PAGES} pages followed by nextCursor and the last still has one, for {len(SUFFIXES)} matches "
+            f"{MAX_CURSOR_PAGES} pages followed by nextCursor and the last still has one, for {len(SUFFIXES)} matches "
             f"in pages of {PAGE_SIZE}: the last page carries no nextCursor.",
         )
     missing = set(named.names) - set(pages[0].ids) - set(seen)
@@ -141,9 +140,9 @@ def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list
 
 
 def _walk(pages: Pages) -> list[str]:
-    """Follow nextCursor from the first page, MAX_PAGES at most: the names of the pages read."""
+    """Follow nextCursor from the first page, MAX_CURSOR_PAGES at most: the names of the pages read."""
     names = ["first"]
-    while len(names) <= MAX_PAGES:
+    while len(names) <= MAX_CURSOR_PAGES:
         last = pages.answers[names[-1]]
         if isinstance(last, str) or not last.next_cursor:
             break

@@ -31,6 +31,7 @@ from scim_tui.checker.checks.idp_wire import patched
 from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.limits import MAX_SAMPLED_PAGES
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -39,7 +40,6 @@ PAGE = 5
 """The test reads pages of this many."""
 AT_LEAST = 11
 """The test needs at least this many resources: three pages."""
-MAX_PAGES = 10
 BARE_MANAGER = (
     "Microsoft's Logic App sends the manager's id as a bare string where the enterprise manager is complex (RFC 7643 §4.3), "
     'and removes it with a replace of ""; a server must take both to pass the test.'
@@ -114,7 +114,7 @@ def _paged(context: CheckContext, path: str) -> CheckResult:
     resources: each page answers 200 with startIndex page*5+1, and there are at least two."""
     pages: list[str] = []
     start: int | None = 1
-    while start is not None and len(pages) < MAX_PAGES:
+    while start is not None and len(pages) < MAX_SAMPLED_PAGES:
         params = {"startIndex": start, "count": PAGE}
         response = send(context, ENTRA, "GET", path, params=params)
         expected = len(pages) * PAGE + 1

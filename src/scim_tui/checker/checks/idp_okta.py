@@ -47,6 +47,7 @@ from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import MARK
+from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -55,7 +56,6 @@ OKTA = Provider("Okta", "idp:okta", "okta", {"User-Agent": "Okta SCIM Client 1.0
 TAGS = ("idp", "idp:okta")
 PAGE = 100
 """Okta imports users in pages of this many."""
-MAX_PAGES = 20
 CONNECTION_COUNT = 2
 """Okta's test connection asks for this many users."""
 NO_PATH = (
@@ -166,7 +166,8 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
             return CheckResult(Status.ERROR, reason=f"The {len(seen)} users imported lack {', '.join(missing)}, created for the import.")
         if not complete:
             return CheckResult(
-                Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, in the first {MAX_PAGES} pages (the import read no further)."
+                Status.SUCCESS,
+                reason=f"{len(seen)} users imported in pages of {PAGE}, each once, in the first {MAX_LISTING_PAGES} pages (the import read no further).",
             )
         return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, the two created among them.")
 
@@ -180,7 +181,7 @@ def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[s
     pages are read, so only the users not made by the run, and `made`, are held to the order."""
     seen: list[str] = []
     start = 1
-    for _ in range(MAX_PAGES):
+    for _ in range(MAX_LISTING_PAGES):
         params = {"startIndex": start, "count": PAGE}
         response = get(context, OKTA, path, params)
         problem = list_problem(response)
