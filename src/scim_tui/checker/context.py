@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 Answer = TypeVar("Answer")
 GONE_NOTE = "sent by scim-tui after deleting the resource: a deleted resource answers 404 (RFC 7644 §3.6)"
+UNLISTED_NOTE = "sent by scim-tui after deleting the resource: a deleted resource is omitted from query results (RFC 7644 §3.6)"
 
 
 @dataclass
@@ -382,8 +383,9 @@ class ResourceManager:
         return self._remove(proven)
 
     def _remove(self, item: Owned) -> list[str]:
-        """DELETE a resource proven the run's own, then GET it once: [] when it is gone, else its
-        name, saying what the server still holds (RFC 7644 §3.6: a deleted resource answers 404)."""
+        """DELETE a resource proven the run's own, then GET it once and query its marker: [] when it
+        is gone from both, else its name, saying what the server still holds (RFC 7644 §3.6: a
+        deleted resource answers 404, and is omitted from query results)."""
         try:
             answer = self.context.client.request("DELETE", item.url)
             if answer.status_code not in (200, 204):
@@ -393,10 +395,31 @@ class ResourceManager:
         except Exception:
             return [str(item)]
         if after.status_code in (404, 410):
+            listing = self._listing(item)
+            if listing is not None:
+                return [f"{item} (still listed: its DELETE answered {answer.status_code} and a GET {after.status_code}, yet {listing} still lists it)"]
             return self._gone(item)
         if 200 <= after.status_code < 300:
             return [f"{item} (still there: its DELETE answered {answer.status_code}, yet a GET still serves it)"]
         return [f"{item} (may remain: its DELETE answered {answer.status_code}, then a GET answered {after.status_code})"]
+
+    def _listing(self, item: Owned) -> str | None:
+        """The filtered GET (on the resource's first marker, as the clean-up search sends it) that
+        still lists a deleted resource, or None when it does not, or cannot tell (RFC 7644 §3.6: a
+        deleted resource MUST be omitted from query results)."""
+        if not item.markers:
+            return None
+        query = f'{item.markers[0].attribute} eq "{item.markers[0].value}"'
+        try:
+            with noted(UNLISTED_NOTE):
+                response = self.context.client.request("GET", item.endpoint, params={"filter": query})
+        except Exception:
+            return None
+        listed = json_object(response.text) if response.status_code == 200 else None
+        resources = listed.get("Resources") if listed else None
+        if not isinstance(resources, list) or not any(isinstance(r, dict) and id_text(r.get("id")) == item.id for r in resources):
+            return None
+        return f"GET {self.context.root_path(item.endpoint)}?filter={query}"
 
     def _gone(self, item: Owned) -> list[str]:
         self.context.guard.gone(item)
