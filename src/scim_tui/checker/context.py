@@ -349,7 +349,7 @@ class ResourceManager:
             if isinstance(item, Pending) and item.late and run_manager is not self:
                 run_manager.record(item)
                 continue
-            left, interruption = self._cleaned(item, self._delete if isinstance(item, Owned) else self._sweep)  # type: ignore[arg-type]
+            left, interruption = self._cleaned(item, self._delete if isinstance(item, Owned) else self._sweep)
             leftovers.extend(left)
             interrupted = interruption or interrupted
         for item in forgotten:  # last: a resource created since at its id is deleted by then
