@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
+from datetime import UTC
+from datetime import datetime
 
 import pytest
 from scim2_models import Filter
@@ -14,6 +17,9 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
+from scim_tui.reports import write_report
+from scim_tui.reports.model import RunReport
+from scim_tui.reports.text import LEFTOVERS_NAMED
 from tests.support.servers import SCIM_JSON
 from tests.support.servers import Broken
 from tests.support.servers import http_client
@@ -163,6 +169,38 @@ def test_a_deleted_resource_a_query_still_lists_is_an_error(serve):
         r"a deleted resource MUST be omitted from query results \(RFC 7644 §3\.6\)\.",
         result.reason,
     ), result.reason
+
+
+def test_what_a_query_still_lists_after_its_deletion_is_named_left_on_the_server_once(serve):
+    """RFC 7644 §3.6: the clean-up's GET answering 404 is not enough; a resource a query on its
+    marker still lists is left on the server, named once for the run (a count and the first few)."""
+    middleware = HiddenNotDeleted(make_app())
+    server = serve(middleware)
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud"}, resource_types=["User"])))
+    listed = stored(server.url, "/Users")
+    assert len(listed) > LEFTOVERS_NAMED and {user["id"] for user in listed} <= middleware.hidden
+    report = RunReport.create(results, target=server.url, started_at=datetime.now(UTC), duration=1.0)
+    told = [
+        re.fullmatch(r'User/(\w+) \(still listed: deleted, and a GET of it answers 404, yet GET /v2/Users\?filter=\w+ eq "[^"]+" still lists it\)', item)
+        for item in report.leftovers
+    ]
+    assert all(told), report.leftovers
+    assert sorted(found[1] for found in told) == sorted(user["id"] for user in listed), "exactly the ones still listed, each once"
+    text = write_report(report, "text")
+    [line] = [line for line in text.splitlines() if line.startswith("Left on the server: ")]
+    assert line.startswith(f"Left on the server: {len(listed)} resources (delete them by hand): {', '.join(report.leftovers[:LEFTOVERS_NAMED])} and ")
+    assert line.endswith(f"and {len(listed) - LEFTOVERS_NAMED} more (the JSON report names them all)")
+    assert "Clean-up failed" not in text and "still listed" not in text.replace(line, ""), "named once, for the run"
+    assert json.loads(write_report(report, "json"))["leftovers"] == report.leftovers
+
+
+def test_nothing_is_claimed_left_when_the_deletion_really_removed_it(serve):
+    server = serve(make_app())
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud"}, resource_types=["User"])))
+    assert [item for result in results for item in result.leftovers] == []
+    assert stored(server.url) == []
 
 
 def test_the_engine_deletes_only_what_it_created(serve):

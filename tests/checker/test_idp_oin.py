@@ -4,11 +4,13 @@ variants and the Entitlements suite, on scim2-server and on servers that break o
 from __future__ import annotations
 
 import json
+import re
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
+from tests.support.command import scim_tui_here
 from tests.support.servers import SCIM_JSON
 from tests.support.servers import Broken
 from tests.support.servers import make_client
@@ -125,6 +127,44 @@ def test_the_entitlements_suite_reads_each_endpoint_of_oktas_types(serve):
 
 
 def test_a_broken_not_found_answer_fails_the_spec_suite(serve):
-    server = serve(Broken(make_app()).answer("GET", "/v2/Users/00919288221112222", 404, scim_error(404, "")))
+    server = serve(Broken(make_app()).answer("GET", "/v2/Users/00919288221112222", 404, b'{"status": "404"}'))
     [missing] = [r for r in of(run(server.url), "okta_spec_test") if "00919288221112222" in (r.reason or "")]
-    assert missing.status is Status.ERROR and missing.reason.endswith('its SCIM Error has no "detail", which the suite reads.')
+    assert missing.status is Status.ERROR and missing.reason.startswith("GET /v2/Users/00919288221112222 "), missing.reason
+
+
+def test_scim_errors_without_their_optional_detail_make_okta_not_ready_but_break_no_rfc(serve, tmp_path):
+    """RFC 7644 §3.12 leaves "detail" OPTIONAL; Okta's suite reads it: a DEVIATION that blocks Okta, and
+    a plain run exits 0 (1 only when it requires Okta)."""
+    unknown = r"/v2/Users/(scim-tui-missing-\w+|00919288221112222)"
+    server = serve(Broken(make_app(bearer_tokens=["okta-t0ken"])).answer("GET", unknown, 404, scim_error(404, "")))
+    results = run(server.url, headers={"Authorization": "Bearer okta-t0ken"})
+    detail = [r for r in of(results, "okta_spec_test") if '"detail"' in (r.reason or "")]
+    assert [r.status for r in detail] == [Status.DEVIATION, Status.DEVIATION] and all(r.blocks for r in detail), [r.reason for r in detail]
+    assert detail[1].reason == (
+        'GET /v2/Users/00919288221112222 answered 404 with a SCIM Error without "detail", which RFC 7644 §3.12 leaves optional but Okta\'s suite reads.'
+    )
+    assert not [r for r in results if "idp:okta:oin" in r.tags and r.status.failed], [(r.title, r.reason) for r in results if r.status.failed]
+    assert verdict(results).status is Status.DEVIATION and verdict(results).reason.startswith(
+        "NOT READY for Okta: 1 of 17 steps block: okta_spec_test (User) refused"
+    )
+    with make_client(server.url, headers={"Authorization": "Bearer okta-t0ken"}) as scim:
+        required = list(iter_checks(scim, CheckConfig(include_tags={"idp:okta"}, require_ready=frozenset({"okta"}))))
+    assert verdict(required).status is Status.ERROR
+    env = {"OKTA_TOKEN": "okta-t0ken"}
+    command = ("check", "--url", server.url, "--bearer-token-env", "OKTA_TOKEN", "--include-tags", "idp:okta")
+    assert scim_tui_here(*command, env=env).returncode == 0
+    assert scim_tui_here(*command, "--require-ready", "okta", env=env).returncode == 1
+    assert stored(server.url) == []
+
+
+def test_a_read_user_without_the_optional_values_the_suite_reads_blocks_okta_only(serve):
+    """RFC 7643 §4.1: emails are OPTIONAL; Okta's suite reads them on the user it created."""
+    server = serve(Broken(make_app()).rewrite_json("GET", r"/v2/Users/[^/]+", _without_emails))
+    [read] = [r for r in of(run(server.url), "okta_spec_test") if "has no emails" in (r.reason or "")]
+    assert read.status is Status.DEVIATION and read.blocks, read.reason
+    assert re.fullmatch(r"GET /v2/Users/\S+ has no emails, which the RFC leaves optional \(RFC 7643 §4\.1\) but Okta's suite reads\.", read.reason)
+    assert stored(server.url) == []
+
+
+def _without_emails(body: dict) -> dict:
+    return {key: value for key, value in body.items() if key != "emails"}

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from scim_tui.demo import make_app
+from scim_tui.reports.text import LEFTOVERS_NAMED
 from tests.support.command import scim_tui_here
 from tests.support.servers import Broken
 from tests.support.servers import scim_error
@@ -35,9 +36,14 @@ def test_resources_that_could_not_be_deleted_are_listed(serve):
     server = serve(Broken(make_app()).answer("DELETE", "/v2/Groups/.*", 500, scim_error(500)))
     process = scim_tui_here("check", "--url", server.url, "--resource-type", "Group", "--include-tags", "crud:create,crud:delete")
     assert process.returncode == 1
-    leftovers = re.search(r"^Left on the server: (.*) \(delete them by hand\)$", process.stdout, re.MULTILINE)
+    leftovers = re.search(
+        r"^Left on the server: (\d+) resources? \(delete them by hand\): (.*?)(?: and \d+ more \(the JSON report names them all\))?$",
+        process.stdout,
+        re.MULTILINE,
+    )
     assert leftovers, process.stdout[-2000:]
-    assert all(re.fullmatch(r"Group/[\w-]+", item) for item in leftovers.group(1).split(", "))
+    named = leftovers.group(2).split(", ")
+    assert all(re.fullmatch(r"Group/[\w-]+", item) for item in named) and len(named) == min(int(leftovers.group(1)), LEFTOVERS_NAMED)
 
 
 def run_on_a_terminal(*args: str, no_color: bool = False) -> str:

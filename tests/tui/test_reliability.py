@@ -12,6 +12,7 @@ from scim2_models import User
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.demo import make_app
+from scim_tui.reports.text import left_on_server
 from scim_tui.store.paths import config_dir
 from scim_tui.store.profiles import Auth
 from scim_tui.store.profiles import AuthKind
@@ -205,7 +206,7 @@ async def test_the_summary_names_what_could_not_be_deleted(serve):
         left = [item for row in screen.state.rows.values() for item in row.result.leftovers]
         assert left and all(item.startswith("User/") for item in left)
         line = outcome_text(screen.progress).plain
-        assert line.endswith(f"left on the server (delete them by hand): {', '.join(dict.fromkeys(left))}")
+        assert line.endswith(f"left on the server: {left_on_server(list(dict.fromkeys(left)))}")
         assert widget_text(app, "#run-outcome").endswith(line.partition(" · ")[2]), "the whole line is on screen"
     broken.repaired = True
     with make_client(server.url) as client:

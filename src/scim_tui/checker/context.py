@@ -36,6 +36,7 @@ from scim_tui.checker.guard import Pending
 from scim_tui.checker.guard import WriteRefused
 from scim_tui.checker.guard import carries
 from scim_tui.checker.guard import id_text
+from scim_tui.checker.guard import markers_in
 from scim_tui.checker.guard import unsafe_id_problem
 from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.recorder import Recorder
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 
 Answer = TypeVar("Answer")
 GONE_NOTE = "sent by scim-tui after deleting the resource: a deleted resource answers 404 (RFC 7644 §3.6)"
+UNLISTED_NOTE = "sent by scim-tui after deleting the resource: a deleted resource is omitted from query results (RFC 7644 §3.6)"
 
 
 @dataclass
@@ -193,6 +195,8 @@ class ResourceManager:
         self.pending: list[Pending] = []
         self.deleted: list[str] = []
         """The resources its clean-up deleted (and saw gone)."""
+        self.forgotten: list[Owned] = []
+        """The resources the check deleted itself: its clean-up checks that queries no longer list them."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
 
     def record(self, item: Owned | Pending) -> None:
@@ -321,6 +325,8 @@ class ResourceManager:
         """Stop tracking a resource the check deleted itself (a GET then answered 404)."""
         for item in self.release(resource_id):
             self.context.guard.gone(item)
+            with self._lock:
+                self.forgotten.append(item)
 
     def cleanup(self) -> list[str]:
         """Delete what this check created, newest first, then look for the creations whose outcome
@@ -333,8 +339,8 @@ class ResourceManager:
         deletion was tried, carrying what is left (`leftovers`), for whoever tells the user.
         """
         with self._lock:
-            owned, pending = self.owned, self.pending
-            self.owned, self.pending = [], []
+            owned, pending, forgotten = self.owned, self.pending, self.forgotten
+            self.owned, self.pending, self.forgotten = [], [], []
         run_manager = self.context.references.manager
         leftovers: list[str] = []
         interrupted: KeyboardInterrupt | None = None
@@ -343,7 +349,11 @@ class ResourceManager:
             if isinstance(item, Pending) and item.late and run_manager is not self:
                 run_manager.record(item)
                 continue
-            left, interruption = self._cleaned(item)
+            left, interruption = self._cleaned(item, self._delete if isinstance(item, Owned) else self._sweep)
+            leftovers.extend(left)
+            interrupted = interruption or interrupted
+        for item in forgotten:  # last: a resource created since at its id is deleted by then
+            left, interruption = self._cleaned(item, self._unlisted)
             leftovers.extend(left)
             interrupted = interruption or interrupted
         if interrupted is not None:
@@ -351,13 +361,13 @@ class ResourceManager:
             raise interrupted
         return leftovers
 
-    def _cleaned(self, item: Owned | Pending) -> tuple[list[str], KeyboardInterrupt | None]:
-        """What is left of one item once deleted (or looked for), and the Ctrl-C met meanwhile."""
+    def _cleaned(self, item: Owned | Pending, clean: Callable[[Any], list[str]]) -> tuple[list[str], KeyboardInterrupt | None]:
+        """What is left of one item once `clean` deleted (or looked for) it, and the Ctrl-C met meanwhile."""
         interrupted = None
         for _attempt in range(2):
             try:
                 with cleaning_up(), sent_for(Role.CLEANUP, item.kind):
-                    return (self._delete(item) if isinstance(item, Owned) else self._sweep(item)), interrupted
+                    return clean(item), interrupted
             except KeyboardInterrupt as exc:
                 stopping, interrupted = self.context.stopping.is_set(), exc
                 self.context.stopping.set()
@@ -382,21 +392,45 @@ class ResourceManager:
         return self._remove(proven)
 
     def _remove(self, item: Owned) -> list[str]:
-        """DELETE a resource proven the run's own, then GET it once: [] when it is gone, else its
-        name, saying what the server still holds (RFC 7644 §3.6: a deleted resource answers 404)."""
+        """DELETE a resource proven the run's own, then GET it once and query its marker: [] when it
+        is gone from both, else its name, saying what the server still holds (RFC 7644 §3.6: a
+        deleted resource answers 404, and is omitted from query results)."""
         try:
             answer = self.context.client.request("DELETE", item.url)
             if answer.status_code not in (200, 204):
-                return self._gone(item) if answer.status_code == 404 else [str(item)]
+                return (self._unlisted(item) or self._gone(item)) if answer.status_code == 404 else [str(item)]
             with noted(GONE_NOTE):
                 after = self.context.client.request("GET", item.url)
         except Exception:
             return [str(item)]
         if after.status_code in (404, 410):
-            return self._gone(item)
+            return self._unlisted(item) or self._gone(item)
         if 200 <= after.status_code < 300:
             return [f"{item} (still there: its DELETE answered {answer.status_code}, yet a GET still serves it)"]
         return [f"{item} (may remain: its DELETE answered {answer.status_code}, then a GET answered {after.status_code})"]
+
+    def _unlisted(self, item: Owned) -> list[str]:
+        """[] when a query no longer lists a deleted resource (or cannot tell), else its name."""
+        listing = self._listing(item)
+        return [f"{item} (still listed: deleted, and a GET of it answers 404, yet {listing} still lists it)"] if listing else []
+
+    def _listing(self, item: Owned) -> str | None:
+        """The filtered GET (on a marker of the resource, as the clean-up search sends it: one
+        query per marker, then on its id, since a check may have replaced them) that still lists a deleted
+        resource, or None when none does, or none can tell (RFC 7644 §3.6: a deleted resource
+        MUST be omitted from query results)."""
+        for attribute, value in [*((marker.attribute, marker.value) for marker in item.markers), ("id", item.id)]:
+            query = f'{attribute} eq "{value}"'
+            try:
+                with noted(UNLISTED_NOTE):
+                    response = self.context.client.request("GET", item.endpoint, params={"filter": query})
+            except Exception:
+                continue
+            listed = json_object(response.text) if response.status_code == 200 else None
+            resources = listed.get("Resources") if listed else None
+            if isinstance(resources, list) and any(_still_ours(r, item.id, by_id=attribute == "id") for r in resources):
+                return f"GET {self.context.root_path(item.endpoint)}?filter={query}"
+        return None
 
     def _gone(self, item: Owned) -> list[str]:
         self.context.guard.gone(item)
@@ -456,6 +490,12 @@ class ResourceManager:
             if ids:
                 return [self.context.guard.own(Owned(pending.kind, pending.endpoint, i, pending.markers), record=False) for i in ids]
         return [] if told else None
+
+
+def _still_ours(listed: Any, resource_id: str, by_id: bool) -> bool:
+    """Whether a listed resource is the deleted one: its id, and (found by its id, not by a marker)
+    a value the run gave it, so that a listing echoing the id asked for names nothing."""
+    return isinstance(listed, dict) and id_text(listed.get("id")) == resource_id and (not by_id or bool(markers_in(listed)))
 
 
 def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:

@@ -8,6 +8,7 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.causes import shared_causes
 from scim_tui.reports.model import RunReport
+from scim_tui.reports.text import left_on_server
 from scim_tui.reports.text import told
 from scim_tui.reports.transcript import failing_exchange
 from scim_tui.reports.transcript import request_text
@@ -26,7 +27,7 @@ def render(report: RunReport) -> str:
         lines += ["", "## Identity provider readiness", ""]
         lines += [f"- **{r.status.name}** `{r.check_id}`: {_inline(r.reason)}" for r in report.readiness]
     if report.leftovers:
-        lines += ["", f"**Left on the server** (delete them by hand): {', '.join(f'`{item}`' for item in report.leftovers)}"]
+        lines += ["", f"**Left on the server**: {left_on_server(report.leftovers, '`')}"]
     causes = shared_causes(report.results)
     if causes:
         lines += ["", f"## Causes shared by several results ({len(causes)})", ""]

@@ -29,10 +29,22 @@ CHECK_WIDTH = 48
 """The widest check column of a text report: longer check names push their reason along."""
 
 
+LEFTOVERS_NAMED = 5
+"""How many leftovers the run's "Left on the server" line names: the JSON report holds them all."""
+
+
 def told(result: CheckResult) -> str:
-    """A result's reason on one line, then what its check left on the server, when it did."""
-    left = f" Clean-up failed: left on the server: {', '.join(result.leftovers)}." if result.leftovers else ""
-    return f"{' '.join((result.reason or '').split())}{left}".strip()
+    """A result's reason on one line (what its check left is told once, for the run: `left_on_server`)."""
+    return " ".join((result.reason or "").split())
+
+
+def left_on_server(leftovers: list[str], quote: str = "") -> str:
+    """What a run left on the server, in one line: how many, and the first few by name."""
+    if not leftovers:
+        return "nothing"
+    named = ", ".join(f"{quote}{item}{quote}" for item in leftovers[:LEFTOVERS_NAMED])
+    more = f" and {len(leftovers) - LEFTOVERS_NAMED} more (the JSON report names them all)" if len(leftovers) > LEFTOVERS_NAMED else ""
+    return f"{plural(len(leftovers), 'resource')} (delete them by hand): {named}{more}"
 
 
 def result_line(result: CheckResult, color: bool = False, acceptance: str | None = None, width: int = 0) -> str:
@@ -44,13 +56,12 @@ def result_line(result: CheckResult, color: bool = False, acceptance: str | None
 
 
 def summary_lines(report: RunReport, color: bool = False) -> list[str]:
-    leftovers = f"{', '.join(report.leftovers)} (delete them by hand)" if report.leftovers else "nothing"
     causes = [f"Shared cause: {cause.request}: {len(cause.results)} results of {', '.join(cause.checks)}" for cause in shared_causes(report.results)]
     return [
         *causes,
         report.summary_line(lambda text, status: paint(text, status, color)),
         f"Target {report.target} · started {report.started_at:%Y-%m-%d %H:%M:%S} UTC · {report.duration:.1f} s",
-        f"Left on the server: {leftovers}",
+        f"Left on the server: {left_on_server(report.leftovers)}",
         *(f"Readiness: {paint(result.reason or '', result.status, color)}" for result in report.readiness),
     ]
 

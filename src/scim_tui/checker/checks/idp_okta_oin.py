@@ -91,17 +91,28 @@ def _spec_body() -> dict[str, Any]:
     }
 
 
+REQUIRED = ("id", "userName")
+"""What RFC 7643 §3.1 and §4.1.1 make REQUIRED of a User: only their absence breaks the RFC."""
+
+
 def _holds(label: str, payload: Any, expected: dict[str, Any]) -> CheckResult:
-    """Each expected value at its path (dots into complex attributes); None: any non-empty value."""
-    wrong = []
+    """Each expected value at its path (dots into complex attributes); None: any non-empty value.
+    A value other than the one sent, or a REQUIRED attribute absent, is an ERROR; an OPTIONAL
+    attribute absent only fails Okta's suite, which reads it: a DEVIATION that blocks Okta."""
+    wrong, needed = [], []
     for path, value in expected.items():
         node: Any = payload
         for part in path.split("."):
             node = member(node, part) if not isinstance(node, list) else (member(node[0], part) if node else None)
-        if node in (None, "", [], {}) or (value is not None and node != value):
-            wrong.append(f"{path} = {node!r}" + (f" instead of {value!r}" if value is not None else " though Okta needs a value"))
+        if value is None and node in (None, "", [], {}) and path not in REQUIRED:
+            needed.append(path)
+        elif node in (None, "", [], {}) or (value is not None and node != value):
+            wrong.append(f"{path} = {node!r}" + (f" instead of {value!r}" if value is not None else " though the RFC requires it"))
     if wrong:
         return CheckResult(Status.ERROR, reason=f"{label}: {', '.join(wrong)}.", data=payload)
+    if needed:
+        reason = f"{label} has no {', '.join(needed)}, which the RFC leaves optional (RFC 7643 §4.1) but Okta's suite reads."
+        return CheckResult(Status.DEVIATION, reason=reason, data=payload, blocks=True)
     return CheckResult(Status.SUCCESS, reason=f"{label}: every value Okta's suite reads is there.", data=payload)
 
 
@@ -128,11 +139,14 @@ def _refused(context: CheckContext, path: str, status: int) -> CheckResult:
 
 
 def _judged_refusal(request: str, response: Any, status: int) -> CheckResult:
+    """`status` with a SCIM Error (RFC 7644 §3.12), else an ERROR; a SCIM Error without its OPTIONAL
+    "detail" only fails Okta's suite, which reads it: a DEVIATION that blocks Okta."""
     problem = f"answered {response.status_code} instead of {status}" if response.status_code != status else scim_error_problem(body_of(response), status)
-    if not problem and not member(body_of(response), "detail"):
-        problem = 'its SCIM Error has no "detail", which the suite reads'
     if problem:
         return CheckResult(Status.ERROR, reason=f"{request} {problem}.", data=body_of(response))
+    if not member(body_of(response), "detail"):
+        reason = f'{request} answered {status} with a SCIM Error without "detail", which RFC 7644 §3.12 leaves optional but Okta\'s suite reads.'
+        return CheckResult(Status.DEVIATION, reason=reason, data=body_of(response), blocks=True)
     return CheckResult(Status.SUCCESS, reason=f"{request} answered {status} with a SCIM Error and its detail.", data=body_of(response))
 
 
@@ -172,7 +186,9 @@ def okta_spec_test(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
     user again (409, RFC 7644 §3.3 MUST); the userName in capitals (200);
     ``Authorization: non-token`` (401; not judged by the RFCs, but blocking
     Okta, on a server that asks for no credential). SUCCESS as asserted;
-    ERROR otherwise. Its optional GET /Groups is okta_spec_groups.
+    ERROR where the RFC's MUST is broken; an OPTIONAL value the suite reads
+    absent (a SCIM Error's detail, a user's name or emails) is a DEVIATION
+    that blocks Okta. Its optional GET /Groups is okta_spec_groups.
     """
     path = resource_path(context, model)
     body = _spec_body()

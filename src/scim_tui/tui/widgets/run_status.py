@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from scim_tui.checker import Status
 from scim_tui.reports.summary import plural
+from scim_tui.reports.text import left_on_server
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.widgets.status import STATUS_STYLES
 from scim_tui.tui.widgets.status import mark_text
@@ -78,7 +79,7 @@ def outcome_text(progress: Progress) -> Text:
     if progress.waiting and phase in (Phase.RUNNING, Phase.CANCELLING):
         text.append(f" · {progress.waiting}", style="yellow")
     if progress.leftovers:
-        text.append(f" · left on the server (delete them by hand): {', '.join(progress.leftovers)}", style="bold red")
+        text.append(f" · left on the server: {left_on_server(progress.leftovers)}", style="bold red")
     return text
 
 
