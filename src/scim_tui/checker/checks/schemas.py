@@ -87,11 +87,9 @@ def access_schema_by_id(context: CheckContext) -> list[CheckResult]:
 
 
 def _schema_by_id(context: CheckContext, uri: str) -> object:
-    """GET /Schemas/{id}, unless the run read that schema already (discovery.schema_by_id); a
-    schema read here is kept for the run too."""
+    """GET /Schemas/{id}, the request this check judges (so sent even when the run read that
+    schema already); a schema read here is kept for the run too."""
     reads = context.discovery.schema_reads
-    if isinstance(reads.get(uri), Schema):
-        return reads[uri]
     found = context.client.query(Schema, uri, expected_status_codes=context.expected_status_codes)
     if isinstance(found, Schema) and found.id == uri:
         reads.setdefault(uri, found)
