@@ -273,7 +273,6 @@ async def test_the_detail_cites_the_rfc_of_the_check(scim_server):
     assert "RFC 7643" in text and "section 5" in text and "RFC 7644" not in text.split("Reason")[0]
 
 
-@pytest.mark.xfail(reason="known bug: after the run-screen and inspector merges, the open result of a rerun summary is not marked still failing", strict=False)
 async def test_rerunning_a_suite_summary_reruns_its_suite(scim_server):
     """Once, the summary rerun alone summed up nothing and was marked fixed."""
     selection = Selection(include_tags=["crud", "projection"], resource_types=["User"])

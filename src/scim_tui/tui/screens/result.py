@@ -230,7 +230,9 @@ class ResultScreen(Screen[None]):
 
     @on(Tabs.TabActivated, "#inspector-tabs")
     def _tab_activated(self, event: Tabs.TabActivated) -> None:
-        if event.tab.id:
+        # Only the tab active now: a stale event (the tab set again since it was sent) would set
+        # the old tab back, whose own event would then set the new one, and so on forever.
+        if event.tab.id and event.tab.id == event.tabs.active:
             self.tab = event.tab.id.removesuffix("-tab")
 
     def action_next_tab(self) -> None:
