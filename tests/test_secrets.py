@@ -27,8 +27,8 @@ from tests.support.command import scim_tui_here
 from tests.support.servers import Broken
 from tests.support.servers import scim_error
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import open_row
 from tests.tui.conftest import run_checks
-from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
 VARIABLE = "SCIM_TUI_SECRET_TOKEN"

@@ -112,7 +112,11 @@ def test_each_exchange_says_what_it_was_for_as_the_engine_sent_it(client):
     assert purposes[0] == ("POST", "create the User it needs")
     assert ("GET", "prove the User is the run's") in purposes
     assert ("PUT", "the request judged") in purposes
-    assert purposes[-2:] == [("DELETE", "clean-up: delete the User"), ("GET", "clean-up: check the User is gone")]
+    assert purposes[-3:] == [
+        ("DELETE", "clean-up: delete the User"),
+        ("GET", "clean-up: check the User is gone"),
+        ("GET", "clean-up: check the User is no longer listed"),
+    ], "one query tells: the one on its id"
     assert {exchange.role for exchange in result.exchanges} == set(Role)
     saved = RunReport.from_dict(json.loads(json.dumps(RunReport("http://127.0.0.1/v2", datetime.now(UTC), 1.0, [result]).to_dict())))
     told = [(exchange.role, exchange.subject) for exchange in saved.results[0].exchanges]

@@ -21,6 +21,7 @@ from scim_tui.demo import make_app
 from scim_tui.selection import Selection
 from scim_tui.store.profiles import Profile
 from scim_tui.tui.run_state import Row
+from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.run import RunScreen
 from scim_tui.tui.widgets.result_lines import CauseLine
 from scim_tui.tui.widgets.results_table import ResultsTable
@@ -104,6 +105,22 @@ async def run_checks(pilot: Pilot, key: str = "r") -> RunScreen:
 
 def table_of(pilot: Pilot) -> ResultsTable:
     return run_screen(pilot).query_one(ResultsTable)
+
+
+async def open_key(pilot: Pilot, key: str) -> ResultScreen:
+    """Open the result of this row from the results table, as enter does."""
+    table = table_of(pilot)
+    table.focus()
+    table.select_key(key)
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, ResultScreen)
+    return pilot.app.screen
+
+
+async def open_row(pilot: Pilot, title: str) -> ResultScreen:
+    """Open the first result of this check (listed first when it shares a cause with others)."""
+    return await open_key(pilot, next(key for key in run_screen(pilot).state.order if key.startswith(f"{title}#")))
 
 
 def plain(renderable: object, width: int = 200) -> str:

@@ -27,10 +27,10 @@ from scim_tui.tui.widgets.exchange_list import ExchangeList
 from scim_tui.tui.widgets.message_view import MessageView
 from tests.support.servers import Broken
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import open_key
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
-from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
 
 pytestmark = pytest.mark.anyio
@@ -45,13 +45,7 @@ async def open_check(pilot, check: CheckId, reason_has: str = "") -> ResultScree
     screen.rerun(frozenset({check}))
     await settle(pilot)
     key = next(key for key, row in screen.state.rows.items() if row.result.check_id == check and reason_has in (row.result.reason or ""))
-    table = table_of(pilot)
-    table.focus()
-    table.select_key(key)
-    await pilot.press("enter")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, ResultScreen)
-    return pilot.app.screen
+    return await open_key(pilot, key)
 
 
 def labels(detail: ResultScreen) -> list[str]:

@@ -34,11 +34,11 @@ from tests.support.servers import scim_error
 from tests.tui.conftest import CEILING
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import assert_nothing_left
+from tests.tui.conftest import open_row
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import wait_until
-from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
 TIMEOUT = 1.0

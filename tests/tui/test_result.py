@@ -43,6 +43,7 @@ from scim_tui.tui.widgets.message_view import MessageView
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
+from tests.tui.conftest import open_row
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
@@ -61,18 +62,6 @@ def shown_text(screen: ResultScreen) -> str:
 def side_text(screen: ResultScreen, side: str) -> str:
     """The request or the response of the exchange shown, as its view holds it."""
     return "\n".join(screen.query_one(f"#{side}-view", MessageView).document.lines)
-
-
-async def open_row(pilot, title: str) -> ResultScreen:
-    """Open the first result of this check (listed first when it shares a cause with others)."""
-    table = table_of(pilot)
-    key = next(key for key in run_screen(pilot).state.order if key.startswith(f"{title}#"))
-    table.focus()
-    table.select_key(key)
-    await pilot.press("enter")
-    await pilot.pause()
-    assert isinstance(pilot.app.screen, ResultScreen)
-    return pilot.app.screen
 
 
 async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, monkeypatch):

@@ -19,13 +19,13 @@ from tests.support.profiles import screen_text
 from tests.support.profiles import widget_text
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
+from tests.tui.conftest import open_row
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
 from tests.tui.test_reliability import closed_port_url
-from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
 SMALL = (80, 24)

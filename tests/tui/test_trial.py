@@ -42,6 +42,7 @@ from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import listed
+from tests.tui.conftest import open_row
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
@@ -50,7 +51,6 @@ from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
 from tests.tui.test_profiles_screen import highlight
 from tests.tui.test_reliability import closed_port_url
-from tests.tui.test_result import open_row
 
 pytestmark = pytest.mark.anyio
 ENTRA_GUIDE = "https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups"

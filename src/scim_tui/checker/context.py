@@ -23,6 +23,8 @@ from scim_tui.checker.creations import Adaptation
 from scim_tui.checker.creations import Creations
 from scim_tui.checker.creations import refusal
 from scim_tui.checker.creations import refusal_text
+from scim_tui.checker.exchanges import GONE_NOTE
+from scim_tui.checker.exchanges import UNLISTED_NOTE
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Role
 from scim_tui.checker.exchanges import TransportNotes
@@ -53,8 +55,6 @@ if TYPE_CHECKING:
     from scim_tui.checker.journal import Journal
 
 Answer = TypeVar("Answer")
-GONE_NOTE = "sent by scim-tui after deleting the resource: a deleted resource answers 404 (RFC 7644 §3.6)"
-UNLISTED_NOTE = "sent by scim-tui after deleting the resource: a deleted resource is omitted from query results (RFC 7644 §3.6)"
 
 
 @dataclass
@@ -415,11 +415,12 @@ class ResourceManager:
         return [f"{item} (still listed: deleted, and a GET of it answers 404, yet {listing} still lists it)"] if listing else []
 
     def _listing(self, item: Owned) -> str | None:
-        """The filtered GET (on a marker of the resource, as the clean-up search sends it: one
-        query per marker, then on its id, since a check may have replaced them) that still lists a deleted
-        resource, or None when none does, or none can tell (RFC 7644 §3.6: a deleted resource
-        MUST be omitted from query results)."""
-        for attribute, value in [*((marker.attribute, marker.value) for marker in item.markers), ("id", item.id)]:
+        """The filtered GET that still lists a deleted resource, or None when none does, or none
+        can tell (RFC 7644 §3.6: a deleted resource MUST be omitted from query results). Its id
+        first: a list answered to that query tells, whatever a check replaced. A server that
+        cannot filter on id is asked on each marker (as the clean-up search asks), until one
+        lists it."""
+        for attribute, value in [("id", item.id), *((marker.attribute, marker.value) for marker in item.markers)]:
             query = f'{attribute} eq "{value}"'
             try:
                 with noted(UNLISTED_NOTE):
@@ -427,9 +428,13 @@ class ResourceManager:
             except Exception:
                 continue
             listed = json_object(response.text) if response.status_code == 200 else None
-            resources = listed.get("Resources") if listed else None
-            if isinstance(resources, list) and any(_still_ours(r, item.id, by_id=attribute == "id") for r in resources):
+            resources = _listed_resources(listed)
+            if resources is None:
+                continue
+            if any(_still_ours(r, item.id, by_id=attribute == "id") for r in resources):
                 return f"GET {self.context.root_path(item.endpoint)}?filter={query}"
+            if attribute == "id":
+                return None
         return None
 
     def _gone(self, item: Owned) -> list[str]:
@@ -490,6 +495,16 @@ class ResourceManager:
             if ids:
                 return [self.context.guard.own(Owned(pending.kind, pending.endpoint, i, pending.markers), record=False) for i in ids]
         return [] if told else None
+
+
+def _listed_resources(listed: dict[str, Any] | None) -> list[Any] | None:
+    """The resources of a ListResponse (none when it says it holds none), None when it is no list."""
+    if listed is None:
+        return None
+    resources = listed.get("Resources")
+    if isinstance(resources, list):
+        return resources
+    return [] if resources is None and listed.get("totalResults") == 0 else None
 
 
 def _still_ours(listed: Any, resource_id: str, by_id: bool) -> bool:

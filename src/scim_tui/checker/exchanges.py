@@ -35,6 +35,9 @@ from scim_tui.checker.secrets import Secrets
 
 _why: ContextVar[str | None] = ContextVar("scim_tui_why", default=None)
 
+GONE_NOTE = "sent by scim-tui after deleting the resource: a deleted resource answers 404 (RFC 7644 §3.6)"
+UNLISTED_NOTE = "sent by scim-tui after deleting the resource: a deleted resource is omitted from query results (RFC 7644 §3.6)"
+
 
 class TransportNotes(Protocol):
     """What a transport did beyond sending a request once (sent it again on a new connection),
@@ -127,6 +130,8 @@ class Exchange:
     def _cleanup_step(self, subject: str) -> str:
         if self.method == "DELETE":
             return f"delete the {subject}"
+        if self.note == UNLISTED_NOTE:
+            return f"check the {subject} is no longer listed"
         if "?" in self.url:
             return f"look for the {subject} by its values"
         return f"check the {subject} is gone"
