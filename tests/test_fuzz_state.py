@@ -37,7 +37,7 @@ from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.widgets.run_status import Phase
 from tests.support.command import scim_tui_here
-from tests.test_history import report_with
+from tests.support.history import report_with
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import run_checks
 

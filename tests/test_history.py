@@ -26,16 +26,12 @@ from scim_tui.store import history
 from scim_tui.store.profiles import Profile
 from scim_tui.store.profiles import save_profile
 from tests.support.command import scim_tui_here
+from tests.support.history import real_report
+from tests.support.history import report_with
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 
 METHODS = CheckId("service_provider_config_endpoint_methods")
-
-
-def real_report(url: str, started_at: datetime, profile: str = "Staging") -> RunReport:
-    with make_client(url) as client:
-        results = list(iter_checks(client, CheckConfig(include_tags={"service-provider-config", "misc"})))
-    return RunReport.create(results, target=url, started_at=started_at, duration=0.5, profile=profile)
 
 
 def test_a_recorded_run_is_the_latest_and_reads_back_whole(scim_server, isolated_dirs):
@@ -228,22 +224,6 @@ def test_the_cli_sets_a_malformed_history_file_aside_and_goes_on(broken_profile)
     )
     assert "First recorded run of the profile Broken staging" in process.stdout
     assert (folder / "set-aside" / malformed.name).read_text() == "not json" and len(history.runs("Broken staging")) == 1
-
-
-def report_with(**changes) -> bytes:
-    """A stored report that reads back, with some fields changed (None removes one)."""
-    document = RunReport.create([], target="http://x/v2", started_at=datetime(2025, 1, 1, tzinfo=UTC), duration=1.0, profile="Staging").to_dict()
-    document["results"] = [{"check_id": "random_url", "title": "random_url", "status": "SUCCESS", "exchanges": [{"method": "GET", "url": "http://x/v2/y"}]}]
-    for key, value in changes.items():
-        target, _, field = key.rpartition("__")
-        container = document
-        for part in filter(None, target.split("__")):
-            container = container[int(part)] if isinstance(container, list) else container[part]
-        if value is None:
-            del container[field]
-        else:
-            container[field] = value
-    return json.dumps(document).encode()
 
 
 BAD_RUN_FILES = {

@@ -29,6 +29,8 @@ from scim_tui.store.profiles import find_profile
 from scim_tui.store.profiles import load_profiles
 from scim_tui.store.profiles import profiles_dir
 from scim_tui.store.profiles import save_profile
+from tests.support.profiles import HAND_WRITTEN
+from tests.support.profiles import hand_written
 
 EVERY_AUTH = [
     Auth(),
@@ -274,31 +276,6 @@ def test_the_file_of_a_hand_named_profile_is_kept_on_save():
     hand_written.write_text('name = "Mine"\nurl = "http://mine.example/v2"\n')
     assert save_profile(Profile(name="Mine", url="http://mine.example/v3")).path == hand_written
     assert [p.name for p in Path(profiles_dir()).iterdir()] == ["My Server.toml"]
-
-
-HAND_WRITTEN = """\
-# Staging, written by hand: the app must keep every byte it does not change.
-url = "https://scim.staging.example.com/v2"   # the SCIM base
-name = "Staging"
-timeout = 30            # seconds; the default, written on purpose
-jobs = 2
-
-[tls]
-verify = true
-# ca_bundle = "/etc/ssl/staging.pem"
-
-[auth]
-kind = "bearer"
-token = "env:STAGING_TOKEN"  # from the CI secrets
-"""
-
-
-def hand_written(mode: int = 0o640) -> Path:
-    profiles_dir().mkdir(parents=True)
-    path = profiles_dir() / "staging.toml"
-    path.write_text(HAND_WRITTEN)
-    path.chmod(mode)
-    return path
 
 
 def test_saving_an_edit_changes_only_the_changed_keys_and_keeps_the_mode():

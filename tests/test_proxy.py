@@ -25,14 +25,14 @@ from scim_tui.store.profiles import TLS
 from scim_tui.store.profiles import Profile
 from tests.support.command import one_line_error
 from tests.support.command import scim_tui_here
+from tests.support.network import closed_port
+from tests.support.network import make_certificate
+from tests.support.network import serving_tls
+from tests.support.secrets import Echo
+from tests.support.secrets import check_outputs
+from tests.support.secrets import leaks
 from tests.support.servers import RawServer
 from tests.support.servers import read_request
-from tests.test_network_faults import closed_port
-from tests.test_network_faults import make_certificate
-from tests.test_network_faults import serving_tls
-from tests.test_secret_forms import Echo
-from tests.test_secret_forms import check_outputs
-from tests.test_secret_forms import leaks
 
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authorization", "proxy-connection", "transfer-encoding", "content-length"}
 

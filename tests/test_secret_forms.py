@@ -25,59 +25,21 @@ from scim_tui.store.profiles import save_profile
 from scim_tui.tui.export import exports_dir
 from tests.support.command import one_line_error
 from tests.support.command import scim_tui_here
+from tests.support.oauth import TokenEndpoint
+from tests.support.secrets import TAGS
+from tests.support.secrets import Echo
+from tests.support.secrets import app_outputs
+from tests.support.secrets import check_outputs
+from tests.support.secrets import leaks
 from tests.support.servers import Broken
 from tests.support.servers import scim_error
-from tests.test_connect import TokenEndpoint
-from tests.test_secrets import app_outputs
 
 pytestmark = pytest.mark.anyio
-TAGS = "misc,service-provider-config,crud:create"
 CLIENT_SECRET = "cl1ent-s3cret/with+odd=chars"
-
-
-class Echo:
-    """Answers with every request header echoed (X-Echo, and in the 404 of an unknown URL); with
-    `revoke_every`, revokes the bearer token every that many requests, so that the client fetches
-    new ones during its run."""
-
-    def __init__(self, app: Any, revoke_every: int | None = None):
-        self.app = app
-        self.revoke_every = revoke_every
-        self.count = 0
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        self.count += 1
-        if self.revoke_every and self.count % self.revoke_every == 0:
-            self.app.bearer_tokens.clear()
-            self.app.bearer_tokens.add("revoked-them-all")  # an empty set would let anyone in
-        sent = json.dumps({key: value for key, value in environ.items() if key.startswith("HTTP_")})
-        if "/scim-tui-missing-" in environ.get("PATH_INFO", ""):
-            start_response("404 Not Found", [("Content-Type", "application/scim+json"), ("X-Echo", sent)])
-            return [scim_error(404, f"No such path; you sent {sent}")]
-
-        def echoing(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            return start_response(status, [*headers, ("X-Echo", sent)], exc_info)
-
-        return self.app(environ, echoing)
-
-
-def check_outputs(*target: str, env: dict[str, str] | None = None, code: int = 0, tmp_path: Any) -> dict[str, str]:
-    """`scim-tui check` in every format: what it prints, and the report file it writes."""
-    outputs = {}
-    for format in FORMATS:
-        report = tmp_path / f"report.{format}"
-        process = scim_tui_here("check", *target, "--include-tags", TAGS, "--format", format, "--output", str(report), env=env)
-        assert process.returncode == code, process.stderr
-        outputs[f"check {format}"] = process.stdout + process.stderr + report.read_text()
-    return outputs
 
 
 def history_outputs(profile: str) -> dict[str, str]:
     return {f"history {path.name}": json.dumps(history.load(path).to_dict()) for path in history.runs(profile)}
-
-
-def leaks(outputs: dict[str, str], secrets: list[str]) -> list[str]:
-    return sorted(where for where, text in outputs.items() for secret in secrets if secret in text)
 
 
 async def test_a_token_fetched_during_the_run_is_redacted_everywhere(serve, tmp_path, monkeypatch):

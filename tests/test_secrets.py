@@ -7,11 +7,8 @@ of its own: one as ``env:NAME``, one written literally.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from scim_tui.demo import make_app
 from scim_tui.reports import FORMATS
 from scim_tui.selection import Selection
 from scim_tui.store import history
@@ -19,58 +16,16 @@ from scim_tui.store.profiles import Auth
 from scim_tui.store.profiles import AuthKind
 from scim_tui.store.profiles import Profile
 from scim_tui.store.profiles import save_profile
-from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.export import exports_dir
-from scim_tui.tui.screens.curl import curl_file
-from scim_tui.tui.screens.profiles import ProfilesScreen
 from tests.support.command import scim_tui_here
-from tests.support.servers import Broken
-from tests.support.servers import scim_error
-from tests.tui.conftest import SIZE
-from tests.tui.conftest import open_row
-from tests.tui.conftest import run_checks
+from tests.support.secrets import app_outputs
+from tests.support.secrets import echoing_server
 
 pytestmark = pytest.mark.anyio
 VARIABLE = "SCIM_TUI_SECRET_TOKEN"
 SECRETS = {"env": "scim-tui-env-secret-7d1c9b3e", "literal": "scim-tui-literal-secret-a4e02f91"}
 CHECKS = Selection(include_tags=["misc", "service-provider-config", "crud:create"])
 """What the app runs: the echo (random_url), discovery, and resources created and deleted."""
-
-
-def echoing_server(serve, secret: str) -> str:
-    """A server demanding this token, whose 404 for an unknown URL repeats the token it was sent."""
-    echo = scim_error(404, f"No such path; you sent Authorization: Bearer {secret}")
-    return serve(Broken(make_app(bearer_tokens=[secret])).answer("GET", "/v2/scim-tui-missing-.*", 404, echo)).url
-
-
-async def app_outputs(profile: Profile) -> dict[str, str]:
-    """A run in the app: its results with their exchanges, each export, the copied curl command, screenshots."""
-    outputs: dict[str, str] = {}
-    app = ScimTuiApp(profile)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await run_checks(pilot)
-        results = screen.state.results()
-        outputs["results"] = json.dumps([[r.title, r.reason, repr(r.data), [e.to_dict() for e in r.exchanges]] for r in results])
-        outputs["run screenshot"] = app.export_screenshot()
-        for index in range(len(FORMATS)):
-            await pilot.press("e", *["down"] * index, "enter")
-            await pilot.pause()
-        detail = await open_row(pilot, "random_url")
-        outputs["result screenshot"] = app.export_screenshot()
-        await pilot.press("y")
-        await pilot.pause()
-        outputs["clipboard"] = app.clipboard
-        outputs["curl dialog screenshot"] = app.export_screenshot()
-        outputs["curl file"] = curl_file().read_text()
-        await pilot.press("escape", "escape", "escape")  # the curl dialog, the result, the run screen
-        await pilot.pause()
-        assert isinstance(app.screen, ProfilesScreen)
-        app.screen.reload(profile.name)
-        await pilot.pause()
-        outputs["profiles screenshot"] = app.export_screenshot()
-    assert "Bearer ***" in json.dumps(detail.row.result.data), "the echoed token was in the data, redacted"
-    assert "${SCIM_AUTHORIZATION}" in outputs["clipboard"], "the copied command carries the header, as a variable"
-    return {f"{profile.name}: {where}": text for where, text in outputs.items()}
 
 
 def command_outputs(profile: Profile) -> dict[str, str]:

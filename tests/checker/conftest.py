@@ -7,7 +7,7 @@ import pytest
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckContext
 from scim_tui.checker import iter_checks
-from tests.checker.test_full_run import pet_app
+from tests.support.pets import pet_app
 from tests.support.servers import make_client
 
 

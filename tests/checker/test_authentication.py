@@ -22,10 +22,10 @@ from scim_tui.net.connect import open_client
 from scim_tui.store.profiles import Auth
 from scim_tui.store.profiles import AuthKind
 from scim_tui.store.profiles import Profile
+from tests.support.oauth import HeaderRecorder
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import scim_error
-from tests.test_connect import HeaderRecorder
 
 BOTH = {CheckId("unauthenticated_access", "User"), CheckId("unauthenticated_access", "Group")}
 BASIC_SCHEME = AuthenticationScheme(type=AuthenticationScheme.Type.httpbasic, name="HTTP Basic", description="HTTP Basic")

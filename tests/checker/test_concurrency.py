@@ -15,9 +15,9 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.demo import DemoServer
-from tests.checker.test_full_run import holdings
-from tests.checker.test_full_run import pet_app
-from tests.checker.test_full_run import seed
+from tests.support.pets import holdings
+from tests.support.pets import pet_app
+from tests.support.pets import seed
 from tests.support.servers import Broken
 from tests.support.servers import Hanging
 from tests.support.servers import make_client

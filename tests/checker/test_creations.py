@@ -13,8 +13,8 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.checker.test_filtering import by_rule
-from tests.checker.test_filtering import run
+from tests.support.filters import by_rule
+from tests.support.filters import run
 from tests.support.servers import SCIM_JSON
 from tests.support.servers import make_client
 from tests.support.servers import scim_error

@@ -12,27 +12,14 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.pacing import Pacing
 from scim_tui.demo import make_app
+from tests.support.catalogue import BEYOND_SPEC_SERVER_CHECKERS
+from tests.support.catalogue import DISCOVERY_CHECKERS
+from tests.support.catalogue import NEWER_SERVER_CHECKERS
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.unlike import full_path_endpoints
 from tests.support.unlike import rfc_schema_name
-
-DISCOVERY_CHECKERS = {
-    "service_provider_config_endpoint",
-    "service_provider_config_endpoint_methods",
-    "query_all_resource_types",
-    "query_resource_type_by_id",
-    "access_invalid_resource_type",
-    "resource_types_endpoint_methods",
-    "resource_types_schema_validation",
-    "query_all_schemas",
-    "access_schema_by_id",
-    "access_invalid_schema",
-    "core_schemas_validation",
-    "schemas_endpoint_methods",
-    "random_url",
-}
 
 
 def run(url: str, checker: str, resource_type: str | None = None):
@@ -202,8 +189,6 @@ def test_a_server_that_is_down_gives_error_results_not_exceptions(serve):
     server.stop()
     with make_client(url) as scim:
         results = list(iter_checks(scim))
-    from tests.checker.test_full_run import BEYOND_SPEC_SERVER_CHECKERS
-    from tests.checker.test_full_run import NEWER_SERVER_CHECKERS
 
     server_checks = (DISCOVERY_CHECKERS | BEYOND_SPEC_SERVER_CHECKERS | NEWER_SERVER_CHECKERS) - {"query_resource_type_by_id"}
     results = [r for r in results if not r.deselected]

@@ -12,11 +12,9 @@ import pytest
 from scim2_models import PatchOp
 from scim2_models import User
 
-from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
-from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.guard import WriteRefused
 from scim_tui.checker.recorder import SILENT_AFTER
@@ -26,35 +24,12 @@ from scim_tui.demo import make_app
 from tests.support.bystanders import Bystanders
 from tests.support.bystanders import remove_run_leftovers
 from tests.support.bystanders import run_leftovers
+from tests.support.harmless import WRITES
+from tests.support.harmless import Logged
+from tests.support.harmless import reported
+from tests.support.harmless import run
 from tests.support.servers import Broken
 from tests.support.servers import make_client
-
-WRITES = ("POST", "PUT", "PATCH", "DELETE")
-
-
-class Logged:
-    """A WSGI middleware that notes every request's method and path, as the server saw it."""
-
-    def __init__(self, app: Any):
-        self.app = app
-        self.requests: list[tuple[str, str]] = []
-
-    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
-        self.requests.append((environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")))
-        return self.app(environ, start_response)
-
-    def writes_to(self, ids: list[str]) -> list[tuple[str, str]]:
-        return [(method, path) for method, path in self.requests if method in WRITES and any(i in path for i in ids)]
-
-
-def run(url: str, timeout: float = 5, **conf: Any) -> list[CheckResult]:
-    only = conf.pop("only", None)
-    with make_client(url, timeout=timeout) as scim:
-        return list(iter_checks(scim, CheckConfig(**conf), only=only))
-
-
-def reported(results: list[CheckResult]) -> list[str]:
-    return [item for result in results for item in result.leftovers]
 
 
 def without_filter(query: dict[str, str]) -> dict[str, str]:

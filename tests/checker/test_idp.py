@@ -19,6 +19,9 @@ from scim_tui.checker.registry import verdict_names
 from scim_tui.choices import PROVIDERS
 from scim_tui.demo import make_app
 from tests.support.command import scim_tui_here
+from tests.support.idp import GALLERY
+from tests.support.idp import OIN
+from tests.support.idp import run
 from tests.support.servers import SCIM_JSON
 from tests.support.servers import Broken
 from tests.support.servers import make_client
@@ -29,10 +32,6 @@ from tests.support.unlike import Middleware
 from tests.support.unlike import _json_body
 from tests.support.unlike import entra_speaking
 
-GALLERY = "idp:entra:gallery"
-OIN = "idp:okta:oin"
-"""Microsoft's gallery validation and Okta's OIN suites have tests of their own (test_idp_gallery.py,
-test_idp_oin.py): left out here."""
 RESOURCES = r"/v2/(Users|Groups)/[^/]+"
 USERS = "/v2/Users"
 SCIM2_SERVER_REFUSES = {("entra_set_manager", "User"), ("entra_create_group", "Group"), ("entra_remove_member", "Group")}
@@ -42,11 +41,6 @@ ENTRA_BLOCKS = "entra_set_manager (User) refused, entra_create_group (Group) ref
 ENTRA_NOT_READY = f"NOT READY for Entra ID: 3 of 14 steps block: {ENTRA_BLOCKS}."
 OKTA_READY = "READY for Okta: all 10 steps passed (7 left out by the run's selection)."
 ENTRA_GROUP = "http://schemas.microsoft.com/2006/11/ResourceManagement/ADSCIM/2.0/Group"
-
-
-def run(url: str, **options) -> list:
-    with make_client(url) as scim:
-        return list(iter_checks(scim, CheckConfig(**{"include_tags": {"idp:entra", "idp:okta"}, "exclude_tags": {GALLERY, OIN}, **options})))
 
 
 def failing(results) -> set[tuple[str, str | None]]:

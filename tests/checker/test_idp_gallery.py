@@ -15,12 +15,12 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.idp_gallery import GALLERY_TESTS
 from scim_tui.demo import make_app
 from scim_tui.net.connect import open_client
-from tests.checker.test_idp import run
+from tests.support.idp import run
+from tests.support.oauth import TokenEndpoint
+from tests.support.oauth import oauth_profile
 from tests.support.servers import Broken
 from tests.support.servers import stored
 from tests.support.unlike import entra_gallery_speaking
-from tests.test_connect import TokenEndpoint
-from tests.test_connect import oauth_profile
 
 GALLERY = {"include_tags": {"idp:entra:gallery"}, "exclude_tags": None}
 NOT_REPLAYABLE = {"POD_User_Test", "POD_Group_Test", "Federated_Identity_Test"}

@@ -15,6 +15,7 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks import meta
 from scim_tui.demo import make_app
+from tests.support.schemas import declaring_external_id
 from tests.support.servers import WHOLE_PATCH_ANSWER
 from tests.support.servers import Broken
 from tests.support.servers import http_client
@@ -237,25 +238,10 @@ def test_a_location_that_serves_another_resource_is_an_error(serve):
     assert stored(server.url) == []
 
 
-def _declaring_external_id(schema: dict) -> dict:
-    """A User schema that lists externalId among its attributes, as some servers publish it."""
-    external_id = {
-        "name": "externalId",
-        "type": "string",
-        "multiValued": False,
-        "required": False,
-        "caseExact": True,
-        "mutability": "readWrite",
-        "returned": "default",
-        "uniqueness": "none",
-    }
-    return schema | {"attributes": [*schema["attributes"], external_id]}
-
-
 def test_an_externalid_the_schema_declares_immutable_is_not_the_one_updated(serve):
     """RFC 7643 §2.2: an immutable value SHALL NOT be updated, so a server refuses the change with
     400 mutability; the check updates another attribute the schema lets a client change."""
-    server = serve(Immutable(_schema_change(make_app(), SCHEMA_USER, _declaring_external_id), name="externalId"))
+    server = serve(Immutable(_schema_change(make_app(), SCHEMA_USER, declaring_external_id), name="externalId"))
     results = run(server.url)
     assert all(r.status is Status.SUCCESS for r in results.values()), {k: r.reason for k, r in results.items()}
     put = next(e for e in results["after PUT"].exchanges if e.method == "PUT")

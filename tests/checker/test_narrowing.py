@@ -16,9 +16,9 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.checker.test_filtering import RULES
-from tests.checker.test_filtering import by_rule
-from tests.checker.test_filtering import run
+from tests.support.filters import RULES
+from tests.support.filters import by_rule
+from tests.support.filters import run
 from tests.support.servers import make_client
 from tests.support.servers import stored
 from tests.support.unlike import SwUnsupported

@@ -27,11 +27,11 @@ from scim_tui.demo import make_app
 from scim_tui.reports import RunReport
 from scim_tui.reports import write_report
 from scim_tui.reports.text import told
-from tests.checker.test_harmless import Logged
-from tests.checker.test_harmless import reported
-from tests.checker.test_harmless import run
 from tests.support.bystanders import Bystanders
 from tests.support.bystanders import run_leftovers
+from tests.support.harmless import Logged
+from tests.support.harmless import reported
+from tests.support.harmless import run
 from tests.support.servers import Broken
 from tests.support.servers import Response
 from tests.support.unlike import Middleware

@@ -6,9 +6,9 @@ import pytest
 
 from scim_tui.checker import Status
 from scim_tui.demo import make_app
-from tests.checker.test_filtering import by_rule
-from tests.checker.test_filtering import run
-from tests.checker.test_filtering import without_filter_support
+from tests.support.filters import by_rule
+from tests.support.filters import run
+from tests.support.filters import without_filter_support
 from tests.support.servers import Broken
 from tests.support.servers import stored
 

@@ -21,7 +21,7 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.projection import attribute_projection
 from scim_tui.demo import make_app
-from tests.checker.test_meta import _declaring_external_id
+from tests.support.schemas import declaring_external_id
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import stored
@@ -183,7 +183,7 @@ def test_a_model_without_an_optional_attribute_is_skipped_before_any_request(cli
 def test_an_attribute_the_schema_declares_immutable_is_not_patched(serve):
     """externalId, the attribute asked for, declared immutable: a new value would be refused
     (RFC 7643 §2.2), so the PATCH is not tried, and says why."""
-    server = serve(Immutable(_schema_change(make_app(), SCHEMA_USER, _declaring_external_id), name="externalId"))
+    server = serve(Immutable(_schema_change(make_app(), SCHEMA_USER, declaring_external_id), name="externalId"))
     results = run(server.url)
     patch = results["PATCH attributes"]
     assert patch.status is Status.SKIPPED

@@ -14,8 +14,8 @@ from scim_tui.checker.recorder import recording
 from scim_tui.checker.registry import verdict_names
 from scim_tui.demo import make_app
 from scim_tui.reports.text import told
-from tests.checker.test_full_run import holdings
-from tests.checker.test_full_run import pet_app
+from tests.support.pets import holdings
+from tests.support.pets import pet_app
 from tests.support.servers import Broken
 from tests.support.servers import http_client
 from tests.support.servers import make_client

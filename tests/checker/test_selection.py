@@ -13,10 +13,10 @@ from scim_tui.checker import Status
 from scim_tui.checker import check_server
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
-from tests.checker.test_discovery import DISCOVERY_CHECKERS
-from tests.checker.test_full_run import ALL_CHECKERS
-from tests.checker.test_full_run import RESOURCE_CHECKERS
-from tests.checker.test_full_run import assert_only_known_violations
+from tests.support.catalogue import ALL_CHECKERS
+from tests.support.catalogue import DISCOVERY_CHECKERS
+from tests.support.catalogue import RESOURCE_CHECKERS
+from tests.support.catalogue import assert_only_known_violations
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import scim_error

@@ -7,10 +7,10 @@ from scim2_server.utils import load_default_service_provider_config
 
 from scim_tui.checker import Status
 from scim_tui.demo import make_app
-from tests.checker.test_filtering import by_rule
-from tests.checker.test_filtering import case_exact_user_names
-from tests.checker.test_filtering import run
-from tests.checker.test_filtering import without_filter_support
+from tests.support.filters import by_rule
+from tests.support.filters import case_exact_user_names
+from tests.support.filters import run
+from tests.support.filters import without_filter_support
 from tests.support.servers import Broken
 from tests.support.servers import stored
 

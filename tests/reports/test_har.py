@@ -20,7 +20,7 @@ from scim_tui.reports import write_report
 from scim_tui.reports.har import RUN_OWN
 from tests.reports.conftest import AWKWARD_SHOWN
 from tests.support.command import scim_tui_here
-from tests.test_secrets import echoing_server
+from tests.support.secrets import echoing_server
 
 HAR_SCHEMA = json.loads((Path(__file__).parent / "har-1.2.schema.json").read_text())
 TOKEN = "scim-tui-har-secret-0b9e77d4"

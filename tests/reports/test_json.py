@@ -11,6 +11,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from scim_tui.reports import RunReport
+from scim_tui.reports.saved import SavedExchange
+from scim_tui.reports.saved import SavedReport
+from scim_tui.reports.saved import SavedResult
+from scim_tui.reports.saved import SavedTool
+from scim_tui.reports.saved import SavedVerdict
 from scim_tui.reports.saved import json_schema
 from tests.support.command import scim_tui_here
 
@@ -41,6 +46,22 @@ def test_models_are_serialised_as_scim_json(report_of):
     config = next(r["data"] for r in document["results"] if r["check_id"] == "service_provider_config_endpoint")
     assert "changePassword" in config and "change_password" not in config
     assert None not in _values(config)
+
+
+@pytest.mark.slow
+def test_the_writer_writes_every_field_the_models_declare_and_no_other(report_of):
+    """The models are the report's one definition: the schema is made from them, and the writer
+    writes exactly their fields (`accepted` only on a result a baseline accepts)."""
+    document = json.loads(report_of("json"))
+    exchange = next(e for r in document["results"] for e in r["exchanges"])
+    written = {
+        SavedReport: set(document),
+        SavedTool: set(document["tool"]),
+        SavedVerdict: {key for verdict in document["readiness"] for key in verdict},
+        SavedResult: {key for result in document["results"] for key in result} | {"accepted"},
+        SavedExchange: set(exchange),
+    }
+    assert {model.__name__: keys for model, keys in written.items()} == {model.__name__: set(model.model_fields) for model in written}
 
 
 @pytest.mark.slow

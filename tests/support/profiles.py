@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from rich.console import Console
 from textual.app import App
 from textual.widgets import Input
+
+from scim_tui.store.profiles import profiles_dir
 
 
 def screen_text(app: App) -> str:
@@ -41,3 +44,28 @@ def widget_text(app: App, selector: str) -> str:
     region = app.screen.query_one(selector).region
     lines = screen_text(app).splitlines()[region.y : region.bottom]
     return " ".join(" ".join(line[region.x : region.right].split()) for line in lines).strip()
+
+
+HAND_WRITTEN = """\
+# Staging, written by hand: the app must keep every byte it does not change.
+url = "https://scim.staging.example.com/v2"   # the SCIM base
+name = "Staging"
+timeout = 30            # seconds; the default, written on purpose
+jobs = 2
+
+[tls]
+verify = true
+# ca_bundle = "/etc/ssl/staging.pem"
+
+[auth]
+kind = "bearer"
+token = "env:STAGING_TOKEN"  # from the CI secrets
+"""
+
+
+def hand_written(mode: int = 0o640) -> Path:
+    profiles_dir().mkdir(parents=True)
+    path = profiles_dir() / "staging.toml"
+    path.write_text(HAND_WRITTEN)
+    path.chmod(mode)
+    return path

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import io
+import random
 import time
+import types
+import uuid
+import wsgiref.handlers
 from collections import Counter
 from collections.abc import Callable
 from collections.abc import Iterator
@@ -15,20 +19,25 @@ from scim2_models import User
 from textual.command import CommandList
 from textual.notifications import Notification
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 
 from scim_tui.checker import Status
+from scim_tui.checker import recorder
 from scim_tui.demo import make_app
 from scim_tui.selection import Selection
 from scim_tui.store.profiles import Profile
+from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.screens.run import RunScreen
+from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.result_lines import CauseLine
 from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.support.servers import SCIM2_SERVER_BREAKS
 from tests.support.servers import Broken
 from tests.support.servers import Hanging
 from tests.support.servers import make_client
+from tests.support.servers import scim_error
 
 SIZE = (130, 40)
 CEILING = 60.0
@@ -168,3 +177,50 @@ def listed(table: ResultsTable) -> Counter[Status]:
         elif isinstance(line.item, Row) and not line.nested and not line.item.summary:
             shown[line.item.result.status] += 1
     return shown
+
+
+def profile_prompts(app: ScimTuiApp) -> list[str]:
+    """The entries of the profiles screen's list, as shown."""
+    options = app.screen.query_one("#profile-list", OptionList)
+    return [str(options.get_option_at_index(index).prompt) for index in range(options.option_count)]
+
+
+async def highlight(pilot, name: str) -> None:
+    """Move the highlight to the entry starting with ``name``, with the arrow keys."""
+    index = next(index for index, prompt in enumerate(profile_prompts(pilot.app)) if prompt.startswith(name))
+    await pilot.press("home", *["down"] * index)
+
+
+def failing_list(serve) -> Profile:
+    """A server whose list of Users answers 500: the User suite fails, and its summary, which
+    made no request of its own, is an ERROR without exchanges."""
+    broken = Broken(make_app()).answer("GET", "/v2/Users", 500, scim_error(500))
+    return Profile(name="Failing list", url=serve(broken).url, selection=Selection(include_tags=["crud"], resource_types=["User"]))
+
+
+@pytest.fixture
+def deterministic(monkeypatch):
+    ids = random.Random(1)
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=ids.getrandbits(128), version=4))
+    monkeypatch.setattr(recorder, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))
+    monkeypatch.setattr(wsgiref.handlers, "format_date_time", lambda _: "Sun, 01 Nov 2026 12:00:00 GMT")
+    random.seed(7)
+
+
+def frozen_app(profile: Profile) -> ScimTuiApp:
+    return ScimTuiApp(profile, clock=lambda: 0.0)
+
+
+def boxes(tree: CheckTree) -> dict[str, str]:
+    """The box drawn for each node, by tag prefix ("" for the root)."""
+    result = {}
+    for line in range(tree.last_line + 1):
+        node = tree.get_node_at_line(line)
+        rendered = tree.render_label(node, tree.rich_style, tree.rich_style).plain
+        result[node.data] = rendered[:3]
+    return result
+
+
+def move_to(tree: CheckTree, prefix: str) -> None:
+    line = next(n for n in range(tree.last_line + 1) if tree.get_node_at_line(n).data == prefix)
+    tree.cursor_line = line

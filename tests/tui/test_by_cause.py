@@ -12,10 +12,10 @@ from scim_tui.tui.widgets.result_lines import CAUSE_PREFIX
 from tests.support.profiles import screen_text
 from tests.support.profiles import widget_text
 from tests.tui.conftest import SIZE
+from tests.tui.conftest import failing_list
 from tests.tui.conftest import listed
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import table_of
-from tests.tui.test_trial import failing_list
 
 pytestmark = pytest.mark.anyio
 CAUSE = f"{CAUSE_PREFIX}GET /v2/Users answered 500"

@@ -14,6 +14,8 @@ from scim_tui.checker.registry import filtered_out
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.check_tree import checked_of
 from scim_tui.tui.widgets.check_tree import selection_of
+from tests.tui.conftest import boxes
+from tests.tui.conftest import move_to
 
 TAGS = ["crud", "crud:create", "crud:read", "crud:read:attributes", "discovery", "misc"]
 
@@ -29,21 +31,6 @@ class TreeApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield CheckTree(TAGS, self.checked)
-
-
-def boxes(tree: CheckTree) -> dict[str, str]:
-    """The box drawn for each node, by tag prefix ("" for the root)."""
-    result = {}
-    for line in range(tree.last_line + 1):
-        node = tree.get_node_at_line(line)
-        rendered = tree.render_label(node, tree.rich_style, tree.rich_style).plain
-        result[node.data] = rendered[:3]
-    return result
-
-
-def move_to(tree: CheckTree, prefix: str) -> None:
-    line = next(n for n in range(tree.last_line + 1) if tree.get_node_at_line(n).data == prefix)
-    tree.cursor_line = line
 
 
 @pytest.mark.anyio

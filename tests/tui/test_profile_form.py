@@ -25,12 +25,12 @@ from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profile_form import model_problems
 from scim_tui.tui.screens.profiles import ProfilesScreen
+from tests.support.profiles import HAND_WRITTEN
+from tests.support.profiles import hand_written
 from tests.support.profiles import screen_text
 from tests.support.profiles import type_into
-from tests.test_profiles import HAND_WRITTEN
-from tests.test_profiles import hand_written
+from tests.tui.conftest import highlight
 from tests.tui.conftest import wait_until
-from tests.tui.test_profiles_screen import highlight
 
 pytestmark = pytest.mark.anyio
 SECRET = "s3cr3t-T0KEN-never-shown"

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import socket
 import tomllib
 from datetime import UTC
 from datetime import datetime
 
 import pytest
-from textual.widgets import OptionList
 from textual.widgets import Static
 
 from scim_tui.store import history
@@ -22,10 +20,13 @@ from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.run import RunScreen
+from tests.support.history import real_report
+from tests.support.network import closed_port
 from tests.support.profiles import screen_text
 from tests.support.profiles import type_into
-from tests.test_history import real_report
+from tests.tui.conftest import highlight
 from tests.tui.conftest import plain
+from tests.tui.conftest import profile_prompts
 from tests.tui.conftest import run_from_palette
 
 pytestmark = pytest.mark.anyio
@@ -38,25 +39,8 @@ def status(app: ScimTuiApp) -> str:
     return str(app.screen.query_one("#profiles-status", Static).render())
 
 
-def listed(app: ScimTuiApp) -> list[str]:
-    options = app.screen.query_one("#profile-list", OptionList)
-    return [str(options.get_option_at_index(index).prompt) for index in range(options.option_count)]
-
-
-async def highlight(pilot, name: str) -> None:
-    """Move the highlight to the entry starting with ``name``, with the arrow keys."""
-    index = next(index for index, prompt in enumerate(listed(pilot.app)) if prompt.startswith(name))
-    await pilot.press("home", *["down"] * index)
-
-
 def read(stem: str) -> dict:
     return tomllib.loads((profiles_dir() / f"{stem}.toml").read_text())
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def test_demo_first_then_saved_profiles_then_broken_files_with_masked_details():
@@ -68,7 +52,7 @@ async def test_demo_first_then_saved_profiles_then_broken_files_with_masked_deta
     async with app.run_test(size=(110, 30)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, ProfilesScreen)
-        assert listed(app) == ["Demo  built in", "Shared", "Staging", "legacy.toml  broken line 3"]
+        assert profile_prompts(app) == ["Demo  built in", "Shared", "Staging", "legacy.toml  broken line 3"]
         assert "Built in: it cannot be edited or deleted" in screen_text(app)
         await highlight(pilot, "Staging")
         text = " ".join(screen_text(app).split())
@@ -100,7 +84,7 @@ async def test_create_edit_duplicate_and_delete_through_the_screens():
         await pilot.pause()
         assert isinstance(app.screen, ProfilesScreen) and status(app) == "Saved Staging."
         assert read("staging") == {"name": "Staging", "url": URL}
-        assert "Staging" in listed(app)
+        assert "Staging" in profile_prompts(app)
 
         await pilot.press("e")
         await type_into(pilot, "#timeout", "5")
@@ -125,7 +109,7 @@ async def test_create_edit_duplicate_and_delete_through_the_screens():
         await pilot.pause()
         assert status(app) == "Deleted Staging copy."
         assert not (profiles_dir() / "staging-copy.toml").exists()
-        assert listed(app)[:2] == ["Demo  built in", "Staging"]
+        assert profile_prompts(app)[:2] == ["Demo  built in", "Staging"]
     assert broken.read_bytes() == BROKEN
 
 

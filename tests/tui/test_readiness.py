@@ -14,9 +14,9 @@ from scim_tui.tui.widgets.readiness import readiness_text
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import assert_nothing_left
+from tests.tui.conftest import boxes
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
-from tests.tui.test_check_tree import boxes
 
 pytestmark = pytest.mark.anyio
 

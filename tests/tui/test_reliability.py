@@ -3,7 +3,6 @@ timeout, never a traceback on screen, running on a broken config directory, clea
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable
 
 import pytest
@@ -24,6 +23,7 @@ from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.filter_input import FilterInput
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import outcome_text
+from tests.support.network import closed_port_url
 from tests.support.profiles import screen_text
 from tests.support.profiles import widget_text
 from tests.support.servers import Broken
@@ -130,12 +130,6 @@ async def test_quitting_while_a_request_hangs_leaves_nothing_on_the_server(hangi
         await pilot.press("q")
     assert app.return_code == 0
     assert_nothing_left(url, wait=CEILING)  # the run's thread cleans up once its PATCH timed out
-
-
-def closed_port_url() -> str:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{probe.getsockname()[1]}/v2"
 
 
 def faulty_profile(fault: str, serve) -> Profile:

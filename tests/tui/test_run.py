@@ -32,14 +32,15 @@ from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import counts_text
 from scim_tui.tui.widgets.run_status import outcome_text
+from tests.support.history import report_with
 from tests.support.servers import Busy
 from tests.support.servers import Hanging
-from tests.test_history import report_with
 from tests.tui.conftest import CEILING
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import assert_nothing_left
 from tests.tui.conftest import broken_random_url
+from tests.tui.conftest import move_to
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_from_palette
@@ -47,7 +48,6 @@ from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
-from tests.tui.test_check_tree import move_to
 
 pytestmark = pytest.mark.anyio
 

@@ -15,6 +15,7 @@ from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.results_table import HEADER_LINES
 from scim_tui.tui.widgets.results_table import ResultsTable
 from scim_tui.tui.widgets.run_status import Phase
+from tests.support.network import closed_port_url
 from tests.support.profiles import screen_text
 from tests.support.profiles import widget_text
 from tests.tui.conftest import SIZE
@@ -25,7 +26,6 @@ from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
-from tests.tui.test_reliability import closed_port_url
 
 pytestmark = pytest.mark.anyio
 SMALL = (80, 24)

@@ -33,11 +33,10 @@ from scim_tui.tui.screens.result import ResultScreen
 from tests.support.profiles import still_cursor
 from tests.support.profiles import type_into
 from tests.tui.conftest import broken_random_url
+from tests.tui.conftest import frozen_app
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import wait_until
-from tests.tui.test_snapshots_run import deterministic  # noqa: F401 (a fixture)
-from tests.tui.test_snapshots_run import frozen_app
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 FIXED = Path("/tmp/scim-tui-snapshots")

@@ -9,19 +9,13 @@ a fixed Host header (which scim2-server also uses for its locations).
 
 from __future__ import annotations
 
-import random
-import types
-import uuid
-import wsgiref.handlers
-
 import pytest
 
-from scim_tui.checker import recorder
 from scim_tui.selection import Selection
 from scim_tui.store.profiles import Profile
-from scim_tui.tui.app import ScimTuiApp
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
+from tests.tui.conftest import frozen_app
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
@@ -31,23 +25,10 @@ SHOWN = Selection(include_tags=["misc", "discovery", "crud"])
 
 
 @pytest.fixture
-def deterministic(monkeypatch):
-    ids = random.Random(1)
-    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(int=ids.getrandbits(128), version=4))
-    monkeypatch.setattr(recorder, "time", types.SimpleNamespace(perf_counter=lambda: 0.0))
-    monkeypatch.setattr(wsgiref.handlers, "format_date_time", lambda _: "Sun, 01 Nov 2026 12:00:00 GMT")
-    random.seed(7)
-
-
-@pytest.fixture
 def broken_profile(serve, deterministic) -> Profile:
     server = serve(broken_random_url())
     # one check at a time: the ids come in one order; a few areas, not every check: a screenful of results
     return Profile(name="Broken server", url=server.url, headers={"Host": "scim.test"}, jobs=1, selection=SHOWN)
-
-
-def frozen_app(profile: Profile) -> ScimTuiApp:
-    return ScimTuiApp(profile, clock=lambda: 0.0)
 
 
 async def run_and_select_failure(pilot) -> None:

@@ -32,15 +32,17 @@ from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import RunStatus
+from tests.support.network import closed_port_url
 from tests.support.profiles import widget_text
 from tests.support.servers import Broken
 from tests.support.servers import Hanging
 from tests.support.servers import RawServer
-from tests.support.servers import scim_error
 from tests.tui.conftest import CEILING
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
+from tests.tui.conftest import failing_list
+from tests.tui.conftest import highlight
 from tests.tui.conftest import listed
 from tests.tui.conftest import open_row
 from tests.tui.conftest import plain
@@ -49,8 +51,6 @@ from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
-from tests.tui.test_profiles_screen import highlight
-from tests.tui.test_reliability import closed_port_url
 
 pytestmark = pytest.mark.anyio
 ENTRA_GUIDE = "https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups"
@@ -128,13 +128,6 @@ async def test_the_find_bar_shows_above_the_footer(serve, size):
         assert field.has_focus and visible(app, field), "the find bar is covered by the footer"
         await pilot.press(*"scim")
         assert "1 of" in widget_text(app, "FindBar")
-
-
-def failing_list(serve) -> Profile:
-    """A server whose list of Users answers 500: the User suite fails, and its summary, which
-    made no request of its own, is an ERROR without exchanges."""
-    broken = Broken(make_app()).answer("GET", "/v2/Users", 500, scim_error(500))
-    return Profile(name="Failing list", url=serve(broken).url, selection=Selection(include_tags=["crud"], resource_types=["User"]))
 
 
 async def test_find_on_a_result_without_exchanges_takes_the_typed_text(serve):
