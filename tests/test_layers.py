@@ -5,6 +5,7 @@ before the first screen."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -83,3 +84,12 @@ def test_what_loads_before_the_first_screen():
     screen's (`--demo`): its workers load them in their threads."""
     output = subprocess.run([sys.executable, "-c", STARTUP], capture_output=True, text=True, check=True).stdout
     assert json.loads(output) == {"cli": [], "app": [], "run": []}
+
+
+def test_no_test_module_imports_another():
+    """Helpers two test modules share live in tests/support/ or a conftest.py: a test module
+    imported by another runs its import-time code twice and ties the two together."""
+    tests = Path(__file__).parent
+    importing = re.compile(r"^\s*(?:from|import)\s+tests(?:\.\w+)*\.test_\w+", re.MULTILINE)
+    offenders = [str(path.relative_to(tests)) for path in sorted(tests.rglob("*.py")) if importing.search(path.read_text())]
+    assert offenders == []
