@@ -27,6 +27,7 @@ from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.servers import stored
 from tests.support.unlike import Middleware
+from tests.support.unlike import created_with_200
 
 USER = r"/v2/Users/[^/]+"
 
@@ -211,3 +212,21 @@ def test_the_engine_deletes_only_what_it_created(serve):
     assert all(r.status is Status.SUCCESS for r in results)
     assert stored(server.url, "/Users") == [theirs]
     assert not any(theirs["id"] in exchange.url for r in results for exchange in r.exchanges)
+
+
+def test_a_creation_answered_200_is_one_error_and_the_checks_needing_a_resource_use_it(serve):
+    """RFC 7644 §3.3: a created resource is answered with 201. A server answering 200 with the
+    resource fails object_creation, once; a check that only needs a resource uses it."""
+    server = serve(created_with_200(make_app()))
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud"}, resource_types=["User"])))
+    by_title = {r.title: r for r in results if r.resource_type == "User"}
+    creation = by_title["object_creation"]
+    assert creation.status is Status.ERROR
+    assert creation.reason == (
+        'POST /v2/Users answered 200: a created resource is answered with 201 Created ("an HTTP response SHALL be returned '
+        'with HTTP status code 201 (Created)", RFC 7644 §3.3)'
+    )
+    assert [r.title for r in by_title.values() if r.status.failed] == ["object_creation", "resource_type_tests"], "the User suite's summary follows"
+    assert by_title["object_query"].status is Status.SUCCESS and by_title["object_replacement"].status is Status.SUCCESS
+    assert stored(server.url, "/Users") == []

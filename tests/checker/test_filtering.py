@@ -21,6 +21,7 @@ from tests.support.filters import run
 from tests.support.filters import without_filter_support
 from tests.support.servers import Broken
 from tests.support.servers import stored
+from tests.support.unlike import OnlyEq
 
 USERS = "/v2/Users"
 
@@ -70,7 +71,7 @@ def test_a_case_exact_name_compared_without_case_fails(serve):
         # eq compared with case, though userName's caseExact is false.
         ("eq, other case", lambda f: re.sub(r'eq "([^"a-z]*[A-Z][^"a-z]*)"', r'eq "\1-exact"', f), "caseExact false"),
         # "and" read as "or", "or" read as "and".
-        ("and", lambda f: f.replace(" and ", " or "), "instead of 2 resources"),
+        ("and", lambda f: f.replace(" and ", " or "), "instead of 1 resource ("),
         ("or", lambda f: f.replace(" or ", " and "), "answered no resource instead of 2 resources"),
         # pr ignored: every resource of the scope comes back.
         ("pr", lambda f: f.replace("externalId pr and ", ""), "answered 3 resources"),
@@ -204,3 +205,20 @@ def test_an_operator_refused_as_unsupported_is_acceptable(serve, rule, token):
     assert rules[rule].status is Status.ACCEPTABLE, rules[rule].reason
     assert "answered 400 invalidFilter, which a service provider answers when" in rules[rule].reason
     assert rules["eq"].status is Status.SUCCESS and rules["or"].status is Status.SUCCESS
+
+
+def test_a_server_filtering_on_one_eq_only_fails_no_rule(serve):
+    """A server on a key-value store filters on one eq comparison: every other operator, or and
+    and included, is refused with 400 invalidFilter, which Table 9 of RFC 7644 §3.12 provides for."""
+    rules = by_rule(run(serve(OnlyEq(make_app())).url, "filter_operators"))
+    assert rules["eq"].status is Status.SUCCESS
+    assert rules["or"].status is Status.ACCEPTABLE and "answered 400 invalidFilter, which a service provider answers when" in rules["or"].reason
+    assert [label for label, result in rules.items() if result.status.failed] == []
+
+
+def test_and_is_judged_on_a_server_without_co(serve):
+    """The and rule combines eq comparisons: a server that leaves co unsupported still has its and judged."""
+    refusing_co = with_filter(lambda f: "(" if " co " in f else f)
+    rules = by_rule(run(serve(Broken(make_app()).rewrite_query("GET", USERS, refusing_co)).url, "filter_operators"))
+    assert rules["co"].status is Status.ACCEPTABLE
+    assert rules["and"].status is Status.SUCCESS, rules["and"].reason

@@ -48,6 +48,13 @@ REAL_FAULTS: dict[str, set[str]] = {
     # Two Groups with one displayName (nothing declares it unique) must be created, or refused as a
     # conflict: "the service provider MUST return HTTP status code 409 (Conflict)" (RFC 7644 §3.3).
     "same displayName crashes": {"creation_errors"},
+    # "When the service provider successfully creates the new resource, an HTTP response SHALL be
+    # returned with HTTP status code 201 (Created)" (RFC 7644 §3.3): one finding, every other check runs.
+    "created with 200": {"object_creation"},
+    "only eq filters": set(),
+    "users only": set(),
+    "PATCH answers 204": set(),
+    "sequential ids": set(),
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import threading
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
@@ -446,6 +447,90 @@ class RespondsAsync(Middleware):
         return 202, [(name, value) for name, value in headers if name not in self.without], self.body
 
 
+class OnlyEq(Middleware):
+    """Filters on one `attribute eq "value"` comparison and nothing else, as servers on a
+    key-value store do: any other filter answers 400 invalidFilter ("the specified attribute and
+    filter comparison combination is not supported", RFC 7644 §3.12, Table 9)."""
+
+    ONE_EQ = re.compile(r'\s*[\w.:$-]+\s+eq\s+"(?:[^"\\]|\\.)*"\s*', re.IGNORECASE)
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        text = _query(environ).get("filter")
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO", "").endswith(".search"):
+            text = (_json_body(environ) or {}).get("filter")
+        if text is not None and not self.ONE_EQ.fullmatch(str(text)):
+            return 400, SCIM_JSON, _error(400, "only one eq comparison is supported", "invalidFilter")
+        return None
+
+
+def created_with_200(app: WSGI) -> Broken:
+    """Answers a creation 200 OK with the resource, where RFC 7644 §3.3 says 201 Created."""
+    return Broken(app).rewrite("POST", r"/v2/(Users|Groups)", lambda answer: (200 if answer[0] == 201 else answer[0], answer[1], answer[2]))
+
+
+def users_only(app: WSGI) -> Broken:
+    """Serves Users and no Groups: /ResourceTypes lists only User, and /Groups answers 404."""
+
+    def listed(body: dict[str, Any]) -> dict[str, Any]:
+        kept = [item for item in body.get("Resources", []) if item.get("id") != "Group"]
+        return body | {"Resources": kept, "totalResults": len(kept)}
+
+    return (
+        Broken(app)
+        .rewrite_json("GET", "/v2/ResourceTypes", listed)
+        .answer(None, "/v2/ResourceTypes/Group", 404, _error(404, "no such resource type"))
+        .answer(None, "/v2/Groups.*", 404, _error(404, "this server keeps no groups"))
+    )
+
+
+def patch_answers_204(app: WSGI) -> Broken:
+    """Answers a PATCH that succeeded 204 No Content, without the resource (RFC 7644 §3.5.2 lets it)."""
+
+    def emptied(answer: Response) -> Response:
+        status, headers, _body = answer
+        if status != 200:
+            return answer
+        return 204, [(name, value) for name, value in headers if name.lower() not in ("content-type", "content-length")], b""
+
+    return Broken(app).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", emptied)
+
+
+class SequentialIds(Middleware):
+    """Gives resources the ids 1, 2, 3 ... of a database sequence instead of scim2-server's uuids:
+    each uuid in an answer becomes its number, and each number the client sends back (in a path,
+    a filter, a body) the uuid again."""
+
+    UUID = re.compile(r"\b[0-9a-f]{32}\b")
+
+    def __init__(self, app: WSGI):
+        super().__init__(app)
+        self.numbers: dict[str, str] = {}
+        self.uuids: dict[str, str] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        path = re.sub(r"(?<=/)(\d+)$", lambda found: self.uuids.get(found[1], "0" * 32), environ.get("PATH_INFO", ""))
+        query = urlencode([(key, self._back(value)) for key, value in parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True)])
+        body = self._back(_body(environ).decode()).encode()
+        status, headers, answer = self.call(environ, PATH_INFO=path, QUERY_STRING=query, CONTENT_LENGTH=str(len(body)), **{"wsgi.input": io.BytesIO(body)})
+        answer = self.UUID.sub(self._number, answer.decode()).encode() if answer else answer
+        headers = [(name, self.UUID.sub(self._number, value)) for name, value in headers if name.lower() != "content-length"]
+        return _respond(start_response, status, answer, headers)
+
+    def _number(self, found: re.Match[str]) -> str:
+        with self.lock:
+            if found[0] not in self.numbers:
+                number = str(len(self.numbers) + 1)
+                self.numbers[found[0]], self.uuids[number] = number, found[0]
+            return self.numbers[found[0]]
+
+    def _back(self, text: str) -> str:
+        """The text with each number the server gave (a path segment, or quoted, escaped or not) its uuid again."""
+        with self.lock:
+            text = re.sub(r'(?<=/)(\d+)(?=$|[/?"])', lambda found: self.uuids.get(found[1], found[1]), text)
+            return re.sub(r'(\\?")(\d+)(\\?")', lambda found: found[1] + self.uuids.get(found[2], found[2]) + found[3], text)
+
+
 @dataclass(frozen=True)
 class Personality:
     """A server unlike scim2-server: its application, and how its connections are served."""
@@ -476,4 +561,9 @@ PERSONALITIES: dict[str, Personality] = {
     "filter unsupported, said": Personality(lambda: FilterRefused(make_app())),
     "connection dropped after a 500": Personality(lambda: GarbleFails(make_app()), StaleAfterAnError),
     "same displayName crashes": Personality(lambda: SameNameCrashes(make_app())),
+    "only eq filters": Personality(lambda: OnlyEq(make_app())),
+    "created with 200": Personality(lambda: created_with_200(make_app())),
+    "users only": Personality(lambda: users_only(make_app())),
+    "PATCH answers 204": Personality(lambda: patch_answers_204(make_app())),
+    "sequential ids": Personality(lambda: SequentialIds(make_app())),
 }

@@ -102,13 +102,26 @@ def response_problem(exc: BaseException) -> str | None:
     if isinstance(exc, UnexpectedContentTypeException):
         content_type = _header(response, "content-type") or "missing"
         return f"its Content-Type is {content_type}, not application/scim+json (RFC 7644 §8.1)"
-    if isinstance(exc, UnexpectedStatusCodeException) and not (200 <= status < 300 or status == 304):
+    if isinstance(exc, UnexpectedStatusCodeException) and 200 <= status < 300:
+        return _unexpected_success(response, status)
+    if isinstance(exc, UnexpectedStatusCodeException) and status != 304:
         return f"the {status} answer carries {body_kind(_text(response))}, not a SCIM Error (RFC 7644 §3.12)"
     if isinstance(exc, ResponsePayloadValidationException) and isinstance(exc.__cause__, ValidationError):
         return f"the body is not a valid {plain_title(exc.__cause__)}: {plain_validation(exc.__cause__)}"
     if isinstance(exc, UnexpectedContentFormatException):
         return _format_problem(exc, _text(response))
     return _schemaless(_text(response)) if type(exc) is SCIMResponseException else None
+
+
+def _unexpected_success(response: Any, status: int) -> str:
+    """Why a success status is not the one expected, in the RFC's words where it names it."""
+    try:
+        method = response.request.method
+    except (AttributeError, RuntimeError):  # an answer read back without its request
+        method = None
+    if method == "POST" and status != 201:
+        return 'a created resource is answered with 201 Created ("an HTTP response SHALL be returned with HTTP status code 201 (Created)", RFC 7644 §3.3)'
+    return f"{status} is not the status an answer to this request has (RFC 7644 §3)"
 
 
 def body_kind(text: str) -> str:
