@@ -166,7 +166,7 @@ def test_a_deleted_resource_a_query_still_lists_is_an_error(serve):
     [result] = run(server.url, "object_deletion")
     assert result.status is Status.ERROR
     assert re.fullmatch(
-        r'DELETE /v2/Users/\w+ answered 204 and a GET then answered 404, but GET /v2/Users\?filter=userName eq "scim-tui-[\w-]+" still lists it: '
+        r'DELETE /v2/Users/\w+ answered 204 and a GET then answered 404, but GET /v2/Users\?filter=userName eq "scim-tui-[\w-]+@example\.com" still lists it: '
         r"a deleted resource MUST be omitted from query results \(RFC 7644 §3\.6\)\.",
         result.reason,
     ), result.reason

@@ -14,6 +14,7 @@ import pytest
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.causes import cause_of
 from scim_tui.checker.registry import verdict_names
@@ -55,6 +56,7 @@ REAL_FAULTS: dict[str, set[str]] = {
     "users only": set(),
     "PATCH answers 204": set(),
     "sequential ids": set(),
+    "userNames are email addresses": set(),
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""
@@ -95,6 +97,23 @@ def test_only_the_servers_real_faults_fail(runs, baseline, name):
     failing = _failing(results)
     beyond = failing - baseline
     assert beyond == REAL_FAULTS[name], [(r.resource_type, r.title, r.reason) for r in results if r.title in beyond ^ REAL_FAULTS[name] and r.status.failed]
+
+
+BLINDING_NOTHING = ("emails required", "userNames are email addresses", "created with 200", "sequential ids", "PATCH answers 204", "immutable displayName")
+"""Servers whose policy or fault leaves every check able to run: the run adapts to the policy,
+and the fault is one finding. What each skips, scim2-server skips too."""
+
+
+def _skipped(results: list[CheckResult]) -> set[tuple[str | None, str | None]]:
+    return {(r.title, r.resource_type) for r in results if r.status is Status.SKIPPED and "idp" not in r.tags}
+
+
+@pytest.mark.parametrize("name", BLINDING_NOTHING)
+def test_a_servers_policy_blinds_no_check(runs, full_run, name):
+    results, _left = runs[name, 1]
+    assert _skipped(results) <= _skipped(full_run), sorted(
+        (r.resource_type, r.title, r.reason) for r in results if (r.title, r.resource_type) in _skipped(results) - _skipped(full_run)
+    )
 
 
 @pytest.mark.parametrize("name", list(PERSONALITIES))

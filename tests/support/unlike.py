@@ -531,6 +531,20 @@ class SequentialIds(Middleware):
             return re.sub(r'(\\?")(\d+)(\\?")', lambda found: found[1] + self.uuids.get(found[2], found[2]) + found[3], text)
 
 
+class EmailUserNames(Middleware):
+    """Refuses a User whose userName is not an email address, as applications keyed on email do
+    (the userName an identity provider sends is one: Okta's default, Entra ID's userPrincipalName)."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] not in ("POST", "PUT") or not re.fullmatch(r"/v2/Users(/(?!\.search$)[^/]+)?", environ.get("PATH_INFO", "")):
+            return None
+        body = _json_body(environ)
+        user_name = next((value for key, value in body.items() if key.lower() == "username"), "") if isinstance(body, dict) else ""
+        if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", str(user_name)):
+            return 400, SCIM_JSON, _error(400, "userName must be an email address", "invalidValue")
+        return None
+
+
 @dataclass(frozen=True)
 class Personality:
     """A server unlike scim2-server: its application, and how its connections are served."""
@@ -566,4 +580,5 @@ PERSONALITIES: dict[str, Personality] = {
     "users only": Personality(lambda: users_only(make_app())),
     "PATCH answers 204": Personality(lambda: patch_answers_204(make_app())),
     "sequential ids": Personality(lambda: SequentialIds(make_app())),
+    "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
 }

@@ -352,9 +352,28 @@ def unique_string(kind: str = "") -> str:
     return f"{PREFIX}{f'{kind}-' if kind else ''}{uuid.uuid4().hex[:12]}"
 
 
+USER_NAME_DOMAIN = "@example.com"
+"""What makes the run's userNames email addresses, as identity providers send them (Okta's
+default, Entra ID's userPrincipalName): some servers refuse a userName that is not one."""
+
+
+def named_value(attribute: Attribute | str, value: str) -> str:
+    """A value the run chose for an attribute (or an attribute's name), as an email address where
+    the attribute is userName."""
+    name = attribute if isinstance(attribute, str) else attribute.name
+    return f"{value}{USER_NAME_DOMAIN}" if name == "userName" else value
+
+
+def unique_for(attribute: Attribute | str, kind: str = "") -> str:
+    """A value no other check and no other run chooses, for this attribute (userName: an email address)."""
+    return named_value(attribute, unique_string(kind))
+
+
 def string_value(attribute: Attribute) -> str:
     """A string, formatted as an e-mail address or a phone number where the attribute is one."""
     token = uuid.uuid4().hex[:12]
+    if attribute.name == "userName":
+        return named_value(attribute, f"{PREFIX}userName-{token}")
     if _names(attribute, "email"):
         return f"{PREFIX}{token}@example.com"
     if _names(attribute, "phone"):

@@ -20,7 +20,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import name_attribute
-from scim_tui.checker.filling import unique_string
+from scim_tui.checker.filling import unique_for
 from scim_tui.checker.guard import Owned
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -86,7 +86,7 @@ def attribute_name_case(context: CheckContext, model: type[Resource[Any]]) -> li
     name = name_attribute(model)
     if name is None:
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: the {model.__name__} schema has no required single-valued string attribute to name it with.")]
-    value = unique_string()
+    value = unique_for(name)
     spelled = other_case(name.name)
     body = {spelled if key == name.name else key: item for key, item in creation_json(context, model, {name.name: value}).items()}
     path = resource_path(context, model)

@@ -34,6 +34,7 @@ from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import unique_for
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -142,7 +143,7 @@ def _duplicate(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
     unique = unique_attribute(model)
     if unique is None:
         return [_same_name(context, model)]
-    value = unique_string("case")  # letters, so that its other case is another string
+    value = unique_for(unique, "case")  # letters, so that its other case is another string
     mark = len(context.exchanges)
     try:
         existing = context.resource_manager.create_and_register(model, fill_all=False, values={unique.name: value})
@@ -165,7 +166,7 @@ def _same_name(context: CheckContext, model: type[Resource[Any]]) -> CheckResult
     name = name_attribute(model)
     if name is None:
         return CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} declares no unique attribute a client writes, nor a name to repeat.")
-    value = unique_string("same")
+    value = unique_for(name, "same")
     mark = len(context.exchanges)
     try:
         context.resource_manager.create_and_register(model, fill_all=False, values={name.name: value})

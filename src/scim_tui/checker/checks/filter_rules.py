@@ -82,14 +82,14 @@ class Made:
     """Why alpha does not hold its typed value (its creation dropped it), or None."""
 
     def named_as(self, *suffixes: str) -> set[str]:
-        return self.named.ids_named(*(self.named.prefix + suffix for suffix in suffixes))
+        return self.named.ids_named(*(self.named.full(suffix) for suffix in suffixes))
 
     def name(self, suffix: str) -> str:
-        return self.named.prefix + suffix
+        return self.named.full(suffix)
 
 
 def eq_rule(named: Named) -> Rule:
-    alpha = named.prefix + "alpha-one"
+    alpha = named.full("alpha-one")
     return Rule("eq", f"{named.attribute.name} eq {quoted(alpha)}", named.ids_named(alpha))
 
 

@@ -26,9 +26,11 @@ from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import send_json
+from scim_tui.checker.context import NEEDED_CREATION_ANSWERS
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import unique_for
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -191,7 +193,7 @@ def _path_less(context: CheckContext, model: type[Resource[Any]], resource_id: s
             Status.SKIPPED, reason=f"PATCH without a path: Skipped: the {model.__name__} schema declares no optional string a client may change."
         )
     path = resource_path(context, model, resource_id)
-    operation = {"op": "replace", "value": {attribute.name: unique_string()}}
+    operation = {"op": "replace", "value": {attribute.name: unique_for(attribute)}}
     response = send_json(context, "PATCH", path, {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]})
     return judge_refusal(f"PATCH {context.root_path(path)} with a replace operation without a path", response, PATH_LESS)
 
@@ -237,7 +239,7 @@ def interop_lifecycle(context: CheckContext, model: type[Resource[Any]]) -> list
     created is deleted.
     """
     name = name_attribute(model)
-    value = unique_string()
+    value = unique_for(name) if name else unique_string()
     created = context.resource_manager.create_and_register(model, fill_all=False, values={name.name: value} if name else None)
     path = resource_path(context, model, created.id)
     gone = checked(context, lambda: _deleted(context, path))
@@ -268,7 +270,7 @@ def _deleted(context: CheckContext, path: str) -> CheckResult:
 
 
 def _reused(request: str, response: Any) -> CheckResult:
-    if response.status_code == 201:
-        return CheckResult(Status.SUCCESS, reason=f"{request} answered 201.", data=body_of(response))
+    if response.status_code in NEEDED_CREATION_ANSWERS:  # the status is object_creation's to judge
+        return CheckResult(Status.SUCCESS, reason=f"{request} answered {response.status_code}.", data=body_of(response))
     rule = f"the unique identifiers of a deleted resource MUST be available for reassignment ({PROFILE} §6.6)"
     return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code}: {rule}.", data=body_of(response))

@@ -26,6 +26,7 @@ from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_named
 from scim_tui.checker.filling import changeable_string
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import unique_for
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.locations import located
 from scim_tui.checker.recorder import base_url_of
@@ -132,7 +133,7 @@ def _attempt(context: CheckContext, method: str, path: str, update: Callable[[],
 
 def _replace(context: CheckContext, model: type[Resource[Any]], created: Resource[Any], changed: Attribute) -> Update:
     # No meta: the resource type comes from the model, whatever meta.resourceType says.
-    replacement = created.model_copy(update={changed.field: unique_string(changed.name), "meta": None})
+    replacement = created.model_copy(update={changed.field: unique_for(changed.name, changed.name), "meta": None})
     sent = time.monotonic()
     answer = context.client.replace(model, replacement, expected_status_codes=context.expected_status_codes)
     return Update("the PUT", _resource(answer, model, "PUT"), sent, time.monotonic())
@@ -140,7 +141,7 @@ def _replace(context: CheckContext, model: type[Resource[Any]], created: Resourc
 
 def _patch(context: CheckContext, model: type[Resource[Any]], resource_id: str, changed: Attribute) -> Update:
     """PATCH a new value of the attribute changed; a server that answers 204 is read back."""
-    operation = {"op": "replace", "path": changed.name, "value": unique_string(changed.name)}
+    operation = {"op": "replace", "path": changed.name, "value": unique_for(changed.name, changed.name)}
     target = Target(model, resource_id, resource_path(context, model, resource_id), {})
     sent = time.monotonic()
     seen, _ = send_patch(context, target, [operation])

@@ -26,6 +26,7 @@ from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.filling import Attribute
+from scim_tui.checker.filling import named_value
 from scim_tui.checker.filling import unique_string
 
 LIST_RESPONSE = str(ListResponse.__schema__)
@@ -67,6 +68,16 @@ class Named:
     attribute: Attribute
     prefix: str
     names: dict[str, str] = field(default_factory=dict)
+
+    def full(self, suffix: str) -> str:
+        """The name of the resource with this suffix: the prefix, the suffix, and for a userName
+        a mail domain (the userName an identity provider sends is an email address, and some
+        servers take no other)."""
+        return named_value(self.attribute, self.prefix + suffix)
+
+    def suffix_of(self, resource_id: str) -> str:
+        """The suffix a resource of the check was named with: alpha, Bravo ..."""
+        return self.names[resource_id].removeprefix(self.prefix).removesuffix(named_value(self.attribute, ""))
 
     @property
     def starting_with(self) -> str:
@@ -110,7 +121,7 @@ def create_named(
     order; `extra` adds values to the resource of a suffix. They are deleted when the check ends."""
     created = []
     for suffix in suffixes:
-        name = named.prefix + suffix
+        name = named.full(suffix)
         values = {named.attribute.name: name, **(extra or {}).get(suffix, {})}
         resource = context.resource_manager.create_and_register(model, fill_all=False, values=values)
         named.names[str(resource.id)] = name

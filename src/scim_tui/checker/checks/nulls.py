@@ -26,7 +26,7 @@ from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import identifying
 from scim_tui.checker.filling import name_attribute
-from scim_tui.checker.filling import unique_string
+from scim_tui.checker.filling import unique_for
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import PrerequisiteFailed
@@ -74,7 +74,7 @@ def null_values(context: CheckContext, model: type[Resource[Any]]) -> list[Check
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: the {model.__name__} schema declares no optional string a client may change and read back.")]
     results = [checked(context, partial(_posted, context, model, attribute), "POST with null")]
     try:
-        created = context.resource_manager.create_and_register(model, fill_all=False, values={attribute.name: unique_string()})
+        created = context.resource_manager.create_and_register(model, fill_all=False, values={attribute.name: unique_for(attribute)})
     except PrerequisiteFailed as exc:
         return [*results, CheckResult(Status.SKIPPED, reason=f"PUT and PATCH with null: Skipped: {exc}.")]
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
@@ -107,7 +107,7 @@ def _replaced(context: CheckContext, target: Target, attribute: Attribute) -> Ch
 
 def _patched(context: CheckContext, target: Target, attribute: Attribute, value: Any) -> CheckResult:
     """PATCH add a value, then replace it with `value` (null or ""), in one request."""
-    added = unique_string()
+    added = unique_for(attribute)
     operations = [{"op": "add", "path": attribute.name, "value": added}, {"op": "replace", "path": attribute.name, "value": value}]
     seen, source = send_patch(context, target, operations)
     left = member(seen, attribute.name)

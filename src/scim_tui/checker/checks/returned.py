@@ -14,6 +14,7 @@ from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.probes import send_json
+from scim_tui.checker.context import NEEDED_CREATION_ANSWERS
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import request_line
@@ -58,7 +59,7 @@ def never_returned(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
     response = send_json(context, "POST", path, body)
     created = body_of(response)
     resource_id = member(created, "id")
-    if response.status_code != 201 or not isinstance(resource_id, str):
+    if response.status_code not in NEEDED_CREATION_ANSWERS or not isinstance(resource_id, str):
         said = f"POST {context.root_path(path)} with {', '.join(values)} answered {response.status_code}"
         return [
             CheckResult(

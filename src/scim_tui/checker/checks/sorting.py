@@ -77,13 +77,13 @@ def _ordered(context: CheckContext, model: type[Resource[Any]], named: Named, sc
     except ListQueryError as exc:
         return results_of(context, mark, [CheckResult(Status.ERROR, reason=f"{label}: {exc}.")])[0]
     got = [i for i in page.ids if i in named.names]
-    shown = ", ".join(named.names[i].removeprefix(named.prefix) for i in expected)
+    shown = ", ".join(named.suffix_of(i) for i in expected)
     if got == expected:
         result = CheckResult(Status.SUCCESS, reason=f"{label}: {page.query} answered {shown} in that order ({how}).")
     elif sorted(got) != sorted(expected):
         result = CheckResult(Status.ERROR, reason=f"{label}: {page.query} answered {named.described(page.ids)} instead of the 3 resources of the filter.")
     else:
-        seen = ", ".join(named.names[i].removeprefix(named.prefix) for i in got)
+        seen = ", ".join(named.suffix_of(i) for i in got)
         default = "; without sortOrder the order SHALL be ascending" if order is None else ""
         result = CheckResult(Status.ERROR, reason=f"{label}: {page.query} answered {seen} instead of {shown} ({how}{default}).")
     return results_of(context, mark, [result])[0]

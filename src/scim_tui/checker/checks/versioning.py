@@ -23,7 +23,7 @@ from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import attribute_named
 from scim_tui.checker.filling import changeable_string
 from scim_tui.checker.filling import name_attribute
-from scim_tui.checker.filling import unique_string
+from scim_tui.checker.filling import unique_for
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -94,7 +94,7 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
 
 
 def _create_and_read(context: CheckContext, model: type[Resource[Any]], attribute: str) -> Versioned:
-    created = context.resource_manager.create_and_register(model, fill_all=False, values={attribute: unique_string()})
+    created = context.resource_manager.create_and_register(model, fill_all=False, values={attribute: unique_for(attribute)})
     post = context.exchanges[-1]
     path = resource_path(context, model, created.id)
     response = context.client.request("GET", path)
@@ -160,7 +160,7 @@ def _not_modified(context: CheckContext, target: Versioned, version: str) -> Che
 
 def _stale_requests(context: CheckContext, target: Versioned, stale: str) -> list[CheckResult]:
     """Make `stale` an old version with a PUT, then send PUT, PATCH and DELETE conditioned on it."""
-    changed = unique_string()
+    changed = unique_for(target.attribute)
     response = send_json(context, "PUT", target.path, _replacement(target, changed))
     if not 200 <= response.status_code < 300:
         # The PUT only makes a version stale; object_replacement judges PUT.
@@ -199,7 +199,7 @@ class Attempt:
 
 def _conditional(context: CheckContext, target: Versioned, method: str, stale: str) -> Attempt:
     condition = {"If-Match": stale}
-    value = None if method == "DELETE" else unique_string()
+    value = None if method == "DELETE" else unique_for(target.attribute)
     if method == "PUT":
         response = send_json(context, "PUT", target.path, _replacement(target, value), condition)
     elif method == "PATCH":
