@@ -40,6 +40,7 @@ from scim_tui.checker.tag_index import CHECKS_BY_TAG
 from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports import RunReport
 from scim_tui.selection import Selection
+from scim_tui.store import history
 from scim_tui.store import selections
 from scim_tui.store.baseline import FAILING
 from scim_tui.store.baseline import BaselineError
@@ -53,6 +54,7 @@ from scim_tui.store.profiles import Profile
 from scim_tui.tui.commands import PaletteCommand
 from scim_tui.tui.export import export_report
 from scim_tui.tui.export import exports_dir
+from scim_tui.tui.messages import PastRunRead
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
@@ -194,6 +196,7 @@ class RunScreen(Screen[None]):
         self._show_progress()
         self.call_after_refresh(self._refocus)
         self.call_after_refresh(self.find_resource_types)  # its thread loads the engine: once the screen is drawn
+        self.read_last_run()
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
@@ -206,6 +209,34 @@ class RunScreen(Screen[None]):
             self.query_one(ResultsTable).focus()
         elif sidebar.display and focused is None:
             self.query_one(CheckTree).focus()
+
+    # The last run, from the history, until a run starts
+
+    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
+    def read_last_run(self) -> None:
+        warnings: list[str] = []
+        report = history.latest(self.profile.name, warn=warnings.append)
+        self.post_message(PastRunRead(report, warnings))
+
+    @on(PastRunRead)
+    def show_past_run(self, message: PastRunRead) -> None:
+        """Show the last run as it ended, marked as read from the history, unless a run started meanwhile."""
+        for warning in message.warnings:
+            self.notify(warning, severity="warning", markup=False)
+        report = message.report
+        if report is None or self.run_id or self.progress.phase is not Phase.IDLE:
+            return
+        self.report = report
+        self.state.start()
+        self.state.add(report.results)
+        self.state.finish()
+        self.judgement = self.state.review(self.baseline.entries, today())
+        self.query_one(Readiness).add(report.results)
+        self.progress = Progress(phase=Phase.PAST, ran_at=report.started_at, elapsed=report.duration)
+        self._refresh_results()
+        self._show_progress()
+        self.call_after_refresh(self.query_one(ResultsTable).first_failure)
+        self.refresh_bindings()
 
     # Choosing what to run
 
@@ -409,7 +440,7 @@ class RunScreen(Screen[None]):
             table.focus()
 
     def _tick(self) -> None:
-        if self.progress.phase is not Phase.IDLE:
+        if self.progress.phase not in (Phase.IDLE, Phase.PAST):
             self.progress.elapsed = self.clock() - self.started
             self._show_progress()
 
@@ -428,7 +459,7 @@ class RunScreen(Screen[None]):
     def _baseline_line(self) -> str | None:
         if self.baseline.problem:
             return f"{self.baseline.problem} Until then no failure is accepted (a does nothing)."
-        return baseline_line(self.judgement) if self.progress.phase is Phase.FINISHED else None
+        return baseline_line(self.judgement) if self.progress.phase in (Phase.FINISHED, Phase.PAST) else None
 
     # Looking at the results
 
