@@ -20,15 +20,21 @@ from textual.driver import Driver
 from textual.screen import ModalScreen
 from textual.signal import Signal
 from textual.theme import Theme
+from textual.worker import Worker
+from textual.worker import WorkerState
 
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.signals import STOPPING_SIGNALS
+from scim_tui.store.keymap import KeymapError
+from scim_tui.store.keymap import keymap_file
+from scim_tui.store.keymap import load_keymap
 from scim_tui.store.profiles import Profile
 from scim_tui.store.settings import Settings
 from scim_tui.store.settings import SettingsError
 from scim_tui.store.settings import load_settings
 from scim_tui.store.settings import save_settings
 from scim_tui.store.settings import settings_file
+from scim_tui.tui.binding_ids import unknown_ids
 from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.help import HelpScreen
@@ -101,6 +107,7 @@ class ScimTuiApp(App[None]):
     def on_mount(self) -> None:
         self._listen(STOPPING_SIGNALS)
         self._read_settings()
+        self._read_keymap()
         self.push_screen(ProfilesScreen())
         if self.profile is not None:
             self.open_run(self.profile)
@@ -128,6 +135,23 @@ class ScimTuiApp(App[None]):
         else:
             self.notify(f"The theme {self.settings.theme!r} of {settings_file()} is none of the app's: the default is used.", severity="warning", markup=False)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _read_keymap(self) -> None:
+        try:
+            self.set_keymap(load_keymap())
+        except KeymapError as error:
+            self.notify(str(error), severity="warning", markup=False, timeout=30)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Once every screen's module is loaded, a keymap naming a binding none has is told, a line per id."""
+        if event.worker.group == "load" and event.state is WorkerState.SUCCESS:
+            for binding_id in unknown_ids(self._keymap):
+                self.notify(
+                    f"The keymap file {keymap_file()} names {binding_id!r}, which is no binding id of scim-tui: see docs/keys.md.",
+                    severity="warning",
+                    markup=False,
+                    timeout=30,
+                )
 
     def _theme_changed(self, theme: Theme) -> None:
         self.change_settings(theme=theme.name)

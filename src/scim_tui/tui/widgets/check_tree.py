@@ -70,7 +70,7 @@ class CheckTree(Tree[str]):
     """A tree of tag checkboxes; space toggles the tag under the cursor and every tag below it."""
 
     BINDINGS = [
-        Binding("space", "toggle_check", "Toggle tag", show=False, id="toggle-tag"),  # the pane's title says it
+        Binding("space", "toggle_check", "Toggle tag", show=False, id="tags.toggle"),  # the pane's title says it
         *motion_bindings(first="scroll_home", last="scroll_end"),
     ]
 
