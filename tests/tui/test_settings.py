@@ -56,7 +56,7 @@ async def test_the_settings_screen_edits_them_live_and_saves_them(local):
         await wait_until(pilot, lambda: sidebar_shown(pilot))
         assert "Settings" in [command.name for command in ScreenCommands(screen).commands()]  # the footer's keys, and the palette's
         await pilot.press("f1")
-        assert ("f2", "The theme, and how the results show (saved in the settings file)") in pilot.app.screen.keys
+        assert ("f2", "Settings: the theme and how the results show") in pilot.app.screen.keys
         await pilot.press("escape", "f2")
         assert isinstance(pilot.app.screen, SettingsScreen)
         await pilot.press("enter", "down", "enter")  # the theme after the default one

@@ -60,7 +60,7 @@ class ScimTuiApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit-anywhere"),
         Binding("f1", "help", "Help", id="app.help"),
         Binding("question_mark", "help_key", "Help", key_display="?", show=False, id="app.help-key"),
-        Binding("f2", "settings", "Settings", tooltip="The theme, and how the results show (saved in the settings file)", id="app.settings"),
+        Binding("f2", "settings", "Settings", tooltip="Settings: the theme and how the results show", id="app.settings"),
     ]
 
     def __init__(self, profile: Profile | None = None, clock: Callable[[], float] = time.monotonic) -> None:
