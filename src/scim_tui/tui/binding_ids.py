@@ -3,6 +3,8 @@ screens and widgets has, read from their classes (the modules must be loaded).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.binding import Binding
 from textual.dom import DOMNode
 
@@ -21,7 +23,7 @@ def _app_classes(base: type[DOMNode]) -> list[type[DOMNode]]:
     return found
 
 
-def unknown_ids(keymap: dict[str, str]) -> list[str]:
+def unknown_ids(keymap: Mapping[str, str]) -> list[str]:
     """The ids a keymap names that no binding of the app has."""
     known = binding_ids()
     return [binding_id for binding_id in keymap if binding_id not in known]

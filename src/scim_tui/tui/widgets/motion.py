@@ -5,6 +5,7 @@ a keymap file rebinds them everywhere at once."""
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.binding import BindingType
 from textual.widgets import OptionList
 from textual.widgets import SelectionList
 
@@ -12,7 +13,7 @@ MOTION_IDS = frozenset({"list.down", "list.up", "list.first", "list.last"})
 """The motion bindings' ids: the help lists them wherever a list has the keys."""
 
 
-def motion_bindings(first: str = "first", last: str = "last") -> list[Binding]:
+def motion_bindings(first: str = "first", last: str = "last") -> list[BindingType]:
     """j, k, g, G on a widget's own actions: ``cursor_down``, ``cursor_up``, and those given for
     the first and the last line."""
     return [
