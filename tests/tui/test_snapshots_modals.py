@@ -1,5 +1,5 @@
-"""Snapshots of every modal: help, the command palette, export, accept, curl and changed-on-disk,
-at 80x24 and at 120x40.
+"""Snapshots of every modal: help, the command palette, export, accept, curl, changed-on-disk and
+the settings, at 80x24 and at 120x40 (the settings at 80x24).
 
 The paths a dialog shows (the exports folder, the curl file, the profile's file) are under a
 folder named after the test, the same on every run; the runs are those of the run screen's
@@ -30,6 +30,7 @@ from scim_tui.tui.screens.curl import CurlScreen
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.screens.settings import SettingsScreen
 from tests.support.profiles import still_cursor
 from tests.support.profiles import type_into
 from tests.tui.conftest import broken_random_url
@@ -149,3 +150,11 @@ def test_changed_on_disk(snap_compare, fixed_dirs, size):
         await opened(pilot, ChangedOnDiskScreen)
 
     assert snap_compare(ScimTuiApp(), run_before=run_before, terminal_size=size)
+
+
+def test_settings(snap_compare, fixed_dirs):
+    async def run_before(pilot) -> None:
+        await pilot.press("f2")
+        await opened(pilot, SettingsScreen)
+
+    assert snap_compare(ScimTuiApp(), run_before=run_before, terminal_size=(80, 24))

@@ -18,15 +18,30 @@ from textual.app import App
 from textual.binding import Binding
 from textual.driver import Driver
 from textual.screen import ModalScreen
+from textual.signal import Signal
+from textual.theme import Theme
+from textual.worker import Worker
+from textual.worker import WorkerState
 
+from scim_tui.checker.exchanges import describe_error
 from scim_tui.signals import STOPPING_SIGNALS
+from scim_tui.store.keymap import KeymapError
+from scim_tui.store.keymap import keymap_file
+from scim_tui.store.keymap import load_keymap
 from scim_tui.store.profiles import Profile
+from scim_tui.store.settings import Settings
+from scim_tui.store.settings import SettingsError
+from scim_tui.store.settings import load_settings
+from scim_tui.store.settings import save_settings
+from scim_tui.store.settings import settings_file
+from scim_tui.tui.binding_ids import unknown_ids
 from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.help import keys_of
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
+from scim_tui.tui.screens.settings import SettingsScreen
 from scim_tui.tui.terminal import hangup_safe
 
 if TYPE_CHECKING:
@@ -45,6 +60,7 @@ class ScimTuiApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit-anywhere"),
         Binding("f1", "help", "Help", id="app.help"),
         Binding("question_mark", "help_key", "Help", key_display="?", show=False, id="app.help-key"),
+        Binding("f2", "settings", "Settings", tooltip="Settings: the theme and how the results show", id="app.settings"),
     ]
 
     def __init__(self, profile: Profile | None = None, clock: Callable[[], float] = time.monotonic) -> None:
@@ -58,6 +74,11 @@ class ScimTuiApp(App[None]):
         self.demo_server: DemoServer | None = None
         """The embedded server the demo profile targets, started on its first use, stopped at exit."""
         self._demo_lock = threading.Lock()
+        self.settings = Settings()
+        """The theme and the view choices, read at start-up, saved as they change."""
+        self.unsaved: str | None = None
+        """Why changed settings are not saved (the settings file did not read), if they are not."""
+        self.settings_signal: Signal[Settings] = Signal(self, "settings-changed")
 
     def get_driver_class(self) -> type[Driver]:
         return hangup_safe(super().get_driver_class(), self._terminal_lost)
@@ -85,6 +106,8 @@ class ScimTuiApp(App[None]):
 
     def on_mount(self) -> None:
         self._listen(STOPPING_SIGNALS)
+        self._read_settings()
+        self._read_keymap()
         self.push_screen(ProfilesScreen())
         if self.profile is not None:
             self.open_run(self.profile)
@@ -100,6 +123,57 @@ class ScimTuiApp(App[None]):
         # otherwise stall the screen ~80 ms each once a run has 10,000 results. Here, not at
         # mount: the engine is part of it, and it loads after the first screen.
         gc.freeze()
+
+    def _read_settings(self) -> None:
+        try:
+            self.settings = load_settings()
+        except SettingsError as error:
+            self.unsaved = f"Changes apply now, and are not saved: {settings_file()} does not read; fix or delete it."
+            self.notify(str(error), severity="warning", markup=False, timeout=30)
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        else:
+            self.notify(f"The theme {self.settings.theme!r} of {settings_file()} is none of the app's: the default is used.", severity="warning", markup=False)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    def _read_keymap(self) -> None:
+        try:
+            self.set_keymap(load_keymap())
+        except KeymapError as error:
+            self.notify(str(error), severity="warning", markup=False, timeout=30)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Once every screen's module is loaded, a keymap naming a binding none has is told, a line per id."""
+        if event.worker.group == "load" and event.state is WorkerState.SUCCESS:
+            for binding_id in unknown_ids(self._keymap):
+                self.notify(
+                    f"The keymap file {keymap_file()} names {binding_id!r}, which is no binding id of scim-tui: see docs/keys.md.",
+                    severity="warning",
+                    markup=False,
+                    timeout=30,
+                )
+
+    def _theme_changed(self, theme: Theme) -> None:
+        self.change_settings(theme=theme.name)
+
+    def change_settings(self, **changes: object) -> None:
+        """Apply changed settings (the open run screens follow them) and save them, unless the file did not read."""
+        if "theme" in changes and changes["theme"] != self.theme:
+            self.theme = str(changes["theme"])  # its signal comes back here
+        settings = self.settings.model_copy(update=changes)
+        if settings == self.settings:
+            return
+        self.settings = settings
+        self.settings_signal.publish(settings)
+        if self.unsaved is None:
+            try:
+                save_settings(settings)
+            except (SettingsError, OSError) as error:
+                self.unsaved = f"Changes apply now, and are not saved: {error if isinstance(error, SettingsError) else describe_error(error)}"
+                self.notify(self.unsaved, severity="warning", markup=False)
+
+    def action_settings(self) -> None:
+        self.push_screen(SettingsScreen(self.settings, sorted(self.available_themes), self.change_settings, self.unsaved))
 
     def _listen(self, signals: tuple[int, ...]) -> None:
         loop = asyncio.get_running_loop()
@@ -123,6 +197,8 @@ class ScimTuiApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("quit_app", "help_key"):
             return not is_form(self.screen)
+        if action == "settings":
+            return not isinstance(self.screen, ModalScreen)
         return True
 
     def action_help(self) -> None:

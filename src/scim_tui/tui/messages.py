@@ -73,6 +73,16 @@ class RunFinished(RunMessage):
         self.notes: list[str] = []
 
 
+class PastRunRead(Message):
+    """The profile's last run, read from its history (None when it has none that reads), and a
+    line for each history file that did not read."""
+
+    def __init__(self, report: RunReport | None, warnings: list[str]) -> None:
+        super().__init__()
+        self.report = report
+        self.warnings = warnings
+
+
 class ResourceTypesFound(Message):
     """The names of the resource types the server publishes, or why they could not be read."""
 

@@ -15,21 +15,23 @@ from textual.widgets import Static
 
 from scim_tui.checker import Status
 from scim_tui.tui.widgets.facts import facts_table
+from scim_tui.tui.widgets.motion import MOTION_IDS
 from scim_tui.tui.widgets.status import STATUS_MEANINGS
 from scim_tui.tui.widgets.status import status_text
 
 
 def keys_of(screen: Screen[Any]) -> list[tuple[str, str]]:
     """Each key of the screen and the app (the footer's and the hidden ones), and those the focused
-    widget shows in the footer, with what it does (its tooltip, else its description), once each. A screen leaves some out by id
-    with ``HELP_HIDDEN`` (keys another line of the help sums up). Only the app's own keys, which
-    all have an id: Textual's (its copy key, focus next) are not this app's to explain."""
+    widget shows in the footer or moves in a list with (j, k, g, G), with what it does (its
+    tooltip, else its description), once each. A screen leaves some out by id with ``HELP_HIDDEN``
+    (keys another line of the help sums up). Only the app's own keys, which all have an id:
+    Textual's (its copy key, focus next) are not this app's to explain."""
     hidden: frozenset[str] = getattr(screen, "HELP_HIDDEN", frozenset())
     found: dict[str, str] = {}
     for active in screen.active_bindings.values():
         binding = active.binding
         own = active.node is screen or active.node is screen.app
-        if not binding.id or not binding.description or binding.system or binding.id in hidden or not (own or binding.show):
+        if not binding.id or not binding.description or binding.system or binding.id in hidden or not (own or binding.show or binding.id in MOTION_IDS):
             continue
         meaning = binding.tooltip or binding.description
         if meaning not in found.values():

@@ -40,6 +40,7 @@ from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.profile_form import AUTH_LABELS
 from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.widgets.facts import facts_table
+from scim_tui.tui.widgets.motion import MotionOptionList
 
 if TYPE_CHECKING:
     from scim_tui.net.connect import ConnectionTest
@@ -158,7 +159,7 @@ class ProfilesScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="profiles-body"):
-            yield OptionList(id="profile-list")
+            yield MotionOptionList(id="profile-list")
             with VerticalScroll(id="profile-details"):
                 yield Static(id="details")
         yield Static("", id="profiles-status")

@@ -129,7 +129,7 @@ class ResultScreen(Screen[None]):
     highlighted shown below, its request and its response in tabs (side by side on a wide
     terminal), the check's facts in a third tab.
 
-    ``j``/``k`` move in the list, ``t`` goes to the next tab. The keys act on the exchange
+    ``j``/``k`` move in the list (``g``/``G`` to its first and last), ``t`` goes to the next tab. The keys act on the exchange
     highlighted: ``y`` copies it as curl, ``u`` its URL; ``h`` and ``b`` copy the headers and
     the body of the side shown (the request or the response); ``p`` and ``v`` open it whole
     (request, then response, JSON bodies indented) in the pager or the editor, ``/`` finds text
@@ -142,6 +142,8 @@ class ResultScreen(Screen[None]):
         Binding("escape", "back", "Back", id="result.back"),
         Binding("j", "move_exchange(1)", "Next exchange", show=False, id="result.next-exchange"),
         Binding("k", "move_exchange(-1)", "Previous exchange", show=False, id="result.previous-exchange"),
+        Binding("g", "end_exchange(False)", "First exchange", show=False, id="result.first-exchange"),
+        Binding("G", "end_exchange(True)", "Last exchange", show=False, id="result.last-exchange"),
         Binding("t", "next_tab", "Tab", tooltip="Show the next tab: the request, the response, the check", id="result.next-tab"),
         Binding("slash,ctrl+f", "find", "Find", tooltip="Find text in the exchange (case ignored)", id="result.find"),
         Binding("y", "copy_curl", "Curl", tooltip="Copy the request as curl (also shown, and saved to a file)", id="result.copy-curl"),
@@ -220,6 +222,11 @@ class ResultScreen(Screen[None]):
         if exchanges:
             exchanges.first().action_cursor_down() if step > 0 else exchanges.first().action_cursor_up()
 
+    def action_end_exchange(self, last: bool) -> None:
+        exchanges = self.query(ExchangeList)
+        if exchanges:
+            exchanges.first().action_last() if last else exchanges.first().action_first()
+
     # Tabs
 
     def watch_tab(self, tab: str) -> None:
@@ -241,7 +248,7 @@ class ResultScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rerun":
             return None if self.runner.running else True
-        if action in ("copy_curl", "open_in", "copy_url", "copy_headers", "copy_body", "move_exchange"):
+        if action in ("copy_curl", "open_in", "copy_url", "copy_headers", "copy_body", "move_exchange", "end_exchange"):
             return bool(self.row.result.exchanges)
         if action == "move_match":
             bars = self.query(FindBar)  # none yet while the screen composes

@@ -40,6 +40,7 @@ from scim_tui.checker.tag_index import CHECKS_BY_TAG
 from scim_tui.net.cutoff import Cutoff
 from scim_tui.reports import RunReport
 from scim_tui.selection import Selection
+from scim_tui.store import history
 from scim_tui.store import selections
 from scim_tui.store.baseline import FAILING
 from scim_tui.store.baseline import BaselineError
@@ -50,9 +51,12 @@ from scim_tui.store.history import RunChanges
 from scim_tui.store.journal import left_behind
 from scim_tui.store.profile_baseline import ProfileBaseline
 from scim_tui.store.profiles import Profile
+from scim_tui.store.settings import Settings
+from scim_tui.store.settings import Sort
 from scim_tui.tui.commands import PaletteCommand
 from scim_tui.tui.export import export_report
 from scim_tui.tui.export import exports_dir
+from scim_tui.tui.messages import PastRunRead
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
@@ -70,6 +74,7 @@ from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.check_tree import checked_of
 from scim_tui.tui.widgets.filter_input import FilterInput
+from scim_tui.tui.widgets.motion import MotionSelectionList
 from scim_tui.tui.widgets.readiness import Readiness
 from scim_tui.tui.widgets.result_preview import ResultPreview
 from scim_tui.tui.widgets.result_preview import preview_of
@@ -176,7 +181,7 @@ class RunScreen(Screen[None]):
                 yield Static("Tags · space ticks", classes="pane-title")
                 yield CheckTree(tags, checked_of(tags, selection.include_tags, selection.exclude_tags), id="tags")
                 yield Static("Resource types · space ticks", classes="pane-title")
-                yield SelectionList[str](id="resource-types")
+                yield MotionSelectionList(id="resource-types")
                 yield Static("Reading the resource types…", id="resource-types-note")
             with Vertical(id="run-main"):
                 yield RunStatus(id="run-status")
@@ -191,9 +196,32 @@ class RunScreen(Screen[None]):
         for warning in self.state_warnings:
             self.notify(warning, severity="warning", markup=False)
         self.query_one(FilterInput).display = False
+        app = cast("ScimTuiApp", self.app)
+        self.apply_settings(app.settings)
+        app.settings_signal.subscribe(self, self.apply_settings)
         self._show_progress()
         self.call_after_refresh(self._refocus)
         self.call_after_refresh(self.find_resource_types)  # its thread loads the engine: once the screen is drawn
+        self.read_last_run()
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Show the results as the settings say (at start, and when the settings screen changes them)."""
+        table = self.query_one(ResultsTable)
+        failures_first, statuses = settings.sort is Sort.FAILURES_FIRST, settings.shown_statuses
+        if (failures_first, statuses) != (self.view.failures_first, self.view.statuses):
+            self.view.failures_first, self.view.statuses = failures_first, statuses
+            self._refresh_results()
+            self._show_progress()
+        if settings.by_cause != table.by_cause:
+            table.show_by_cause(settings.by_cause)
+            self._show_preview(table.selected_key)
+        if self.has_class("-sidebar-hidden") == settings.sidebar:
+            self.set_class(not settings.sidebar, "-sidebar-hidden")
+            self.call_after_refresh(self._refocus)
+
+    def _remember(self, **changes: object) -> None:
+        """Keep a view choice in the app's settings, for the next time."""
+        cast("ScimTuiApp", self.app).change_settings(**changes)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
@@ -206,6 +234,34 @@ class RunScreen(Screen[None]):
             self.query_one(ResultsTable).focus()
         elif sidebar.display and focused is None:
             self.query_one(CheckTree).focus()
+
+    # The last run, from the history, until a run starts
+
+    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
+    def read_last_run(self) -> None:
+        warnings: list[str] = []
+        report = history.latest(self.profile.name, warn=warnings.append)
+        self.post_message(PastRunRead(report, warnings))
+
+    @on(PastRunRead)
+    def show_past_run(self, message: PastRunRead) -> None:
+        """Show the last run as it ended, marked as read from the history, unless a run started meanwhile."""
+        for warning in message.warnings:
+            self.notify(warning, severity="warning", markup=False)
+        report = message.report
+        if report is None or self.run_id or self.progress.phase is not Phase.IDLE:
+            return
+        self.report = report
+        self.state.start()
+        self.state.add(report.results)
+        self.state.finish()
+        self.judgement = self.state.review(self.baseline.entries, today())
+        self.query_one(Readiness).add(report.results)
+        self.progress = Progress(phase=Phase.PAST, ran_at=report.started_at, elapsed=report.duration)
+        self._refresh_results()
+        self._show_progress()
+        self.call_after_refresh(self.query_one(ResultsTable).first_failure)
+        self.refresh_bindings()
 
     # Choosing what to run
 
@@ -409,7 +465,7 @@ class RunScreen(Screen[None]):
             table.focus()
 
     def _tick(self) -> None:
-        if self.progress.phase is not Phase.IDLE:
+        if self.progress.phase not in (Phase.IDLE, Phase.PAST):
             self.progress.elapsed = self.clock() - self.started
             self._show_progress()
 
@@ -428,7 +484,7 @@ class RunScreen(Screen[None]):
     def _baseline_line(self) -> str | None:
         if self.baseline.problem:
             return f"{self.baseline.problem} Until then no failure is accepted (a does nothing)."
-        return baseline_line(self.judgement) if self.progress.phase is Phase.FINISHED else None
+        return baseline_line(self.judgement) if self.progress.phase in (Phase.FINISHED, Phase.PAST) else None
 
     # Looking at the results
 
@@ -511,6 +567,7 @@ class RunScreen(Screen[None]):
 
     def action_failures_first(self) -> None:
         self.view.failures_first = not self.view.failures_first
+        self._remember(sort=Sort.FAILURES_FIRST if self.view.failures_first else Sort.RUN_ORDER)
         self._refresh_results()
         self.notify("Failures first in each group." if self.view.failures_first else "Results in the order they ran.")
 
@@ -520,6 +577,7 @@ class RunScreen(Screen[None]):
     def action_by_cause(self) -> None:
         table = self.query_one(ResultsTable)
         table.show_by_cause(not table.by_cause)
+        self._remember(by_cause=table.by_cause)
         self._show_preview(table.selected_key)
         self.notify("One line per shared cause: space expands it." if table.by_cause else "One line per result.")
 
@@ -529,15 +587,19 @@ class RunScreen(Screen[None]):
         narrow = self.has_class("-narrow")  # where it hides itself: `b` shows it; elsewhere `b` hides it
         self.set_class(show and narrow, "-sidebar-shown")
         self.set_class(not show and not narrow, "-sidebar-hidden")
+        if not narrow:  # below 100 columns it hides itself whatever the setting: `b` shows it for now
+            self._remember(sidebar=show)
         (self.query_one(CheckTree) if show else self.query_one(ResultsTable)).focus()
 
     def action_toggle_status(self, number: int) -> None:
-        self.view.statuses ^= {Status(number)}
-        self._refresh_results()
-        self._show_progress()
+        self._show_statuses(self.view.statuses ^ {Status(number)})
 
     def action_show_only_failures(self) -> None:
-        self.view.statuses = {status for status in Status if status.failed}
+        self._show_statuses({status for status in Status if status.failed})
+
+    def _show_statuses(self, statuses: set[Status]) -> None:
+        self.view.statuses = statuses
+        self._remember(hidden_statuses=[status.name for status in Status if status not in statuses])
         self._refresh_results()
         self._show_progress()
 

@@ -18,6 +18,7 @@ from textual.widgets.tree import TreeNode
 
 from scim_tui.checker.registry import opt_in
 from scim_tui.checker.registry import tag_matches
+from scim_tui.tui.widgets.motion import motion_bindings
 
 BOXES = {"all": "[x] ", "some": "[-] ", "none": "[ ] "}
 
@@ -68,7 +69,10 @@ def default_checked(tags: Iterable[str]) -> list[str]:
 class CheckTree(Tree[str]):
     """A tree of tag checkboxes; space toggles the tag under the cursor and every tag below it."""
 
-    BINDINGS = [Binding("space", "toggle_check", "Toggle tag", show=False, id="toggle-tag")]  # the pane's title says it
+    BINDINGS = [
+        Binding("space", "toggle_check", "Toggle tag", show=False, id="tags.toggle"),  # the pane's title says it
+        *motion_bindings(first="scroll_home", last="scroll_end"),
+    ]
 
     class Changed(Message):
         """The checked tags changed."""

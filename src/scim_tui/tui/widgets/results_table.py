@@ -34,6 +34,7 @@ from scim_tui.reports.text import told
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.run_state import severity
+from scim_tui.tui.widgets.motion import motion_bindings
 from scim_tui.tui.widgets.result_lines import CauseLine
 from scim_tui.tui.widgets.result_lines import Line
 from scim_tui.tui.widgets.result_lines import Lines
@@ -159,6 +160,7 @@ class ResultsTable(ScrollView, can_focus=True):
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("home", "first", "First", show=False),
         Binding("end", "last", "Last", show=False),
+        *motion_bindings(),
     ]
 
     class Opened(_LineMessage):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from dataclasses import field
+from datetime import datetime
 from enum import StrEnum
 
 from rich.text import Text
@@ -29,6 +30,8 @@ class Phase(StrEnum):
     FINISHED = "finished"
     CANCELLED = "cancelled"
     FAILED = "failed"
+    PAST = "past"
+    """A run read back from the history, shown until a run starts."""
 
 
 @dataclass
@@ -58,6 +61,8 @@ class Progress:
     """What the baseline says beyond that: entries fixed or expired, or why it could not be read."""
     untouched: bool = False
     """Cancelled before its checks began: nothing was created on the server."""
+    ran_at: datetime | None = None
+    """When the run shown started, for a run read back from the history."""
 
 
 def outcome_text(progress: Progress) -> Text:
@@ -67,6 +72,8 @@ def outcome_text(progress: Progress) -> Text:
     seconds = f"{progress.elapsed:.1f}s"  # one word: a narrow line never wraps the number from its unit
     if phase is Phase.FAILED:
         return Text(f"Run failed after {seconds}: {progress.error}", style="bold red")
+    if phase is Phase.PAST and progress.ran_at is not None:
+        return Text(f"Last run {progress.ran_at.astimezone():%Y-%m-%d %H:%M}, from history: {progress.size} · {seconds} · r runs again", style="bold cyan")
     label = {
         Phase.RUNNING: f"Running… {progress.done}/{progress.planned} checks" if progress.planned else f"Running… {plural(progress.done, 'check')}",
         Phase.CANCELLING: "Cancelling: the current check finishes and cleans up…",
