@@ -247,7 +247,7 @@ def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[Check
     suite = _chosen([step for step in steps if step is not summary], wanted)
     summed = summary if wanted is None or summary.check_id in wanted else None
     if conf.resource_types and resource_type.name not in conf.resource_types:
-        reason = f"Skipped: resource type {resource_type.name} is not in resource_types {conf.resource_types}."
+        reason = f"Skipped: resource type {resource_type.name} is not in resource_types ({', '.join(conf.resource_types)})."
         return _Suite([], None, [skipped(step, reason, SkipCause.DESELECTED) for step in [*suite, summed] if step is not None])
     return _Suite(suite, summed, [])
 
