@@ -172,7 +172,7 @@ def test_a_bulk_id_in_the_data_of_an_operation_is_resolved_by_scim2_server(serve
     reference = run(server.url, "bulk_operations", "Group")[3]
     assert reference.status is Status.SUCCESS, reference.reason
     assert re.match(
-        r"^data reference: GET /v2/Groups/\w+ answers members \['\w+'\]: bulkId:scim-tui-\w+ became the id of the resource created with it\.$", reference.reason
+        r'^data reference: GET /v2/Groups/\w+ answers members \["\w+"\]: bulkId:scim-tui-\w+ became the id of the resource created with it\.$', reference.reason
     )
     assert [e.method for e in reference.exchanges][-3:] == ["POST", "GET", "GET"]
     assert left_nothing(server.url)
@@ -203,6 +203,6 @@ def test_a_bulk_id_left_unresolved_in_the_data_is_an_error(serve):
     server = serve(broken)
     results = run(server.url, "bulk_operations", "Group")
     assert [r.status for r in results] == [Status.SUCCESS] * 3 + [Status.ERROR]
-    assert re.match(r"^data reference: GET /v2/Groups/\w+ answers members \['bulkId:scim-tui-\w+'\]: bulkId:scim-tui-\w+ was left as sent, ", results[3].reason)
+    assert re.match(r'^data reference: GET /v2/Groups/\w+ answers members \["bulkId:scim-tui-\w+"\]: bulkId:scim-tui-\w+ was left as sent, ', results[3].reason)
     assert results[3].reason.endswith("where the service provider replaces a bulkId reference with the id of the resource created (RFC 7644 §3.7.2).")
     assert left_nothing(server.url)

@@ -83,7 +83,7 @@ def empty_list(body):
         (
             "object_replacement",
             lambda b: b.reroute("PUT", USER, REQUEST_METHOD="GET"),
-            r"^PUT /v2/Users/\w+ answered 200, but .*displayName is '\S+' instead of ",
+            r'^PUT /v2/Users/\w+ answered 200, but .*displayName is "\S+" instead of ',
         ),
         ("object_replacement", lambda b: b.answer("PUT", USER, 400, scim_error(400)), r"^PUT /v2/Users/\w+ answered 400: "),
         ("object_deletion", lambda b: b.rewrite("DELETE", USER, status(200)), r"^DELETE /v2/Users/\w+ answered 200 instead of 204\.$"),

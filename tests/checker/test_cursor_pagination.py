@@ -147,7 +147,7 @@ BREAKS = {
         lambda app: app.rewrite_json("GET", USERS, lambda body: {**body, "scimType": "invalidValue"} if body.get("status") == "400" else body),
         "invalid cursor",
         Status.DEVIATION,
-        "answered 400 with scimType 'invalidValue' instead of invalidCursor.",
+        'answered 400 with scimType "invalidValue" instead of invalidCursor.',
     ),
     "a cursor served past its announced timeout": (
         announcing_a_timeout_of_one_second,

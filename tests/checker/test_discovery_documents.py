@@ -150,8 +150,8 @@ def test_a_broken_schema_attribute_is_named_by_its_place(serve):
     assert user.status is Status.ERROR
     assert user.reason == (
         f"Schema {USER_SCHEMA} breaks RFC 7643 §7: attributes[0].multiValued is missing, though REQUIRED; "
-        "attributes[1].subAttributes[0].type is 'text', not one of string, boolean, decimal, integer, dateTime, reference, binary, complex; "
-        "attributes[1].subAttributes[1].mutability is 'readonly', not one of readOnly, readWrite, immutable, writeOnly."
+        'attributes[1].subAttributes[0].type is "text", not one of string, boolean, decimal, integer, dateTime, reference, binary, complex; '
+        'attributes[1].subAttributes[1].mutability is "readonly", not one of readOnly, readWrite, immutable, writeOnly.'
     )
     assert group.status is Status.SUCCESS and enterprise.status is Status.SUCCESS
 

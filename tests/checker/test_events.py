@@ -36,7 +36,7 @@ def test_scim2_server_claims_no_security_events_and_ignores_the_preference(serve
         [result] = run(server.url, "async_requests", resource_type)
         assert result.status is Status.SUCCESS
         assert result.reason.endswith(
-            "with Prefer: respond-async answered 200, the normal answer, the preference ignored (RFC 7240 §2) (securityEvents.asyncRequest is 'none')."
+            'with Prefer: respond-async answered 200, the normal answer, the preference ignored (RFC 7240 §2) (securityEvents.asyncRequest is "none").'
         )
     assert stored(server.url) == []
 
@@ -46,17 +46,17 @@ def test_well_formed_security_events_pass(serve):
         serve(with_events({"asyncRequest": "Request", "eventUris": ["urn:ietf:params:scim:event:prov:create:notice"]})).url, "security_events_config"
     )
     assert config.status is Status.SUCCESS
-    assert config.reason == "The ServiceProviderConfig's securityEvents is well formed (asyncRequest 'request')."
+    assert config.reason == 'The ServiceProviderConfig\'s securityEvents is well formed (asyncRequest "request").'
 
 
 @pytest.mark.parametrize(
     ("events", "words"),
     [
         ("request", "it is a JSON string, where a complex attribute is a JSON object"),
-        ({"asyncRequest": "sometimes"}, 'asyncRequest is \'sometimes\', not one of "none", "long" and "request"'),
+        ({"asyncRequest": "sometimes"}, 'asyncRequest is "sometimes", not one of "none", "long" and "request"'),
         (
             {"asyncRequest": "none", "eventUris": "urn:ietf:params:scim:event:prov:create:notice"},
-            "eventUris is 'urn:ietf:params:scim:event:prov:create:notice', not a list of URIs",
+            'eventUris is "urn:ietf:params:scim:event:prov:create:notice", not a list of URIs',
         ),
     ],
 )
@@ -72,7 +72,7 @@ def test_an_asynchronous_answer_as_rfc_9967_says_passes(serve):
     assert result.status is Status.SUCCESS
     assert result.reason.endswith(
         "with Prefer: respond-async answered 202 Accepted with no body, Set-Txn: 734f0614e3274f288f93ac74119dcf78, Location and "
-        "Preference-Applied: respond-async (securityEvents.asyncRequest is 'request')."
+        'Preference-Applied: respond-async (securityEvents.asyncRequest is "request").'
     )
     assert stored(server.url) == []
 
@@ -96,7 +96,7 @@ def test_a_202_the_configuration_does_not_announce_is_a_deviation(serve):
     [result] = run(serve(RespondsAsync(make_app(), mode=None)).url, "async_requests")
     assert result.status is Status.DEVIATION
     assert result.reason.endswith(
-        "answered 202 Accepted, though securityEvents.asyncRequest is 'none', which says the server completes no request asynchronously (RFC 9967 §4)."
+        'answered 202 Accepted, though securityEvents.asyncRequest is "none", which says the server completes no request asynchronously (RFC 9967 §4).'
     )
 
 

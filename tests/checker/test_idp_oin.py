@@ -77,7 +77,7 @@ def test_active_ignored_in_a_put_fails_the_aiw_variant(serve):
     server = serve(Broken(make_app()).rewrite_request_json("PUT", r"/v2/Users/[^/]+", _without_active))
     results = run(server.url)
     deactivated, reactivated = of(results, "okta_user_put_variants")
-    assert deactivated.status is Status.ERROR and "holds active = None instead of False" in deactivated.reason
+    assert deactivated.status is Status.ERROR and "holds active = null instead of false" in deactivated.reason
     assert reactivated.status is Status.SKIPPED and reactivated.reason.endswith("Skipped: a phase before it did not pass.")
     assert stored(server.url) == []
 

@@ -90,7 +90,7 @@ def test_a_resource_type_whose_id_is_not_its_name_is_an_error(serve):
     assert ids.status is Status.ERROR
     assert (
         ids.reason
-        == "/ResourceTypes: 'User' has the id 'user'; 'Group' has the id 'group': every ResourceType MUST have an id equal to its name (interop profile §5.1)."
+        == '/ResourceTypes: "User" has the id "user"; "Group" has the id "group": every ResourceType MUST have an id equal to its name (interop profile §5.1).'
     )
 
 

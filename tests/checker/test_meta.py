@@ -54,10 +54,10 @@ def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type)
     server = serve(make_app())
     results = run(server.url, resource_type)
     assert all(r.status is Status.SUCCESS for r in results.values()), {k: r.reason for k, r in results.items()}
-    assert f"The created {resource_type} has meta.resourceType '{resource_type}', created equal to lastModified" in results["meta"].reason
+    assert f'The created {resource_type} has meta.resourceType "{resource_type}", created equal to lastModified' in results["meta"].reason
     [post] = results["own id"].exchanges
     sent = json.loads(post.request_body)["externalId"]
-    assert sent.startswith("scim-tui-") and f"not the externalId '{sent}'" in results["own id"].reason
+    assert sent.startswith("scim-tui-") and f'not the externalId "{sent}"' in results["own id"].reason
     assert "stayed the same in the read, the PUT and the PATCH" in results["stable id"].reason
     assert "PUT /" in results["after PUT"].reason and "moved lastModified forward" in results["after PUT"].reason
     patch, read = results["after PATCH"].exchanges
@@ -72,7 +72,7 @@ def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type)
     [
         (with_meta(location=None), Status.ERROR, "meta.location is missing, though the body of a 201 SHALL hold it"),
         (with_meta(location="http://127.0.0.1/v2/Users/someone-else"), Status.ERROR, "points to /v2/Users/someone-else instead of /v2/Users/"),
-        (with_meta(resourceType="Person"), Status.ERROR, "meta.resourceType is 'Person' instead of 'User'"),
+        (with_meta(resourceType="Person"), Status.ERROR, 'meta.resourceType is "Person" instead of "User"'),
         (with_meta(lastModified="2001-01-01T00:00:00Z"), Status.ERROR, "differs from meta.created"),
         (with_meta(resourceType=None, created=None), Status.DEVIATION, "meta lacks resourceType, created, returned by default"),
     ],
@@ -123,7 +123,7 @@ def test_an_id_that_changes_gives_an_error(serve, method, label):
     server = serve(Broken(make_app()).rewrite_json(method, USER, lambda body: body | {"id": "another-id"}, **environ))
     result = run(server.url)["stable id"]
     assert result.status is Status.ERROR
-    assert f"{label} answered the id 'another-id'" in result.reason and result.reason.endswith(": the id MUST be stable (RFC 7643 §3.1).")
+    assert f'{label} answered the id "another-id"' in result.reason and result.reason.endswith(": the id MUST be stable (RFC 7643 §3.1).")
     assert stored(server.url) == []
 
 

@@ -37,9 +37,9 @@ def test_scim2_server_takes_null_as_unassigned(serve, resource_type, attribute):
     assert results["post"].reason.endswith(f"with {attribute} null answered 201, and the resource holds no value there.")
     assert results["put"].reason.endswith(f"with {attribute} null answered 200, and the resource holds no value there.")
     assert re.search(
-        rf"adding {attribute} 'scim-tui-\w+', then replacing it with null: a GET after the 204 answer holds no value\.$", results["patch null"].reason
+        rf'adding {attribute} "scim-tui-\w+", then replacing it with null: a GET after the 204 answer holds no value\.$', results["patch null"].reason
     )
-    assert results["patch empty"].reason.endswith("then replacing it with '': a GET after the 204 answer holds ''.")
+    assert results["patch empty"].reason.endswith('then replacing it with "": a GET after the 204 answer holds "".')
     assert stored(server.url) == []
 
 
@@ -81,7 +81,7 @@ def test_a_patch_replace_with_null_or_empty_that_keeps_the_value_is_an_error(ser
     results = dict(zip(LABELS, run(server.url), strict=True))
     assert results["post"].status is results["put"].status is Status.SUCCESS
     assert results["patch null"].status is Status.ERROR
-    assert re.search(r"then replacing it with null: a GET after the 204 answer still holds 'scim-tui-\w+' \(RFC 7643 §2\.5: ", results["patch null"].reason)
+    assert re.search(r'then replacing it with null: a GET after the 204 answer still holds "scim-tui-\w+" \(RFC 7643 §2\.5: ', results["patch null"].reason)
     assert results["patch empty"].status is Status.ERROR
     assert results["patch empty"].reason.endswith("(RFC 7644 §3.5.2.3: a replace operation replaces the value at its path).")
 

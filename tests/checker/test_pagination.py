@@ -62,7 +62,7 @@ def test_every_rule_holds_on_scim2_server(serve, resource_type):
         (
             lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {k: v for k, v in d.items() if k != "itemsPerPage"})),
             "itemsPerPage and startIndex",
-            "itemsPerPage None for 2 resource(s)",
+            "itemsPerPage null for 2 resource(s)",
             "totalResults",
         ),
         (

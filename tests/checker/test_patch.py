@@ -178,7 +178,7 @@ def test_a_patch_add_answered_with_the_old_resource_is_an_error(serve):
     server = serve(Broken(make_app()).reroute("PATCH", USER, REQUEST_METHOD="GET"))
     results = by_path(run(server.url, "check_add_attribute"))
     assert results["title"].status is Status.ERROR
-    assert results["title"].reason.startswith("title: after add, the PATCH answer holds None instead of 'scim-tui-title-")
+    assert results["title"].reason.startswith('title: after add, the PATCH answer holds null instead of "scim-tui-title-')
 
 
 def test_a_refused_patch_is_an_error_naming_the_attribute(serve):

@@ -116,16 +116,16 @@ def test_a_server_applying_nothing_is_an_error_for_each_shape(serve):
     """A PATCH read as a GET: the 200 answer shows the resource as it was."""
     server = serve(Broken(make_app()).reroute("PATCH", RESOURCES, REQUEST_METHOD="GET"))
     [replace] = run(server.url, "patch_filtered_replace", "User")
-    assert replace.status is Status.ERROR and "after replace, the PATCH answer holds ['scim-tui-" in replace.reason
-    assert "as the work value instead of 'scim-tui-" in replace.reason
+    assert replace.status is Status.ERROR and 'after replace, the PATCH answer holds ["scim-tui-' in replace.reason
+    assert 'as the work value instead of "scim-tui-' in replace.reason
     [remove] = run(server.url, "patch_filtered_remove", "Group")
     assert remove.status is Status.ERROR and "after remove, the PATCH answer still holds" in remove.reason
     added, replaced = run(server.url, "patch_without_path", "User")
     assert added.status is replaced.status is Status.ERROR
-    assert re.search(r"the PATCH answer holds externalId = 'scim-tui-externalId-\w+' instead of 'scim-tui-externalId-", added.reason), added.reason
+    assert re.search(r'the PATCH answer holds externalId = "scim-tui-externalId-\w+" instead of "scim-tui-externalId-', added.reason), added.reason
     then_replace, then_remove = run(server.url, "patch_operations_in_order", "Group")
     assert then_replace.status is then_remove.status is Status.ERROR
-    assert then_remove.reason.startswith("add then remove externalId in one request: the PATCH answer still holds externalId = 'scim-tui-")
+    assert then_remove.reason.startswith('add then remove externalId in one request: the PATCH answer still holds externalId = "scim-tui-')
     assert stored(server.url) == []
 
 
@@ -137,7 +137,8 @@ def test_a_server_applying_operations_in_reverse_is_an_error(serve):
     [add_op] = [op for op in operations(then_replace)[0] if op["op"] == "add"]
     assert then_replace.status is Status.ERROR
     assert then_replace.reason == (
-        f"add then replace externalId in one request: a GET after the 204 answer holds externalId = {add_op['value']!r} instead of {replace_op['value']!r}."
+        f"add then replace externalId in one request: a GET after the 204 answer holds externalId = {json.dumps(add_op['value'])} "
+        f"instead of {json.dumps(replace_op['value'])}."
     )
     assert then_remove.status is Status.ERROR and "which the last operation removed" in then_remove.reason
     # One operation a request: nothing to reorder, nothing wrong.
@@ -157,7 +158,7 @@ def test_a_server_dropping_attributes_sent_without_a_path_is_an_error(serve):
     for op, result in (("add", added), ("replace", replaced)):
         assert re.match(
             rf"{op} without a path, value {{externalId, displayName}}: a GET after the 204 answer holds displayName "
-            r"= 'scim-tui-displayName-\w+' instead of 'scim-tui-displayName-",
+            r'= "scim-tui-displayName-\w+" instead of "scim-tui-displayName-',
             result.reason,
         )
     assert stored(server.url) == []

@@ -134,3 +134,37 @@ def test_an_invalid_scim_error_is_named_in_plain_words_and_in_a_sentence(serve):
     assert invalid_json.reason.endswith("answered 400, but its SCIM Error is invalid (detail is a JSON array, not a string) (RFC 7644 §3.12, MUST)."), (
         invalid_json.reason
     )
+
+
+PYTHON_SPELLING = re.compile(r"(?<![\"\w])(False|True|None)(?![\"\w])|\['|\{'")
+"""Python's way of writing a value (False, None, ['a'], {'a': 1}), where SCIM writes JSON; a
+string such as "False" (Entra's spelling of a boolean) is quoted JSON, not Python."""
+
+
+def _garbled(user):
+    """A User answered with active the other way round, displayName, nickName and title null, and
+    each email's value another."""
+    if not isinstance(user, dict) or "userName" not in user:
+        return user
+    nulled = {name: None for name in ("displayName", "nickName", "title") if name in user}
+    emails = [{**email, "value": f"other-{email.get('value')}"} for email in user.get("emails") or [] if isinstance(email, dict)]
+    return user | nulled | ({"active": not user["active"]} if "active" in user else {}) | ({"emails": emails} if emails else {})
+
+
+def test_reasons_show_the_values_compared_as_json(serve):
+    """Values a check compares are shown as SCIM writes them: `false`, `null`, `["a"]`, `"x"`."""
+    broken = Broken(make_app())
+    for method in ("GET", "PUT", "PATCH"):
+        broken.rewrite_json(method, "/v2/Users/[^/]+", _garbled)
+    server = serve(broken)
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud:update", "patch"}, resource_types=["User"], jobs=2)))
+    reasons = [r.reason or "" for r in results if r.status.failed]
+    assert any(re.search(r"holds (true|false) instead of (true|false)\.", reason) for reason in reasons), reasons
+    assert any(re.search(r'holds null instead of "scim-tui-displayName-\w+"\.', reason) for reason in reasons), reasons
+    assert any(
+        re.search(r'holds \["other-scim-tui-\w+@example\.com"\] as the work value instead of "scim-tui-\w+@example\.com"\.', reason) for reason in reasons
+    )
+    assert any('holds [{"value":"other-scim-tui-' in reason for reason in reasons), "a list of objects, compact"
+    assert [reason for r in results if PYTHON_SPELLING.search(reason := r.reason or "")] == []
+    assert stored(server.url) == []

@@ -14,6 +14,7 @@ from jsonschema import Draft202012Validator
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
 from scim_tui.checker import Status
+from scim_tui.checker.pacing import STATUS_RULES
 from scim_tui.demo import make_app
 from scim_tui.reports import RunReport
 from scim_tui.reports import write_report
@@ -21,6 +22,7 @@ from scim_tui.reports.har import RUN_OWN
 from tests.reports.conftest import AWKWARD_SHOWN
 from tests.support.command import scim_tui_here
 from tests.support.secrets import echoing_server
+from tests.support.servers import Busy
 
 HAR_SCHEMA = json.loads((Path(__file__).parent / "har-1.2.schema.json").read_text())
 TOKEN = "scim-tui-har-secret-0b9e77d4"
@@ -112,3 +114,46 @@ def test_no_secret_reaches_the_har(serve, tmp_path):
     headers = [h for entry in json.loads(text)["log"]["entries"] for h in entry["request"]["headers"] if h["name"].lower() == "authorization"]
     assert headers and {h["value"] for h in headers} == {"***"}
     assert "Bearer ***" in text, "the echoed token was in a body, redacted"
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_each_attempt_of_a_request_the_server_answered_busy_is_an_entry_of_its_own(serve, tmp_path, status):
+    """A request answered 429 or 503 (Retry-After: 0) and sent again is two requests to the
+    server: two entries, each with its own start and answer, the judged one last (RFC 6585 §4,
+    RFC 7231 §7.1.3). Once, both were one entry with a note."""
+    busy = Busy(make_app(), status, every=3, retry_after="0")
+    server = serve(busy)
+    har, report = tmp_path / "run.har", tmp_path / "run.json"
+    # one job: a request sent again is the next one the server sees, never answered busy twice
+    process = scim_tui_here(
+        "check",
+        "--url",
+        server.url,
+        "--include-tags",
+        "crud",
+        "--resource-type",
+        "User",
+        "--jobs",
+        "1",
+        "--har",
+        str(har),
+        "--format",
+        "json",
+        "-o",
+        str(report),
+    )
+    assert process.returncode == 0, process.stdout + process.stderr
+    entries = json.loads(har.read_text())["log"]["entries"]
+    assert busy.answered > 2 and len(entries) == busy.requests, "every request the server received is an entry, busy answers included"
+    assert sum(entry["response"]["status"] == status for entry in entries) == busy.answered
+    saved = json.loads(report.read_text())
+    exchanges = [*saved["run_exchanges"], *(e for result in saved["results"] for e in result["exchanges"])]
+    assert len({(e["started"], e["method"], e["url"]) for e in exchanges}) == busy.requests, "the JSON report holds every attempt too"
+    pairs = [(result["exchanges"][n], result["exchanges"][n + 1]) for result in saved["results"] for n, e in enumerate(result["exchanges"]) if e["resent"]]
+    assert pairs, "a check's result holds the attempts of its requests"
+    for first, again in pairs:
+        assert (first["method"], first["url"], first["request_body"]) == (again["method"], again["url"], again["request_body"])
+        assert first["status_code"] == status and again["status_code"] != status and not again["resent"]
+        assert first["started"] < again["started"] and first["role"] == again["role"]
+        assert f"answered {status} (Retry-After: 0 s): the server was too busy, so the request was sent again after 0 s" in first["note"]
+        assert again["note"].endswith(f"sent again after the 0 s wait the {status} answer before it asked for ({STATUS_RULES[status]}, RFC 7231 §7.1.3)")

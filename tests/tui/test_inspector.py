@@ -140,7 +140,7 @@ async def test_the_attribute_the_reason_names_is_highlighted_in_the_answer(serve
     broken = Broken(make_app()).rewrite_json("POST", "/v2/Users", lambda body: body | {"meta": {**body["meta"], "resourceType": "Person"}})
     app = ScimTuiApp(Profile(name="Person", url=serve(broken).url))
     async with app.run_test(size=SIZE) as pilot:
-        detail = await open_check(pilot, CheckId("resource_metadata", "User"), "meta.resourceType is 'Person'")
+        detail = await open_check(pilot, CheckId("resource_metadata", "User"), 'meta.resourceType is "Person"')
         await pilot.press("t")
         view = detail.query_one("#response-view", MessageView)
         await wait_until(pilot, lambda: view.display)

@@ -10,7 +10,7 @@ from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.widgets.run_status import Phase
 from scim_tui.tui.widgets.run_status import outcome_text
-from tests.test_history import report_with
+from tests.support.history import report_with
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url

@@ -236,11 +236,17 @@ def _shown(value: Any) -> str:
     """A value as a reason quotes it: short JSON for a scalar, its kind for an array or an object."""
     if isinstance(value, (list, dict)):
         return JSON_KINDS.get(type(value), "a JSON object")
+    return shown(value, 40)
+
+
+def shown(value: Any, limit: int = 120) -> str:
+    """A value as a reason shows it: as JSON, the way SCIM writes it (`false`, `null`, `["a"]`,
+    `"x"`), compact, non-ASCII kept, cut to `limit` characters to fit in a one-line reason."""
     try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except ValueError:  # a value holding itself
         text = repr(value)
-    return text if len(text) <= 40 else f"{text[:39]}…"
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 
 def _header(response: Any, name: str) -> str:

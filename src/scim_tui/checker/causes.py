@@ -26,6 +26,7 @@ from urllib.parse import parse_qs
 from urllib.parse import urlsplit
 
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import answers
 from scim_tui.checker.exchanges import header
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import SkipCause
@@ -69,7 +70,7 @@ def cause_of(result: CheckResult) -> str | None:
         return result.cause
     if not result.status.failed:
         return None
-    for exchange in result.exchanges:
+    for exchange in answers(result.exchanges):
         if exchange.status_code is None and exchange.error:
             return f"{exchange.method} {_shape(exchange.url)} got no answer"
         if exchange.status_code is not None and exchange.status_code >= 500:
@@ -154,7 +155,7 @@ class FeatureFailures:
         readiness tells)."""
         for feature, judge in FEATURE_JUDGES.items():
             if checker == judge:
-                first = next((e for r in results for e in r.exchanges if feature_of(e) == feature), None)
+                first = next((e for r in results for e in answers(r.exchanges) if feature_of(e) == feature), None)
                 if first is not None and first.status_code in AS_A_WHOLE:
                     self._failed[feature] = first
         reported = next((r.cause for r in results if r.status.failed and r.cause), None)

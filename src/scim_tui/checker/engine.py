@@ -25,6 +25,7 @@ from scim_tui.checker.context import Discovery
 from scim_tui.checker.discovery import describe_server
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import TransportNotes
+from scim_tui.checker.exchanges import every_attempt
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import printable
 from scim_tui.checker.guard import NotProven
@@ -246,7 +247,7 @@ def _suite(context: CheckContext, resource_type: ResourceType, wanted: set[Check
     suite = _chosen([step for step in steps if step is not summary], wanted)
     summed = summary if wanted is None or summary.check_id in wanted else None
     if conf.resource_types and resource_type.name not in conf.resource_types:
-        reason = f"Skipped: resource type {resource_type.name} is not in resource_types {conf.resource_types}."
+        reason = f"Skipped: resource type {resource_type.name} is not in resource_types ({', '.join(conf.resource_types)})."
         return _Suite([], None, [skipped(step, reason, SkipCause.DESELECTED) for step in [*suite, summed] if step is not None])
     return _Suite(suite, summed, [])
 
@@ -501,8 +502,7 @@ def _finish(context: CheckContext, step: Step, results: list[CheckResult], excha
     for result in results:
         _label(step, result)
         result.reason = printable(result.reason) if result.reason else result.reason
-        if not result.exchanges:
-            result.exchanges = list(exchanges)
+        result.exchanges = every_attempt(result.exchanges or exchanges)  # judged, so each attempt of a request is shown
     if leftovers and results:
         results[-1].leftovers = list(leftovers)  # named once, on the check's last result
     if context.conf.raise_exceptions:

@@ -89,6 +89,12 @@ class Exchange:
     role: Role = Role.JUDGED
     subject: str | None = None
     """The resource type (User, Group …) a request the run sent for itself was about."""
+    resent: bool = False
+    """Answered busy (429, 503) and sent again after the wait it asked for: not the answer judged,
+    a later exchange of the same request holds that (RFC 6585 §4, RFC 7231 §7.1.3)."""
+    earlier: list[Exchange] = field(default_factory=list, repr=False, compare=False)
+    """The earlier attempts of this exchange's request, each `resent`, in the order sent: a check
+    judges this one, its results carry them all (`every_attempt`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +111,7 @@ class Exchange:
             "started": self.started.isoformat(timespec="microseconds") if self.started else None,
             "role": self.role.value,
             "subject": self.subject,
+            "resent": self.resent,
         }
 
     @classmethod
@@ -135,6 +142,19 @@ class Exchange:
         if "?" in self.url:
             return f"look for the {subject} by its values"
         return f"check the {subject} is gone"
+
+
+def every_attempt(exchanges: Iterable[Exchange]) -> list[Exchange]:
+    """The exchanges, each after the earlier attempts of its request (those not listed already),
+    in the order they were sent."""
+    exchanges = list(exchanges)
+    listed = {id(exchange) for exchange in exchanges}
+    return [attempt for exchange in exchanges for attempt in (*(e for e in exchange.earlier if id(e) not in listed), exchange)]
+
+
+def answers(exchanges: Iterable[Exchange]) -> list[Exchange]:
+    """The exchanges whose answer stands: not those answered busy, whose request was sent again."""
+    return [exchange for exchange in exchanges if not exchange.resent]
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 
 LIST_RESPONSE = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
 
@@ -48,7 +49,7 @@ def listing(body: Any) -> Listing:
     if total is None:
         problems.append('it has no "totalResults", which is REQUIRED')
     elif not isinstance(total, int) or isinstance(total, bool):
-        problems.append(f'its "totalResults" is {total!r}, not an integer')
+        problems.append(f'its "totalResults" is {shown(total)}, not an integer')
     if resources is None:
         resources = []
     if not isinstance(resources, list):

@@ -63,12 +63,24 @@ def retry_after(value: str, now: datetime | None = None) -> float | None:
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
+STATUS_RULES = {429: "RFC 6585 §4", 503: "RFC 7231 §6.6.4"}
+"""Where each busy status is defined, told with the request sent again after it."""
+
+
 @dataclass(frozen=True)
 class Wait:
-    """A wait before sending a request again, and why, in words."""
+    """A wait before sending a request again, after a busy answer (`status`), as its Retry-After
+    asked (`asked`) or, without one, a back-off."""
 
     seconds: float
-    why: str
+    status: int
+    asked: bool
+
+    @property
+    def why(self) -> str:
+        """The busy answer, in words: "429 (Retry-After: 5 s)"."""
+        said = f"Retry-After: {self.seconds:g} s" if self.asked else "no Retry-After: backing off"
+        return f"{self.status} ({said})"
 
 
 class Pacer:
@@ -108,8 +120,7 @@ class Pacer:
         seconds = asked if asked is not None else self.pacing.backoff * 2**attempt
         if waited + seconds > self.pacing.max_wait or not (cleaning or self._within_run_wait(seconds, response.status_code)):
             return None
-        said = f"Retry-After: {asked:g} s" if asked is not None else "no Retry-After: backing off"
-        return Wait(seconds, f"{response.status_code} ({said})")
+        return Wait(seconds, response.status_code, asked is not None)
 
     def _within_run_wait(self, seconds: float, status: int) -> bool:
         """Count a wait against what the run may wait in all; False (and the run's reason to end
@@ -145,7 +156,13 @@ def pause(seconds: float, stopped: Callable[[], bool]) -> bool:
     return not stopped()
 
 
-def waited_note(waits: list[Wait]) -> str:
-    """What the exchange tells of the waits made before its answer."""
-    total = sum(wait.seconds for wait in waits)
-    return f"sent {len(waits) + 1} times: waited {total:g} s in all for a busy server ({'; '.join(wait.why for wait in waits)})"
+def busy_note(wait: Wait) -> str:
+    """What the exchange of a busy answer tells: the request was sent again (its answer is another exchange's)."""
+    return f"answered {wait.why}: the server was too busy, so the request was sent again after {wait.seconds:g} s"
+
+
+def resent_note(wait: Wait) -> str:
+    """What the exchange of a request sent again tells of the wait before it."""
+    if wait.asked:
+        return f"sent again after the {wait.seconds:g} s wait the {wait.status} answer before it asked for ({STATUS_RULES[wait.status]}, RFC 7231 §7.1.3)"
+    return f"sent again after a {wait.seconds:g} s back-off, as the {wait.status} answer before it gave no Retry-After ({STATUS_RULES[wait.status]})"

@@ -40,7 +40,8 @@ from scim_tui.checker.guard import WriteRefused
 from scim_tui.checker.limits import MAX_BODY_CHARS
 from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.pacing import Wait
-from scim_tui.checker.pacing import waited_note
+from scim_tui.checker.pacing import busy_note
+from scim_tui.checker.pacing import resent_note
 from scim_tui.checker.secrets import Secrets
 
 SILENT_AFTER = 3
@@ -134,6 +135,41 @@ def is_timeout(exc: BaseException) -> bool:
     return False
 
 
+class Tries:
+    """The attempts of one request: when the one under way was sent and how long it took, and
+    the earlier ones, each answered busy and sent again after its wait."""
+
+    def __init__(self) -> None:
+        self.earlier: list[Exchange] = []
+        self.waits: list[Wait] = []
+        self.sent()
+
+    def sent(self) -> None:
+        """An attempt goes out now."""
+        self.started_at = datetime.now(UTC)
+        self._started = time.perf_counter()
+        self._took: float | None = None
+
+    def answered(self) -> None:
+        """The attempt under way got its whole answer."""
+        self._took = time.perf_counter() - self._started
+
+    @property
+    def elapsed(self) -> float:
+        """Seconds the attempt under way took (so far, when it got no answer)."""
+        return self._took if self._took is not None else time.perf_counter() - self._started
+
+    @property
+    def note(self) -> str | None:
+        """What the attempt under way tells of the wait before it, when it is sent again."""
+        return resent_note(self.waits[-1]) if self.waits else None
+
+    def resend(self, busy: Exchange, wait: Wait) -> None:
+        """The attempt under way was answered busy (`busy`) and waited out: the request goes again."""
+        self.earlier.append(busy)
+        self.waits.append(wait)
+
+
 class Recorder:
     """Stands in for a client's ``request`` method: guards, records and stops each call."""
 
@@ -165,57 +201,63 @@ class Recorder:
     def __call__(self, method: str, url: str, **kwargs: Any) -> Any:
         self._may_send(method, url)
         body = _request_body(kwargs)
-        started_at = datetime.now(UTC)
-        started = time.perf_counter()
-        waits: list[Wait] = []
+        tries = Tries()
         try:
             turn = self.guard.before(method, url, body)
-            response = self._paced(method, url, kwargs, waits)
+            response = self._paced(method, url, kwargs, tries)
         except Exception as exc:
-            elapsed = time.perf_counter() - started
             exchange = self._request_part(method, url, kwargs, None)
             exchange.error = describe_error(exc)
-            self._keep(exchange, started_at, elapsed)
+            self._keep(exchange, tries)
             if not isinstance(exc, WriteRefused):
                 timed_out = is_timeout(exc)
                 if timed_out:
                     self.silence.timed_out(method, describe_error(exc, 160))
                 self.guard.failed(method, url, body, late=timed_out)
             raise
-        elapsed = time.perf_counter() - started
         self.silence.answered(method)
-        exchange = self._exchange(method, url, kwargs, response)
-        exchange.note = "; ".join(note for note in (exchange.note, waits and waited_note(waits)) if note) or None
-        self._keep(exchange, started_at, elapsed)
+        self._keep(self._exchange(method, url, kwargs, response), tries)
         self.guard.after(method, url, body, response, turn)
         return response
 
-    def _keep(self, exchange: Exchange, started_at: datetime, elapsed: float) -> None:
-        """Record an exchange in the run's log, and for the check that made it (when one did)."""
-        exchange.started = started_at
-        exchange.elapsed = elapsed
-        exchange.note = "; ".join(note for note in (why_sent(), exchange.note) if note) or None
-        exchange.role, exchange.subject = current_role()
-        self.log.append(exchange)
+    def _keep(self, exchange: Exchange, tries: Tries) -> None:
+        """Record the exchange of a request's last attempt in the run's log, and for the check that
+        made it (when one did), after the earlier attempts of the request."""
+        self._log(exchange, tries)
+        exchange.earlier = list(tries.earlier)
         exchanges = _current.get()
         if exchanges is not None:
             exchanges.append(exchange)
 
-    def _paced(self, method: str, url: str, kwargs: dict[str, Any], waits: list[Wait]) -> Any:
+    def _log(self, exchange: Exchange, tries: Tries) -> None:
+        """Record the exchange of an attempt in the run's log, with its own start and duration."""
+        exchange.started, exchange.elapsed = tries.started_at, tries.elapsed
+        exchange.note = _joined(why_sent(), exchange.note, tries.note)
+        exchange.role, exchange.subject = current_role()
+        self.log.append(exchange)
+
+    def _paced(self, method: str, url: str, kwargs: dict[str, Any], tries: Tries) -> Any:
         """The answer to the request, sent in its turn under the maximum rate, and sent again
-        (each wait added to `waits`) while the server answers that it is too busy."""
+        while the server answers that it is too busy: each busy answer is an exchange of its
+        own (RFC 6585 §4, RFC 7231 §7.1.3), as is the last answer of a request the run stopped for."""
         while True:
             if not self.pacer.take_turn(self._interrupted):
                 raise RunCancelled(self.stopped)
+            tries.sent()
             response = self.original(method, url, **kwargs)
-            wait = self.pacer.wait_for(response, len(waits), sum(w.seconds for w in waits), _cleaning.get())
-            if wait is None and self.pacer.exhausted and not _cleaning.get():
-                raise RunCancelled(self.pacer.exhausted)  # the server is too busy for the run to go on
-            if wait is None:
+            tries.answered()
+            wait = self.pacer.wait_for(response, len(tries.waits), sum(w.seconds for w in tries.waits), _cleaning.get())
+            too_busy = wait is None and self.pacer.exhausted and not _cleaning.get()  # the server is too busy for the run to go on
+            if wait is None and not too_busy:
                 return response
-            if not self.pacer.wait(wait, self._named(method, url), self._interrupted):
-                raise RunCancelled(self.stopped)
-            waits.append(wait)
+            busy = self._exchange(method, url, kwargs, response)
+            if wait is None or not self.pacer.wait(wait, self._named(method, url), self._interrupted):
+                self._keep(busy, tries)
+                raise RunCancelled(self.pacer.exhausted if wait is None else self.stopped)
+            busy.resent = True
+            self._log(busy, tries)
+            busy.note = _joined(busy.note, busy_note(wait))
+            tries.resend(busy, wait)
 
     def _interrupted(self) -> bool:
         """Whether a wait is to be cut short: the run stopped, and this is no clean-up."""
@@ -348,6 +390,11 @@ def _text_of(body: Any) -> str | None:
     if isinstance(body, str):
         return body
     return json.dumps(body)
+
+
+def _joined(*notes: str | None) -> str | None:
+    """Notes of an exchange, in one; None without any."""
+    return "; ".join(note for note in notes if note) or None
 
 
 def _cut(text: str | None) -> str | None:

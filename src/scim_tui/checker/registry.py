@@ -115,10 +115,10 @@ def filtered_out(tags: Iterable[str], conf: CheckConfig) -> str | None:
     A check with an opt-in tag runs only when include_tags selects that tag."""
     tags = list(tags)
     if conf.include_tags and not any_tag_matches(conf.include_tags, tags):
-        return f"Skipped: none of its tags matches include_tags {sorted(conf.include_tags)}."
+        return f"Skipped: none of its tags matches include_tags ({', '.join(sorted(conf.include_tags))})."
     wanted = [tag for tag in tags if opt_in(tag) and not any_tag_matches(conf.include_tags or (), [tag])]
     if wanted:
         return f"Skipped: its tag {wanted[0]} is opt-in, and include_tags does not name it."
     if conf.exclude_tags and any_tag_matches(conf.exclude_tags, tags):
-        return f"Skipped: one of its tags matches exclude_tags {sorted(conf.exclude_tags)}."
+        return f"Skipped: one of its tags matches exclude_tags ({', '.join(sorted(conf.exclude_tags))})."
     return None

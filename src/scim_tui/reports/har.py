@@ -1,7 +1,8 @@
 """The HAR report: every exchange of a run as an HTTP Archive 1.2 log, for browser dev tools,
 HAR viewers and the server's team.
 
-Each request of the run is one entry, once (the results of a check may share exchanges), in the
+Each request the server received is one entry, once (the results of a check may share
+exchanges; a request answered busy, 429 or 503, and sent again is an entry per attempt), in the
 order they were sent, each with its own start time and duration, commented with the check that
 made it, or as the run's own (the probe before the run, discovery, the resources the checks
 share, clean-up). The exchanges were redacted when they were recorded, so the log holds no

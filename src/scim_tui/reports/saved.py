@@ -75,6 +75,8 @@ class SavedExchange(_Saved):
     """What the request was for: judged by the check, or sent by the run for itself (a creation, a proof, a clean-up)."""
     subject: str | None = None
     """The resource type the run sent it for, when it was not judged."""
+    resent: bool = False
+    """True when the server answered it busy (429, 503) and the request was sent again: a later exchange holds the answer. Optional: older reports lack it."""
 
 
 class SavedResult(_Saved):

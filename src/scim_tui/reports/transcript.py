@@ -6,13 +6,15 @@ import json
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
+from scim_tui.checker.exchanges import answers
 from scim_tui.checker.exchanges import request_line
 
 
 def failing_exchange(result: CheckResult) -> Exchange | None:
     """The exchange that shows a result's problem: the last one that failed, else the last one."""
-    failed = [e for e in result.exchanges if e.error or (e.status_code or 0) >= 400]
-    chosen = failed or result.exchanges
+    standing = answers(result.exchanges)
+    failed = [e for e in standing if e.error or (e.status_code or 0) >= 400]
+    chosen = failed or standing
     return chosen[-1] if chosen else None
 
 

@@ -9,6 +9,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
@@ -101,7 +102,11 @@ def attribute_name_case(context: CheckContext, model: type[Resource[Any]]) -> li
     held = member(answer, name.name)
     if held != value:
         return [
-            CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} with {name.name} {held!r} instead of {value!r} ({rule}).", data=answer)
+            CheckResult(
+                Status.ERROR,
+                reason=f"{request} answered {response.status_code} with {name.name} {shown(held)} instead of {shown(value)} ({rule}).",
+                data=answer,
+            )
         ]
     return [CheckResult(Status.SUCCESS, reason=f"{request} answered {response.status_code} with the {name.name} sent.", data=answer)]
 
@@ -142,7 +147,7 @@ def replacement_with_another_id(context: CheckContext, model: type[Resource[Any]
     if kept != created.id:
         return [
             CheckResult(
-                Status.ERROR, reason=f"{request} answered {code}, and the {model.__name__} is answered with the id {kept!r} ({READ_ONLY}).", data=answer
+                Status.ERROR, reason=f"{request} answered {code}, and the {model.__name__} is answered with the id {shown(kept)} ({READ_ONLY}).", data=answer
             )
         ]
     return [

@@ -12,6 +12,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.checks.probes import results_of
@@ -209,7 +210,7 @@ def _judge_reference(context: CheckContext, name: str, reference: str, first: st
         why = f"GET on the locations the bulk answered ({holder}, {first}) did not answer both resources"
         return CheckResult(Status.SKIPPED, reason=f"data reference: Skipped: {why}.")
     values = [member(item, "value") for item in member(holding, name) or [] if isinstance(item, dict)]
-    said = f"GET {urlsplit(urljoin(base, holder)).path} answers {name} {values}"
+    said = f"GET {urlsplit(urljoin(base, holder)).path} answers {name} {shown(values)}"
     if reference in values:
         unresolved = "where the service provider replaces a bulkId reference with the id of the resource created (RFC 7644 §3.7.2)"
         return CheckResult(Status.ERROR, reason=f"data reference: {said}: {reference} was left as sent, {unresolved}.")

@@ -124,12 +124,6 @@ def unassigned(value: Any) -> bool:
     return value is None or value == [] or value == {}
 
 
-def shown(value: Any, limit: int = 120) -> str:
-    """A value, cut to fit in a one-line reason."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 1]}…"
-
-
 def missing(resource: dict[str, Any], attribute: Attribute, values: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The values (complex, by their "value") of a multi-valued attribute a resource does not hold."""
     held = {str(member(item, "value")) for item in member(resource, attribute.name) or [] if isinstance(item, dict)}

@@ -8,6 +8,7 @@ from typing import Any
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.narrowing import UNCLAIMED
 from scim_tui.checker.checks.narrowing import ListPage
@@ -95,7 +96,7 @@ def _refused(context: CheckContext, model: type[Resource[Any]], cursor: str, sco
     if response.status_code != 400:
         return Status.ERROR, f"{query} answered {response.status_code} instead of 400 with scimType {wanted}."
     if scim_type not in expected:
-        return Status.DEVIATION, f"{query} answered 400 with scimType {scim_type!r} instead of {wanted}."
+        return Status.DEVIATION, f"{query} answered 400 with scimType {shown(scim_type)} instead of {wanted}."
     return Status.SUCCESS, f"{query} answered 400 with scimType {scim_type}."
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.discovery import relative_endpoint
@@ -143,7 +144,7 @@ def _value_problems(value: Any, field: Field, name: str) -> list[str]:
     if not _is_kind(value, field.kind):
         return [f"{name} is {_kind_of(value)}, not {_article(field.kind)}"]
     if field.keywords and value not in field.keywords:
-        return [f"{name} is {value!r}, not one of {', '.join(field.keywords)}"]
+        return [f"{name} is {shown(value)}, not one of {', '.join(field.keywords)}"]
     if not field.children:
         return []
     if isinstance(value, dict):

@@ -14,6 +14,7 @@ from scim2_models import Resource
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import CheckContext
@@ -65,7 +66,9 @@ def security_events_config(context: CheckContext) -> list[CheckResult]:
     if problems:
         return [CheckResult(Status.ERROR, reason=f"The ServiceProviderConfig's securityEvents is malformed: {'; '.join(problems)} (RFC 9967 §4).", data=events)]
     return [
-        CheckResult(Status.SUCCESS, reason=f"The ServiceProviderConfig's securityEvents is well formed (asyncRequest {async_mode(events)!r}).", data=events)
+        CheckResult(
+            Status.SUCCESS, reason=f"The ServiceProviderConfig's securityEvents is well formed (asyncRequest {shown(async_mode(events))}).", data=events
+        )
     ]
 
 
@@ -75,10 +78,10 @@ def _event_problems(events: Any) -> list[str]:
     problems = []
     mode = member(events, "asyncRequest")
     if mode is not None and not (isinstance(mode, str) and mode.lower() in ASYNC_MODES):
-        problems.append(f'asyncRequest is {mode!r}, not one of "none", "long" and "request"')
+        problems.append(f'asyncRequest is {shown(mode)}, not one of "none", "long" and "request"')
     uris = member(events, "eventUris")
     if uris is not None and not (isinstance(uris, list) and all(isinstance(uri, str) and urlsplit(uri).scheme for uri in uris)):
-        problems.append(f"eventUris is {uris!r}, not a list of URIs")
+        problems.append(f"eventUris is {shown(uris)}, not a list of URIs")
     return problems
 
 
@@ -106,7 +109,7 @@ def async_requests(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
     request = f"PUT {context.root_path(path)} with Prefer: respond-async"
     response = send_json(context, "PUT", path, body, headers={"Prefer": PREFERENCE})
     code = response.status_code
-    claimed = f"securityEvents.asyncRequest is {mode!r}"
+    claimed = f"securityEvents.asyncRequest is {shown(mode)}"
     if code == 202:
         return [_accepted(request, context.exchanges[-1], mode, claimed)]
     if 200 <= code < 300:

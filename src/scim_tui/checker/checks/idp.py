@@ -20,7 +20,7 @@ from scim2_models import User
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
-from scim_tui.checker.checks.comparison import shown
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp_wire import Provider
 from scim_tui.checker.checks.idp_wire import Refused

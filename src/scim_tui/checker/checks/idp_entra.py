@@ -16,7 +16,7 @@ from typing import Any
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
-from scim_tui.checker.checks.comparison import shown
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.idp import ENTERPRISE
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
@@ -270,7 +270,7 @@ def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) 
         seen, source = patched(context, ENTRA, target, [operation])
         work = [item.get("value") for item in seen.get("emails") or [] if isinstance(item, dict) and str(item.get("type")).lower() == "work"]
         if address.lower() not in [str(value).lower() for value in work]:
-            return CheckResult(Status.ERROR, reason=f"{label}: {source} holds {shown(work)} as the work email instead of {address!r}.", data=seen)
+            return CheckResult(Status.ERROR, reason=f"{label}: {source} holds {shown(work)} as the work email instead of {shown(address)}.", data=seen)
         return CheckResult(Status.SUCCESS, reason=f"{label}: {source} holds the new work email.", data=seen)
 
     return [step(context, ENTRA, label, partial(replace, operation), CAPITALISED, partial(replace, lower_op(operation)), (operation, lower_op(operation)))]

@@ -10,6 +10,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import ENTERPRISE
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
@@ -124,7 +125,7 @@ def _paged(context: CheckContext, path: str) -> CheckResult:
         if problem or answered != expected:
             return CheckResult(
                 Status.ERROR,
-                reason=f"Page {len(pages) + 1}: {asked} {problem or f'answered startIndex {answered!r} instead of {expected}'} (RFC 7644 §3.4.2.4).",
+                reason=f"Page {len(pages) + 1}: {asked} {problem or f'answered startIndex {shown(answered)} instead of {expected}'} (RFC 7644 §3.4.2.4).",
                 data=body_of(response),
             )
         found = resources_in(response)

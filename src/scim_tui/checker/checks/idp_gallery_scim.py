@@ -10,6 +10,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.idp import ENTERPRISE
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
@@ -156,8 +157,8 @@ def gallery_null_update(context: CheckContext, model: type[Resource[Any]]) -> li
     return phases(
         context,
         [
-            (f"replace with {shown}", partial(_replaced, context, target, dict.fromkeys(paths, value), f"replace {', '.join(paths)} with {shown}"))
-            for value, shown in (("", '""'), (None, "null"))
+            (f"replace with {spelled}", partial(_replaced, context, target, dict.fromkeys(paths, value), f"replace {', '.join(paths)} with {spelled}"))
+            for value, spelled in (("", '""'), (None, "null"))
         ],
     )
 
@@ -166,7 +167,7 @@ def _round_trip(target: Target, attribute: str, sent: str) -> CheckResult:
     answered = member(target.current, attribute)
     if not isinstance(answered, str) or answered.casefold() != sent.casefold():
         return CheckResult(
-            Status.DEVIATION, reason=f"The creation answered {attribute} {answered!r} instead of {sent!r}, which the test requires back.", blocks=True
+            Status.DEVIATION, reason=f"The creation answered {attribute} {shown(answered)} instead of {shown(sent)}, which the test requires back.", blocks=True
         )
     return CheckResult(Status.SUCCESS, reason=f"The creation answered the {attribute} sent.")
 

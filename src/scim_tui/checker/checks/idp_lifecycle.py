@@ -13,7 +13,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
-from scim_tui.checker.checks.comparison import shown
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import asked
 from scim_tui.checker.checks.idp import creation

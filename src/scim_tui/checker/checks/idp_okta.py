@@ -16,8 +16,8 @@ from scim2_models import Resource
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.comparison import matches
-from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
@@ -232,7 +232,7 @@ def okta_update_user_put(context: CheckContext, model: type[Resource[Any]]) -> l
         if response.status_code != 200 or not matches(value, shown_name):
             return CheckResult(
                 Status.ERROR,
-                reason=f"PUT {path} answered {response.status_code} with displayName {shown(shown_name)} instead of 200 with {value!r}.",
+                reason=f"PUT {path} answered {response.status_code} with displayName {shown(shown_name)} instead of 200 with {shown(value)}.",
                 data=payload,
             )
         return CheckResult(Status.SUCCESS, reason=f"PUT {path} of the whole user answered 200 with the new displayName.", data=payload)

@@ -23,6 +23,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.authentication import Credentials
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
@@ -107,7 +108,7 @@ def _holds(label: str, payload: Any, expected: dict[str, Any]) -> CheckResult:
         if value is None and node in (None, "", [], {}) and path not in REQUIRED:
             needed.append(path)
         elif node in (None, "", [], {}) or (value is not None and node != value):
-            wrong.append(f"{path} = {node!r}" + (f" instead of {value!r}" if value is not None else " though the RFC requires it"))
+            wrong.append(f"{path} = {shown(node)}" + (f" instead of {shown(value)}" if value is not None else " though the RFC requires it"))
     if wrong:
         return CheckResult(Status.ERROR, reason=f"{label}: {', '.join(wrong)}.", data=payload)
     if needed:
@@ -461,7 +462,7 @@ def _first_entry(context: CheckContext, path: str) -> CheckResult:
     request = f"GET {context.root_path(path)}?count=1&startIndex=1"
     problem = list_problem(response) or (None if resources_in(response) else "answered no entry")
     if not problem and member(body_of(response), "itemsPerPage") != 1:
-        problem = f"answered itemsPerPage {member(body_of(response), 'itemsPerPage')!r} instead of 1"
+        problem = f"answered itemsPerPage {shown(member(body_of(response), 'itemsPerPage'))} instead of 1"
     if problem:
         return CheckResult(Status.ERROR, reason=f"{request} {problem} (RFC 7644 §3.4.2.4).", data=body_of(response))
     return CheckResult(Status.SUCCESS, reason=f"{request} answered its first entry.", data=body_of(response))

@@ -18,6 +18,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.errors import unique_attribute
 from scim_tui.checker.checks.narrowing import quoted
@@ -85,7 +86,7 @@ def _claim(config: Any) -> CheckResult:
     claimed = member(config, "interopProfileConformant")
     if claimed is True:
         return CheckResult(Status.SUCCESS, reason="The ServiceProviderConfig says interopProfileConformant: true.")
-    said = "has no interopProfileConformant" if claimed is None else f"says interopProfileConformant: {claimed!r}"
+    said = "has no interopProfileConformant" if claimed is None else f"says interopProfileConformant: {shown(claimed)}"
     rule = f"a service provider claiming conformance MUST include interopProfileConformant with the value true ({PROFILE} §4)"
     return CheckResult(Status.ERROR, reason=f"The ServiceProviderConfig {said}: {rule}.")
 
@@ -93,7 +94,9 @@ def _claim(config: Any) -> CheckResult:
 def _type_ids(types: Any) -> CheckResult:
     if types is None:
         return _unread("/ResourceTypes")
-    differing = [f"{member(item, 'name')!r} has the id {member(item, 'id')!r}" for item in listed(types) if member(item, "id") != member(item, "name")]
+    differing = [
+        f"{shown(member(item, 'name'))} has the id {shown(member(item, 'id'))}" for item in listed(types) if member(item, "id") != member(item, "name")
+    ]
     if differing:
         rule = f"every ResourceType MUST have an id equal to its name ({PROFILE} §5.1)"
         return CheckResult(Status.ERROR, reason=f"/ResourceTypes: {'; '.join(differing)}: {rule}.")

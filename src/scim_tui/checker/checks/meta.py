@@ -14,6 +14,7 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import listed
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
@@ -165,7 +166,7 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
         errors.append(problem)
     expected_type = _resource_type_name(context, model)
     if meta.resource_type and expected_type and meta.resource_type != expected_type:
-        errors.append(f"meta.resourceType is {meta.resource_type!r} instead of {expected_type!r}")
+        errors.append(f"meta.resourceType is {shown(meta.resource_type)} instead of {shown(expected_type)}")
     if meta.created and meta.last_modified and meta.created != meta.last_modified:
         errors.append(
             f"meta.lastModified {_shown(meta.last_modified)} differs from meta.created {_shown(meta.created)}, "
@@ -178,7 +179,7 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
         return CheckResult(status, reason=f"The created {expected_type or model.__name__}: {'; '.join(problems)} (RFC 7643 §3.1).", data=created)
     return CheckResult(
         Status.SUCCESS,
-        reason=f"The created {expected_type or model.__name__} has meta.resourceType {meta.resource_type!r}, "
+        reason=f"The created {expected_type or model.__name__} has meta.resourceType {shown(meta.resource_type)}, "
         f"created equal to lastModified, and its location {meta.location}.",
         data=created,
     )
@@ -199,17 +200,17 @@ def _id_not_external(created: Resource[Any], external_id: str) -> CheckResult:
     if created.id == external_id:
         return CheckResult(
             Status.ERROR,
-            reason=f"The created resource's id is {external_id!r}, the externalId the client sent: the id MUST "
+            reason=f"The created resource's id is {shown(external_id)}, the externalId the client sent: the id MUST "
             "be issued by the server, never specified by the client (RFC 7643 §3.1).",
             data=created,
         )
     return CheckResult(
-        Status.SUCCESS, reason=f"The server issued the id {created.id} of its own, not the externalId {external_id!r} the client sent.", data=created
+        Status.SUCCESS, reason=f"The server issued the id {created.id} of its own, not the externalId {shown(external_id)} the client sent.", data=created
     )
 
 
 def _id_stable(created: Resource[Any], seen: list[tuple[str, Any]], path: str) -> CheckResult:
-    changed = [f"{label} answered the id {getattr(answer, 'id', None)!r}" for label, answer in seen if getattr(answer, "id", None) != created.id]
+    changed = [f"{label} answered the id {shown(getattr(answer, 'id', None))}" for label, answer in seen if getattr(answer, "id", None) != created.id]
     done = listed([label for label, _ in seen])
     if changed:
         return CheckResult(

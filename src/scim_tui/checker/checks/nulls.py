@@ -11,6 +11,7 @@ from scim2_models import Uniqueness
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
@@ -111,13 +112,13 @@ def _patched(context: CheckContext, target: Target, attribute: Attribute, value:
     operations = [{"op": "add", "path": attribute.name, "value": added}, {"op": "replace", "path": attribute.name, "value": value}]
     seen, source = send_patch(context, target, operations)
     left = member(seen, attribute.name)
-    request = f"PATCH {context.root_path(target.url)} adding {attribute.name} {added!r}, then replacing it with {'null' if value is None else repr(value)}"
+    request = f"PATCH {context.root_path(target.url)} adding {attribute.name} {shown(added)}, then replacing it with {shown(value)}"
     if left == added:
         rule = UNASSIGNED if value is None else REPLACED
-        return CheckResult(Status.ERROR, reason=f"{request}: {source} still holds {added!r} ({rule}).", data={attribute.name: left})
+        return CheckResult(Status.ERROR, reason=f"{request}: {source} still holds {shown(added)} ({rule}).", data={attribute.name: left})
     if value is None and not unassigned(left):
-        return CheckResult(Status.ERROR, reason=f"{request}: {source} holds {left!r} instead of no value ({UNASSIGNED}).", data={attribute.name: left})
-    return CheckResult(Status.SUCCESS, reason=f"{request}: {source} holds {'no value' if unassigned(left) else repr(left)}.", data={attribute.name: left})
+        return CheckResult(Status.ERROR, reason=f"{request}: {source} holds {shown(left)} instead of no value ({UNASSIGNED}).", data={attribute.name: left})
+    return CheckResult(Status.SUCCESS, reason=f"{request}: {source} holds {'no value' if unassigned(left) else shown(left)}.", data={attribute.name: left})
 
 
 def _unclaimed(label: str) -> CheckResult:
@@ -133,5 +134,5 @@ def _judged(request: str, code: int, seen: Any, attribute: Attribute, old: Any) 
     left = member(seen, attribute.name)
     if not unassigned(left):
         kept = " (the value it had)" if left == old else ""
-        return CheckResult(Status.ERROR, reason=f"{request} answered {code}, and the resource holds {left!r}{kept} ({UNASSIGNED}).", data=seen)
+        return CheckResult(Status.ERROR, reason=f"{request} answered {code}, and the resource holds {shown(left)}{kept} ({UNASSIGNED}).", data=seen)
     return CheckResult(Status.SUCCESS, reason=f"{request} answered {code}, and the resource holds no value there.", data=seen)

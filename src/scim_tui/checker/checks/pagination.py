@@ -8,6 +8,7 @@ from typing import Any
 
 from scim2_models import Resource
 
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
@@ -87,7 +88,7 @@ def _total_results(first: ListPage, second: ListPage) -> tuple[Status, str]:
             counted = " (it counts the page, not every match)" if page.total_results == len(page.resources) else ""
             return (
                 Status.ERROR,
-                f"{page.query} answered totalResults {page.total_results!r} instead of the {len(SUFFIXES)} "
+                f"{page.query} answered totalResults {shown(page.total_results)} instead of the {len(SUFFIXES)} "
                 f"matches{counted}; totalResults is REQUIRED and counts every result of the query.",
             )
     return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {len(SUFFIXES)}, every match, not the page."
@@ -97,9 +98,9 @@ def _page_attributes(*pages: ListPage) -> tuple[Status, str]:
     for page, start in zip(pages, (1, PAGE_SIZE + 1), strict=False):
         problems = []
         if page.items_per_page != len(page.resources):
-            problems.append(f"itemsPerPage {page.items_per_page!r} for {len(page.resources)} resource(s)")
+            problems.append(f"itemsPerPage {shown(page.items_per_page)} for {len(page.resources)} resource(s)")
         if page.start_index != start:
-            problems.append(f"startIndex {page.start_index!r} instead of {start}")
+            problems.append(f"startIndex {shown(page.start_index)} instead of {start}")
         if problems:
             return (
                 Status.ERROR,
@@ -115,7 +116,7 @@ def _no_resources(page: ListPage, at_least: int, exact: bool, rule: str) -> tupl
     total = page.total_results
     if not isinstance(total, int) or (total != at_least if exact else total < at_least):
         expected = f"{at_least}" if exact else f"at least {at_least}"
-        return Status.ERROR, f"{page.query} answered no resource but totalResults {total!r} instead of {expected}; only totalResults is returned then."
+        return Status.ERROR, f"{page.query} answered no resource but totalResults {shown(total)} instead of {expected}; only totalResults is returned then."
     return Status.SUCCESS, f"{page.query} answered no resource and totalResults {total}."
 
 
@@ -123,7 +124,8 @@ def _start_below_one(page: ListPage, named: Named | None) -> tuple[Status, str]:
     if page.start_index not in (None, 1) or len(page.resources) > 1:
         return (
             Status.ERROR,
-            f"{page.query} answered startIndex {page.start_index!r} and {len(page.resources)} resource(s): a startIndex less than 1 SHALL be interpreted as 1.",
+            f"{page.query} answered startIndex {shown(page.start_index)} and {len(page.resources)} resource(s): "
+            "a startIndex less than 1 SHALL be interpreted as 1.",
         )
     if named is not None and not set(page.ids) <= set(named.names):
         return Status.ERROR, f"{page.query} answered {named.described(page.ids)}, not a resource of the filter."

@@ -16,9 +16,9 @@ from scim2_models import Mutability
 from scim2_models import Path
 from scim2_models import Resource
 
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import normalized
-from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path

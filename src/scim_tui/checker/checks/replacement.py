@@ -10,11 +10,11 @@ from scim2_models import Resource
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.causes import kept_after_delete
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import paths_of
-from scim_tui.checker.checks.comparison import shown
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.context import CheckContext
