@@ -24,6 +24,7 @@ from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.exchange_document import JSON_VIEW_LIMIT
 from scim_tui.tui.widgets.exchange_document import body_lines
 from scim_tui.tui.widgets.exchange_list import ExchangeList
+from scim_tui.tui.widgets.exchange_list import first_shown
 from scim_tui.tui.widgets.message_view import MessageView
 from tests.support.servers import Broken
 from tests.tui.conftest import SIZE
@@ -188,3 +189,11 @@ async def test_a_megabyte_answer_is_highlighted_and_folds_at_the_cursor(local):
         assert view.line_at_cursor() == start and start not in view.folded and view.line_text(start).plain == '  "Resources": ['
 
     assert not body_lines(body.replace("8000", "8000" * (JSON_VIEW_LIMIT // 4)))[1], "past the limit: the text it is"
+
+
+def test_a_result_opens_on_its_judged_answer_not_on_a_busy_one_sent_again():
+    """An attempt answered 429 and sent again is in the list, but the result opens on the answer judged."""
+    busy = Exchange("GET", "http://127.0.0.1/v2/Users", status_code=429, resent=True)
+    judged = Exchange("GET", "http://127.0.0.1/v2/Users", status_code=200)
+    assert first_shown([busy, judged]) == 1
+    assert first_shown([judged, busy]) == 0

@@ -26,8 +26,9 @@ def exchange_label(number: int, exchange: Exchange) -> Text:
 
 
 def first_shown(exchanges: list[Exchange]) -> int:
-    """The exchange a result opens on: the last judged one that failed, else the last judged one, else the first."""
-    judged = [index for index, exchange in enumerate(exchanges) if exchange.role is Role.JUDGED]
+    """The exchange a result opens on: the last judged one that failed, else the last judged one,
+    else the first (an attempt answered busy and sent again is never the one judged)."""
+    judged = [index for index, exchange in enumerate(exchanges) if exchange.role is Role.JUDGED and not exchange.resent]
     failed = [index for index in judged if exchanges[index].error or (exchanges[index].status_code or 0) >= 400]
     return (failed or judged or [0])[-1]
 
