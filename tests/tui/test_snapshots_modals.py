@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from textual.command import CommandList
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
@@ -83,12 +84,19 @@ def test_help(snap_compare, fixed_dirs, size):
     assert snap_compare(ScimTuiApp(), run_before=run_before, terminal_size=size)
 
 
+def palette_listed(app: ScimTuiApp) -> bool:
+    """Whether the command palette listed every command: its search worker is done, and the list filled."""
+    palette = app.screen
+    searching = any(worker.node is palette and not worker.is_finished for worker in app.workers)
+    return not searching and palette.query_one(CommandList).option_count > 0
+
+
 @SIZES
 def test_command_palette(snap_compare, fixed_dirs, size):
     async def run_before(pilot) -> None:
         await pilot.press("ctrl+p")
         await wait_until(pilot, lambda: pilot.app.screen.id == "--command-palette")
-        await pilot.pause(0.3)  # the palette lists its commands as they come
+        await wait_until(pilot, lambda: palette_listed(pilot.app))  # it lists its commands as they come, in a worker
         still_cursor(pilot.app)
         await pilot.pause()
 

@@ -54,7 +54,7 @@ class ScimTuiApp(App[None]):
 
     TITLE = "scim-tui"
     CSS_PATH = ["app.tcss", "profiles.tcss"]
-    COMMANDS = App.COMMANDS | {ScreenCommands}
+    COMMANDS = {ScreenCommands}  # Textual's own commands among them (commands.py)
     BINDINGS = [
         Binding("q", "quit_app", "Quit", id="app.quit"),
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True, id="app.quit-anywhere"),

@@ -1,4 +1,6 @@
-"""The command palette: every key of the active screen (whoever wrote it), plus run commands."""
+"""The command palette: every key of the active screen (whoever wrote it), plus run commands,
+then Textual's own (theme, keys, screenshot, quit), always in that order: one provider lists
+them all, where two would list them as each answered first."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ class PaletteCommand:
     name: str
     help: str
     run: Callable[[], object]
+    discovered: bool = True
+    """Listed before anything is typed (else only found by a search)."""
 
 
 class ScreenCommands(Provider):
@@ -40,6 +44,8 @@ class ScreenCommands(Provider):
         extra: Callable[[], list[PaletteCommand]] | None = getattr(self.screen, "palette_commands", None)
         for command in extra() if extra else []:
             found.setdefault(command.name, command)
+        for system in self.app.get_system_commands(self.screen):
+            found.setdefault(system.title, PaletteCommand(system.title, system.help, system.callback, system.discover))
         return list(found.values())
 
     async def _run(self, node: DOMNode, action: str) -> None:
@@ -47,7 +53,8 @@ class ScreenCommands(Provider):
 
     async def discover(self) -> Hits:
         for command in self.commands():
-            yield DiscoveryHit(command.name, command.run, help=command.help)
+            if command.discovered:
+                yield DiscoveryHit(command.name, command.run, help=command.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
