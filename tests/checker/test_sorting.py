@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from scim2_server.utils import load_default_service_provider_config
 
+from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
 from scim_tui.checker import Status
+from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
 from tests.checker.test_filtering import by_rule
 from tests.checker.test_filtering import case_exact_user_names
 from tests.checker.test_filtering import run
 from tests.checker.test_filtering import without_filter_support
 from tests.support.servers import Broken
+from tests.support.servers import make_client
 from tests.support.servers import stored
 
 USERS = "/v2/Users"
@@ -91,3 +97,27 @@ def test_skipped_without_sort_or_filter_support(serve, app, claim):
     assert result.status is Status.SKIPPED
     assert claim in result.reason
     assert stored(server.url, "/Users") == []
+
+
+@pytest.mark.parametrize("jobs", [1, 4])
+def test_the_list_checks_share_the_three_resources_they_only_list(serve, jobs):
+    """pagination_parameters and sort_order list the same three Users, made once a run and deleted
+    at its end, and each verdict stays its own (RFC 7644 §3.4.2.3, §3.4.2.4)."""
+    app = make_app()
+    created: list[str] = []
+
+    def counting(environ, start_response):
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO") == USERS:
+            created.append(USERS)
+        return app(environ, start_response)
+
+    server = serve(counting)
+    with make_client(server.url) as scim:
+        only = {CheckId("pagination_parameters", "User"), CheckId("sort_order", "User")}
+        results = list(iter_checks(scim, CheckConfig(jobs=jobs), only=only))
+    assert len(created) == 3, created
+    assert {r.title for r in results} == {"pagination_parameters", "sort_order"}
+    assert all(r.status is Status.SUCCESS for r in results), [r.reason for r in results if r.status is not Status.SUCCESS]
+    prefixes = {re.search(r"sw\+%22([\w-]+)%22", e.url)[1] for r in results for e in r.exchanges if "+sw+" in e.url}
+    assert len(prefixes) == 1, f"both list the same resources by one prefix: {prefixes}"
+    assert stored(server.url) == []

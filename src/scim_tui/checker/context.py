@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from dataclasses import field
 from types import SimpleNamespace
@@ -609,6 +610,7 @@ class References:
         self._made: dict[type[Resource[Any]], list[Referenced]] = {}
         self._fixtures: dict[type[Resource[Any]], Resource[Any]] = {}
         self._spare: dict[tuple[type[Resource[Any]], bool], list[Resource[Any]]] = {}
+        self._shared: dict[Hashable, Any] = {}
         self._lock = threading.RLock()  # held while making one, which may need references itself
 
     def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
@@ -651,6 +653,20 @@ class References:
                     context.resource_manager.record(item)
                 return resource
         return context.resource_manager.create_and_register(model, fill_all=fill_all)
+
+    def shared(self, context: CheckContext, key: Hashable, make: Callable[[], tuple[Answer, list[Resource[Any]]]]) -> Answer:
+        """What `make` gives (and the resources it created), made once a run for the checks that only
+        read those resources (a named set the list checks share), so that their verdicts stay apart:
+        none writes to them. The first check needing them makes them (its exchanges show the POSTs);
+        the run's own resource manager deletes them when the run ends. When `make` failed, the next
+        check tries again."""
+        with self._lock:
+            if key not in self._shared:
+                made, resources = make()
+                for resource in resources:
+                    self._kept(context, resource)
+                self._shared[key] = made
+            return self._shared[key]
 
     def read_only(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
         """A resource of `model` with every writable attribute filled, shared by the checks of a run
