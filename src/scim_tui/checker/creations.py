@@ -60,7 +60,6 @@ class Creations:
             if adaptation is not None:
                 self._adapted.setdefault(model, adaptation)
 
-
     def refused(self, body: Any) -> bool:
         """Whether a body of this kind (an identity provider's for a model) was refused with a 4xx in
         this run: the run sends its fallback from then on, as the server answers it alike."""

@@ -9,11 +9,11 @@ from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.checks.crud import resource_path
-from scim_tui.checker.checks.narrowing import LISTED
+from scim_tui.checker.checks.filtering import SHARED_NAMES
+from scim_tui.checker.checks.filtering import listed
 from scim_tui.checker.checks.narrowing import UNCLAIMED
 from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import Named
-from scim_tui.checker.checks.narrowing import listed_named
 from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.checks.pagination import PAGE_SIZE
 from scim_tui.checker.checks.pagination import Pages
@@ -49,8 +49,8 @@ def _first(page: ListPage, named: Named) -> tuple[Status, str]:
         return Status.ERROR, f"{page.query} answered {found} resources, more than count={PAGE_SIZE}."
     if not set(page.ids) <= set(named.names):
         return Status.ERROR, f"{page.query} answered {named.described(page.ids)}, not only resources of the filter."
-    if found < len(LISTED) and not page.next_cursor:
-        return Status.ERROR, f"{page.query} answered {named.described(page.ids)} of the {len(LISTED)} matches without a nextCursor to the others."
+    if found < len(SHARED_NAMES) and not page.next_cursor:
+        return Status.ERROR, f"{page.query} answered {named.described(page.ids)} of the {len(SHARED_NAMES)} matches without a nextCursor to the others."
     return Status.SUCCESS, f"{page.query} answered {named.described(page.ids)} and a nextCursor to the next page."
 
 
@@ -65,7 +65,7 @@ def _next_pages(pages: list[ListPage], named: Named) -> tuple[Status, str]:
     if pages[-1].next_cursor:
         return (
             Status.ERROR,
-            f"{MAX_CURSOR_PAGES} pages followed by nextCursor and the last still has one, for {len(LISTED)} matches "
+            f"{MAX_CURSOR_PAGES} pages followed by nextCursor and the last still has one, for {len(SHARED_NAMES)} matches "
             f"in pages of {PAGE_SIZE}: the last page carries no nextCursor.",
         )
     missing = set(named.names) - set(pages[0].ids) - set(seen)
@@ -121,7 +121,7 @@ def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list
         why_not = f"the {model.__name__} schema has no name attribute to filter this check's resources by"
     if why_not is not None or attribute is None:
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: {why_not}.")]
-    named = listed_named(context, model, attribute)
+    named = listed(context, model, attribute).named
     narrowed = narrowed_once(context, named, model)
     scope = narrowed.filter
     if scope is None:

@@ -118,25 +118,6 @@ def create_named(
     return created
 
 
-LISTED = ("charlie", "alpha", "Bravo")
-"""The names (after a prefix of the run's own) of the resources the list checks share, created in
-this order, which is neither ascending nor descending. "Bravo" sorts between the others without
-case (caseExact false), and before them with case (caseExact true)."""
-
-
-def listed_named(context: CheckContext, model: type[Resource[Any]], attribute: Attribute) -> Named:
-    """Three resources named LISTED after a prefix of the run's own, made once a run for the checks
-    that only list them (pagination, sorting, cursors), so that their verdicts stay apart: none
-    writes to them, and no other resource bears the prefix. The first check needing them makes
-    them (its exchanges show the POSTs); the run's own resource manager deletes them when the run ends."""
-
-    def make() -> tuple[Named, list[Resource[Any]]]:
-        named = Named(attribute, unique_prefix("list"))
-        return named, create_named(context, model, named, LISTED)
-
-    return context.references.shared(context, ("listed", model), make)
-
-
 def narrowed_once(context: CheckContext, named: Named, model: type[Resource[Any]]) -> Narrowed:
     """narrow, asked once a run for a set the checks share (listed_named): a later check is given
     the answer, and the exchanges of the queries that made it."""

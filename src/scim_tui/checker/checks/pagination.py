@@ -8,12 +8,12 @@ from typing import Any
 
 from scim2_models import Resource
 
-from scim_tui.checker.checks.narrowing import LISTED
+from scim_tui.checker.checks.filtering import SHARED_NAMES
+from scim_tui.checker.checks.filtering import listed
 from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
 from scim_tui.checker.checks.narrowing import list_page
-from scim_tui.checker.checks.narrowing import listed_named
 from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
@@ -82,14 +82,14 @@ def _start_index(first: ListPage, second: ListPage, named: Named) -> tuple[Statu
 
 def _total_results(first: ListPage, second: ListPage) -> tuple[Status, str]:
     for page in (first, second):
-        if page.total_results != len(LISTED):
+        if page.total_results != len(SHARED_NAMES):
             counted = " (it counts the page, not every match)" if page.total_results == len(page.resources) else ""
             return (
                 Status.ERROR,
-                f"{page.query} answered totalResults {page.total_results!r} instead of the {len(LISTED)} "
+                f"{page.query} answered totalResults {page.total_results!r} instead of the {len(SHARED_NAMES)} "
                 f"matches{counted}; totalResults is REQUIRED and counts every result of the query.",
             )
-    return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {len(LISTED)}, every match, not the page."
+    return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {len(SHARED_NAMES)}, every match, not the page."
 
 
 def _page_attributes(*pages: ListPage) -> tuple[Status, str]:
@@ -157,9 +157,9 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
     naming why, and the others run on the whole list.
     """
     attribute = name_attribute(model)
-    named = listed_named(context, model, attribute) if attribute else None
+    named = listed(context, model, attribute).named if attribute else None
     if named is None:
-        for _ in LISTED:
+        for _ in SHARED_NAMES:
             context.resource_manager.create_and_register(model, fill_all=False)
     scope, unscoped = _scope(context, named, model)
     scoped = named if scope else None
@@ -170,7 +170,7 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
     pages.fetch("empty", count=0)
     pages.fetch("low", startIndex=0, count=1)
     pages.fetch("negative", count=-1)
-    none_but_total = partial(_no_resources, at_least=len(LISTED), exact=scoped is not None)
+    none_but_total = partial(_no_resources, at_least=len(SHARED_NAMES), exact=scoped is not None)
     return [
         pages.judged("count", _count, "first"),
         *(
