@@ -654,9 +654,9 @@ class References:
                 return resource
         return context.resource_manager.create_and_register(model, fill_all=fill_all)
 
-    def shared(self, context: CheckContext, key: Hashable, make: Callable[[], tuple[Answer, list[Resource[Any]]]]) -> Answer:
-        """What `make` gives (and the resources it created), made once a run for the checks that only
-        read those resources (a named set the list checks share), so that their verdicts stay apart:
+    def shared(self, context: CheckContext, key: Hashable, make: Callable[[], tuple[Answer, list[Any]]]) -> Answer:
+        """What `make` gives (and the resources it created, each with its id), made once a run for the
+        checks that only read those resources (a named set the list checks share), so that their verdicts stay apart:
         none writes to them. The first check needing them makes them (its exchanges show the POSTs);
         the run's own resource manager deletes them when the run ends. When `make` failed, the next
         check tries again."""
