@@ -7,6 +7,8 @@ import re
 import threading
 from datetime import UTC
 from datetime import datetime
+from urllib.parse import unquote_plus
+from urllib.parse import urlsplit
 
 import pytest
 from scim2_models import Filter
@@ -16,6 +18,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import UNLISTED_NOTE
 from scim_tui.demo import make_app
 from scim_tui.reports import write_report
 from scim_tui.reports.model import RunReport
@@ -194,6 +197,49 @@ def test_what_a_query_still_lists_after_its_deletion_is_named_left_on_the_server
     assert line.endswith(f"and {len(listed) - LEFTOVERS_NAMED} more (the JSON report names them all)")
     assert "Clean-up failed" not in text and "still listed" not in text.replace(line, ""), "named once, for the run"
     assert json.loads(write_report(report, "json"))["leftovers"] == report.leftovers
+
+
+class FirstStillListed(HiddenNotDeleted):
+    """Only the first User deleted stays in the lists (a GET of it answers 404); a filter joining
+    clauses with `or` is refused with 400 when `or_refused`."""
+
+    def __init__(self, app, or_refused: bool):
+        super().__init__(app)
+        self.or_refused = or_refused
+
+    def intercept(self, environ):
+        if self.or_refused and " or " in unquote_plus(environ.get("QUERY_STRING", "")):
+            return 400, SCIM_JSON, scim_error(400, "or is not supported")
+        found = re.fullmatch(r"/v2/Users/([^/]+)", environ.get("PATH_INFO", ""))
+        if found and environ["REQUEST_METHOD"] == "DELETE" and self.hidden and found[1] not in self.hidden:
+            return None
+        return super().intercept(environ)
+
+
+@pytest.mark.parametrize("or_refused", [False, True])
+def test_the_deleted_resources_are_asked_about_together_and_the_one_still_listed_is_named(serve, or_refused):
+    """RFC 7644 §3.6: the run's clean-up asks, last, whether queries still list what it deleted: one
+    filter on several ids (`id eq "…" or id eq "…"`), then each one it lists on its own; a server
+    refusing `or` is asked about each."""
+    middleware = FirstStillListed(make_app(), or_refused)
+    server = serve(middleware)
+    log: list = []
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud"}, resource_types=["User"], jobs=1), exchanges=log))
+    [hidden] = middleware.hidden
+    assert [user["id"] for user in stored(server.url, "/Users")] == [hidden]
+    named = [item for result in results for item in result.leftovers]
+    assert len(named) == 1 and named[0].startswith(f"User/{hidden} (still listed: "), named
+    asked = [unquote_plus(urlsplit(e.url).query) for e in log if e.note == UNLISTED_NOTE]
+    deleted = {e.url.rsplit("/", 1)[-1] for e in log if e.method == "DELETE" and e.status_code == 204}
+    assert len(deleted) > 3
+    together = [query for query in asked if " or " in query]
+    alone = [query for query in asked if " or " not in query]
+    [deletion] = [r for r in results if r.title == "object_deletion" and r.resource_type == "User"]
+    assert deletion.status is Status.SUCCESS, "the check saw it gone from queries: not asked again"
+    verified = {e.url.rsplit("/", 1)[-1] for e in deletion.exchanges if e.method == "DELETE"}
+    assert {found for query in together for found in re.findall(r'id eq "(\w+)"', query)} == deleted - verified
+    assert len(together) == 1 and len(alone) == (1 if not or_refused else len(deleted - verified)), asked
 
 
 def test_nothing_is_claimed_left_when_the_deletion_really_removed_it(serve):

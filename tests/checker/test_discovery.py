@@ -37,6 +37,26 @@ def test_every_discovery_checker_succeeds_on_scim2_server(client):
         assert result.exchanges, f"{result.title} recorded no exchange"
 
 
+def test_each_schema_is_read_by_id_once_and_each_check_judging_it_shows_that_read(serve):
+    """resource_types_schema_validation and access_schema_by_id both judge GET /Schemas/{id}: it is
+    sent once a run, and each result shows its exchange (RFC 7644 §4)."""
+    served: list[str] = []
+    app = make_app()
+
+    def counting(environ, start_response):
+        served.append(environ["REQUEST_METHOD"] + " " + environ.get("PATH_INFO", ""))
+        return app(environ, start_response)
+
+    server = serve(counting)
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"schemas", "resource-types"})))
+    by_id = [request for request in served if request.startswith("GET /v2/Schemas/urn:")]
+    assert len(by_id) == len(set(by_id)) == 3, by_id
+    for title in ("resource_types_schema_validation", "access_schema_by_id"):
+        shown = {urlsplit(e.url).path for r in results if r.title == title for e in r.exchanges}
+        assert {request.removeprefix("GET ") for request in by_id} <= shown, title
+
+
 @pytest.mark.parametrize(
     ("checker", "method", "path", "expected"),
     [

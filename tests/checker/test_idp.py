@@ -513,3 +513,29 @@ def test_a_group_created_without_its_members_is_not_blamed_on_the_member_removal
 
 def test_every_provider_a_run_can_require_has_a_verdict():
     assert {name.removesuffix("_readiness") for name in verdict_names()} == set(PROVIDERS)
+
+
+@pytest.mark.parametrize("jobs", [1, 4])
+def test_the_users_made_to_be_members_are_shared_by_the_checks_of_a_provider(serve, jobs):
+    """Entra's three membership steps each need two users in a group: the run makes two, once, as
+    Entra creates them (a membership is the group's, so no step writes to them), and deletes them
+    at its end; each step keeps its verdict (RFC 7644 §3.5.2)."""
+    app = make_app()
+    users: list[str] = []
+
+    def counting(environ, start_response):
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO") == "/v2/Users":
+            users.append("POST /v2/Users")
+        return app(environ, start_response)
+
+    server = serve(counting)
+    only = {CheckId(name, "Group") for name in ("entra_add_members", "entra_remove_member", "entra_remove_member_filter")}
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(jobs=jobs), only=only))
+    assert len(users) == 2, users
+    assert {(r.title, r.status) for r in results if r.title in {c.checker for c in only}} == {
+        ("entra_add_members", Status.SUCCESS),
+        ("entra_remove_member", Status.DEVIATION),  # scim2-server takes only the RFC's filtered removal
+        ("entra_remove_member_filter", Status.SUCCESS),
+    }
+    assert stored(server.url) == []

@@ -3,6 +3,8 @@ on a server that passes them all, and on servers that break one test's pass crit
 
 from __future__ import annotations
 
+import io
+import json
 from typing import Any
 
 import pytest
@@ -10,6 +12,7 @@ from scim2_server.utils import load_default_resource_types
 from scim2_server.utils import load_default_schemas
 
 from scim_tui.checker import CheckConfig
+from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.idp_gallery import GALLERY_TESTS
@@ -19,6 +22,7 @@ from tests.support.idp import run
 from tests.support.oauth import TokenEndpoint
 from tests.support.oauth import oauth_profile
 from tests.support.servers import Broken
+from tests.support.servers import make_client
 from tests.support.servers import stored
 from tests.support.unlike import entra_gallery_speaking
 
@@ -168,3 +172,26 @@ def test_a_server_breaking_one_pass_criterion_fails_exactly_that_test(gallery_ru
     said = verdict(results)
     assert said.status is Status.DEVIATION and said.reason.startswith(f"NOT READY for the Entra app gallery: {len(failed)} mandatory")
     assert stored(server.url, "/Users") == []
+
+
+def test_entras_group_body_refused_once_is_not_sent_again_in_the_run(serve):
+    """scim2-server refuses Entra's second group schema URN with 400: the groups the gallery's steps
+    work on are created with the core schema alone from then on, one POST each."""
+    app = make_app()
+    bodies: list[list[str]] = []
+
+    def counting(environ, start_response):
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO") == "/v2/Groups":
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            body = environ["wsgi.input"].read(length)
+            environ["wsgi.input"] = io.BytesIO(body)
+            bodies.append(json.loads(body)["schemas"])
+        return app(environ, start_response)
+
+    server = serve(counting)
+    with make_client(server.url) as scim:
+        [result] = list(iter_checks(scim, CheckConfig(), only={CheckId("gallery_group_pagination", "Group")}))
+    assert result.status is Status.SUCCESS, result.reason
+    entra = [schemas for schemas in bodies if len(schemas) == 2]
+    assert len(entra) == 1 and len(bodies) == 12, bodies
+    assert stored(server.url, "/Groups") == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from dataclasses import field
 from types import SimpleNamespace
@@ -200,7 +201,10 @@ class ResourceManager:
         self.deleted: list[str] = []
         """The resources its clean-up deleted (and saw gone)."""
         self.forgotten: list[Owned] = []
-        """The resources the check deleted itself: its clean-up checks that queries no longer list them."""
+        """The resources the check deleted itself: the run's clean-up checks that queries no longer list them."""
+        self.unlisting: list[Owned] = []
+        """The run's own manager: the resources deleted during the run, whose absence from queries
+        its clean-up asks about last, several in one query (RFC 7644 §3.6)."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
 
     def record(self, item: Owned | Pending) -> None:
@@ -329,16 +333,19 @@ class ResourceManager:
             self.owned = [item for item in self.owned if item.id != resource_id]
         return released
 
-    def forget(self, resource_id: str) -> None:
-        """Stop tracking a resource the check deleted itself (a GET then answered 404)."""
+    def forget(self, resource_id: str, unlisted: bool = False) -> None:
+        """Stop tracking a resource the check deleted itself (a GET then answered 404); `unlisted`
+        when the check also saw a query no longer list it, so the clean-up need not ask again."""
         for item in self.release(resource_id):
             self.context.guard.gone(item)
-            with self._lock:
-                self.forgotten.append(item)
+            if not unlisted:
+                with self._lock:
+                    self.forgotten.append(item)
 
     def cleanup(self) -> list[str]:
         """Delete what this check created, newest first, then look for the creations whose outcome
-        is unknown. Return what could not be deleted, or may remain.
+        is unknown. Return what could not be deleted, or may remain. Whether queries still list
+        what was deleted is asked by the run's own manager, last (`unlisting`).
 
         A creation that may still happen later (its POST got no answer in time) is handed to the
         run's own manager, which looks for it once the run ends. A Ctrl-C while cleaning up stops
@@ -347,8 +354,8 @@ class ResourceManager:
         deletion was tried, carrying what is left (`leftovers`), for whoever tells the user.
         """
         with self._lock:
-            owned, pending, forgotten = self.owned, self.pending, self.forgotten
-            self.owned, self.pending, self.forgotten = [], [], []
+            owned, pending = self.owned, self.pending
+            self.owned, self.pending = [], []
         run_manager = self.context.references.manager
         leftovers: list[str] = []
         interrupted: KeyboardInterrupt | None = None
@@ -360,28 +367,48 @@ class ResourceManager:
             left, interruption = self._cleaned(item, self._delete if isinstance(item, Owned) else self._sweep)
             leftovers.extend(left)
             interrupted = interruption or interrupted
-        for item in forgotten:  # last: a resource created since at its id is deleted by then
-            left, interruption = self._cleaned(item, self._unlisted)
-            leftovers.extend(left)
-            interrupted = interruption or interrupted
+        with self._lock:
+            forgotten, self.forgotten = self.forgotten, []
+        run_manager.unlist(forgotten)
+        if run_manager is self:  # last: a resource created since at one of their ids is deleted by then
+            for chunk in self._unlisting_chunks():
+                left, interruption = self._cleaned(chunk, self._unlisted)
+                leftovers.extend(left)
+                interrupted = interruption or interrupted
         if interrupted is not None:
             interrupted.leftovers = [*getattr(interrupted, "leftovers", []), *leftovers]  # type: ignore[attr-defined]
             raise interrupted
         return leftovers
 
-    def _cleaned(self, item: Owned | Pending, clean: Callable[[Any], list[str]]) -> tuple[list[str], KeyboardInterrupt | None]:
-        """What is left of one item once `clean` deleted (or looked for) it, and the Ctrl-C met meanwhile."""
+    def unlist(self, items: list[Owned]) -> None:
+        """Resources deleted during the run, for the run's clean-up to ask whether queries still list them."""
+        with self._lock:
+            self.unlisting.extend(items)
+
+    def _unlisting_chunks(self) -> list[list[Owned]]:
+        """What `unlisting` holds, by endpoint, in chunks of at most UNLISTED_PER_QUERY."""
+        with self._lock:
+            items, self.unlisting = self.unlisting, []
+        by_endpoint: dict[str, list[Owned]] = {}
+        for item in items:
+            by_endpoint.setdefault(item.endpoint, []).append(item)
+        return [group[start : start + UNLISTED_PER_QUERY] for group in by_endpoint.values() for start in range(0, len(group), UNLISTED_PER_QUERY)]
+
+    def _cleaned(self, item: Owned | Pending | list[Owned], clean: Callable[[Any], list[str]]) -> tuple[list[str], KeyboardInterrupt | None]:
+        """What is left of one item (or a chunk of the same endpoint) once `clean` deleted (or looked
+        for) it, and the Ctrl-C met meanwhile."""
+        items = item if isinstance(item, list) else [item]
         interrupted = None
         for _attempt in range(2):
             try:
-                with cleaning_up(), sent_for(Role.CLEANUP, item.kind):
+                with cleaning_up(), sent_for(Role.CLEANUP, items[0].kind):
                     return clean(item), interrupted
             except KeyboardInterrupt as exc:
                 stopping, interrupted = self.context.stopping.is_set(), exc
                 self.context.stopping.set()
                 if stopping:
                     break
-        return [str(item)], interrupted
+        return [str(one) for one in items], interrupted
 
     def _delete(self, item: Owned) -> list[str]:
         """Delete one resource the run created, once a GET of its URL proved it the run's own;
@@ -406,21 +433,48 @@ class ResourceManager:
         try:
             answer = self.context.client.request("DELETE", item.url)
             if answer.status_code not in (200, 204):
-                return (self._unlisted(item) or self._gone(item)) if answer.status_code == 404 else [str(item)]
+                return self._gone_already(item) if answer.status_code == 404 else [str(item)]
             with noted(GONE_NOTE):
                 after = self.context.client.request("GET", item.url)
         except Exception:
             return [str(item)]
         if after.status_code in (404, 410):
-            return self._unlisted(item) or self._gone(item)
+            self.context.references.manager.unlist([item])
+            return self._gone(item)
         if 200 <= after.status_code < 300:
             return [f"{item} (still there: its DELETE answered {answer.status_code}, yet a GET still serves it)"]
         return [f"{item} (may remain: its DELETE answered {answer.status_code}, then a GET answered {after.status_code})"]
 
-    def _unlisted(self, item: Owned) -> list[str]:
-        """[] when a query no longer lists a deleted resource (or cannot tell), else its name."""
-        listing = self._listing(item)
-        return [f"{item} (still listed: deleted, and a GET of it answers 404, yet {listing} still lists it)"] if listing else []
+    def _gone_already(self, item: Owned) -> list[str]:
+        """A resource whose DELETE answered 404: gone, once the run's clean-up asked queries about it."""
+        self.context.references.manager.unlist([item])
+        return self._gone(item)
+
+    def _unlisted(self, items: list[Owned]) -> list[str]:
+        """The names of deleted resources of one endpoint that a query still lists: one query on all
+        their ids first; each it lists, or all when it cannot tell, is asked about on its own."""
+        leftovers: list[str] = []
+        for item in self._maybe_listed(items):
+            listing = self._listing(item)
+            if listing:
+                leftovers.append(f"{item} (still listed: deleted, and a GET of it answers 404, yet {listing} still lists it)")
+        return leftovers
+
+    def _maybe_listed(self, items: list[Owned]) -> list[Owned]:
+        """Those of `items` that a filter on all their ids (`id eq "…" or id eq "…"`) still lists, or
+        all of them when its answer cannot tell (no list: the server cannot filter so)."""
+        if len(items) < 2:
+            return items
+        query = " or ".join(f'id eq "{item.id}"' for item in items)
+        try:
+            with noted(UNLISTED_NOTE):
+                response = self.context.client.request("GET", items[0].endpoint, params={"filter": query})
+        except Exception:
+            return items
+        resources = _listed_resources(json_object(response.text) if response.status_code == 200 else None)
+        if resources is None:
+            return items
+        return [item for item in items if any(_still_ours(r, item.id, by_id=True) for r in resources)]
 
     def _listing(self, item: Owned) -> str | None:
         """The filtered GET that still lists a deleted resource, or None when none does, or none
@@ -527,6 +581,10 @@ def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
     return isinstance(total, int) and total <= len(resources) and listed.get("startIndex") in (None, 1)
 
 
+UNLISTED_PER_QUERY = 20
+"""How many deleted resources the clean-up asks about in one query (`id eq "…" or …`), keeping its URL short."""
+
+
 @dataclass(frozen=True)
 class Referenced:
     """A resource made for references to point at, as the server answered its creation: a
@@ -560,6 +618,7 @@ class References:
         self._made: dict[type[Resource[Any]], list[Referenced]] = {}
         self._fixtures: dict[type[Resource[Any]], Resource[Any]] = {}
         self._spare: dict[tuple[type[Resource[Any]], bool], list[Resource[Any]]] = {}
+        self._shared: dict[Hashable, Any] = {}
         self._lock = threading.RLock()  # held while making one, which may need references itself
 
     def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
@@ -602,6 +661,20 @@ class References:
                     context.resource_manager.record(item)
                 return resource
         return context.resource_manager.create_and_register(model, fill_all=fill_all)
+
+    def shared(self, context: CheckContext, key: Hashable, make: Callable[[], tuple[Answer, list[Any]]]) -> Answer:
+        """What `make` gives (and the resources it created, each with its id), made once a run for the
+        checks that only read those resources (a named set the list checks share), so that their verdicts stay apart:
+        none writes to them. The first check needing them makes them (its exchanges show the POSTs);
+        the run's own resource manager deletes them when the run ends. When `make` failed, the next
+        check tries again."""
+        with self._lock:
+            if key not in self._shared:
+                made, resources = make()
+                for resource in resources:
+                    self._kept(context, resource)
+                self._shared[key] = made
+            return self._shared[key]
 
     def read_only(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
         """A resource of `model` with every writable attribute filled, shared by the checks of a run

@@ -42,6 +42,7 @@ class Creations:
         self._lock = threading.Lock()
         self._adapted: dict[Any, Adaptation] = {}
         self._settled: set[Any] = set()
+        self._refused: set[Any] = set()
 
     def adaptation(self, model: Any) -> Adaptation | None:
         with self._lock:
@@ -58,6 +59,16 @@ class Creations:
             self._settled.add(model)
             if adaptation is not None:
                 self._adapted.setdefault(model, adaptation)
+
+    def refused(self, body: Any) -> bool:
+        """Whether a body of this kind (an identity provider's for a model) was refused with a 4xx in
+        this run: the run sends its fallback from then on, as the server answers it alike."""
+        with self._lock:
+            return body in self._refused
+
+    def refuse(self, body: Any) -> None:
+        with self._lock:
+            self._refused.add(body)
 
 
 def refusal(exchanges: list[Exchange], endpoint: str) -> Exchange | None:

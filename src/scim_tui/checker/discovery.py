@@ -214,11 +214,24 @@ def schema_by_id(context: CheckContext, uri: str) -> Schema | str:
     return reads[uri]
 
 
+def schema_answer(context: CheckContext, uri: str) -> Any:
+    """What GET /Schemas/{id} answered, as the client gave it (a Schema, another object, or the
+    error it raised), sent once a run for each schema: a later reader (a check judging it, the
+    description of the server) is given that answer, and its exchange."""
+
+    def send() -> Any:
+        try:
+            return context.client.query(Schema, quote(uri, safe=":"), expected_status_codes=context.expected_status_codes)
+        except Exception as exc:
+            return exc
+
+    return context.once(f"GET /Schemas/{uri}", send)
+
+
 def _schema_read(context: CheckContext, uri: str) -> Schema | str:
-    try:
-        schema = context.client.query(Schema, quote(uri, safe=":"), expected_status_codes=context.expected_status_codes)
-    except Exception as exc:
-        return f"schema {uri} cannot be read ({describe_error(exc, 200)})"
+    schema = schema_answer(context, uri)
+    if isinstance(schema, Exception):
+        return f"schema {uri} cannot be read ({describe_error(schema, 200)})"
     if not isinstance(schema, Schema) or schema.id != uri:
         return f"GET {context.root_path(f'/Schemas/{uri}')} answered another object"
     return schema

@@ -10,14 +10,13 @@ from scim2_models import Resource
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.filtering import SHARED_NAMES
+from scim_tui.checker.checks.filtering import listed
 from scim_tui.checker.checks.narrowing import UNCLAIMED
 from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import Named
-from scim_tui.checker.checks.narrowing import create_named
-from scim_tui.checker.checks.narrowing import narrow
-from scim_tui.checker.checks.narrowing import unique_prefix
+from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.checks.pagination import PAGE_SIZE
-from scim_tui.checker.checks.pagination import SUFFIXES
 from scim_tui.checker.checks.pagination import Pages
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
@@ -51,8 +50,8 @@ def _first(page: ListPage, named: Named) -> tuple[Status, str]:
         return Status.ERROR, f"{page.query} answered {found} resources, more than count={PAGE_SIZE}."
     if not set(page.ids) <= set(named.names):
         return Status.ERROR, f"{page.query} answered {named.described(page.ids)}, not only resources of the filter."
-    if found < len(SUFFIXES) and not page.next_cursor:
-        return Status.ERROR, f"{page.query} answered {named.described(page.ids)} of the {len(SUFFIXES)} matches without a nextCursor to the others."
+    if found < len(SHARED_NAMES) and not page.next_cursor:
+        return Status.ERROR, f"{page.query} answered {named.described(page.ids)} of the {len(SHARED_NAMES)} matches without a nextCursor to the others."
     return Status.SUCCESS, f"{page.query} answered {named.described(page.ids)} and a nextCursor to the next page."
 
 
@@ -67,7 +66,7 @@ def _next_pages(pages: list[ListPage], named: Named) -> tuple[Status, str]:
     if pages[-1].next_cursor:
         return (
             Status.ERROR,
-            f"{MAX_CURSOR_PAGES} pages followed by nextCursor and the last still has one, for {len(SUFFIXES)} matches "
+            f"{MAX_CURSOR_PAGES} pages followed by nextCursor and the last still has one, for {len(SHARED_NAMES)} matches "
             f"in pages of {PAGE_SIZE}: the last page carries no nextCursor.",
         )
     missing = set(named.names) - set(pages[0].ids) - set(seen)
@@ -104,7 +103,8 @@ def _refused(context: CheckContext, model: type[Resource[Any]], cursor: str, sco
 def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Cursor-based pagination pages through a list as RFC 9865 §2 says, when the ServiceProviderConfig announces it.
 
-    Creates three resources named with a prefix of the check's own and lists them with a
+    Lists three resources named with a prefix of the run's own (shared with the pagination and
+    sort checks, which only list them too) with a
     filter that lists exactly them, as an answer showed (narrowing.py), in pages of two. One result per rule: the first page (cursor empty)
     holds at most count resources and a nextCursor; the pages reached by nextCursor hold the
     other matches, none twice, at most count each, and the last has no nextCursor; a
@@ -122,9 +122,8 @@ def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list
         why_not = f"the {model.__name__} schema has no name attribute to filter this check's resources by"
     if why_not is not None or attribute is None:
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: {why_not}.")]
-    named = Named(attribute, unique_prefix("cursor"))
-    create_named(context, model, named, SUFFIXES)
-    narrowed = narrow(context, named, model)
+    named = listed(context, model, attribute).named
+    narrowed = narrowed_once(context, named, model)
     scope = narrowed.filter
     if scope is None:
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: {narrowed.why_not}.")]

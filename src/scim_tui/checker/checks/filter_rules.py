@@ -1,10 +1,11 @@
 """The rules filter_operators judges: one filter expression each, and the resources of the check
 it must select (RFC 7644 §3.4.2.2).
 
-The check made three resources named with a prefix of its own (alpha-one, beta-two, gamma-two),
-the first with an externalId and a typed value (emails[type eq "work"] ...). A rule that must not
-see the other checks' resources combines its test with the check's scope (a filter that lists
-exactly its resources, narrowing.py); without one, it is SKIPPED saying why.
+The check lists three resources named with a prefix of the run's own (alpha-one, gamma-two,
+Beta-two: filtering.listed, shared with the pagination and sort checks), the first with an
+externalId and a typed value (emails[type eq "work"] ...). A rule that must not see the other
+checks' resources combines its test with the check's scope (a filter that lists exactly its
+resources, narrowing.py); without one, it is SKIPPED saying why.
 """
 
 from __future__ import annotations
@@ -120,11 +121,11 @@ def _plain_rules(made: Made) -> dict[str, Rule | CheckResult]:
         f"{name} has caseExact {str(exact).lower()}, and the case sensitivity of a string comparison SHALL follow caseExact",
     )
     schema = str(made.named.attribute.owner.__schema__)  # type: ignore[attr-defined]  # scim2-models sets __schema__ on each model class without declaring it
-    first, second = made.name("alpha-one"), made.name("beta-two")
+    first, second = made.name("alpha-one"), made.name("Beta-two")
     return {
         "eq, other case": case_rule,
         "co": Rule("co", f"{name} co {quoted(gamma.removeprefix(PREFIX))}", made.named_as("gamma-two"), optional=True),
-        "sw": Rule("sw", made.named.starting_with, made.named_as("alpha-one", "beta-two", "gamma-two"), optional=True),
+        "sw": Rule("sw", made.named.starting_with, made.named_as("alpha-one", "Beta-two", "gamma-two"), optional=True),
         "or": Rule("or", f"{name} eq {quoted(alpha)} or {name} eq {quoted(gamma)}", made.named_as("alpha-one", "gamma-two"), optional=True),
         "eq, names in capitals": Rule("eq, names in capitals", f"{name.upper()} EQ {quoted(alpha)}", made.named_as("alpha-one"), NAMES_CASE),
         "eq, URN-qualified name": Rule("eq, URN-qualified name", f"{schema}:{name} eq {quoted(alpha)}", made.named_as("alpha-one"), QUALIFIED),
@@ -132,7 +133,7 @@ def _plain_rules(made: Made) -> dict[str, Rule | CheckResult]:
         "ew": Rule("ew", f"{name} ew {quoted(gamma.removeprefix(PREFIX))}", made.named_as("gamma-two"), optional=True),
         # Without the parentheses, "and" binds first and the answer holds alpha too.
         "parentheses": Rule(
-            "parentheses", f"({name} eq {quoted(first)} or {name} eq {quoted(second)}) and {name} eq {quoted(second)}", made.named_as("beta-two"), optional=True
+            "parentheses", f"({name} eq {quoted(first)} or {name} eq {quoted(second)}) and {name} eq {quoted(second)}", made.named_as("Beta-two"), optional=True
         ),
     }
 
@@ -141,7 +142,7 @@ def _scoped_rules(made: Made, scope: str) -> dict[str, Rule | CheckResult]:
     name = made.named.attribute.name
     alpha = made.name("alpha-one")
     within = _grouped(scope)
-    others = made.named_as("beta-two", "gamma-two")
+    others = made.named_as("Beta-two", "gamma-two")
     return {
         "pr": _presence_rule(made, within),
         # eq, not co: a server may leave co unsupported, and this rule is about "and" alone.
@@ -197,7 +198,7 @@ def _moment_rules(made: Made, within: str) -> dict[str, Rule | CheckResult]:
     if not isinstance(moment, datetime):
         why = "the creation answered no meta.lastModified to compare with"
         return {label: _skipped(label, why) for label in ("gt", "ge", "lt", "le")}
-    every = made.named_as("alpha-one", "beta-two", "gamma-two")
+    every = made.named_as("alpha-one", "Beta-two", "gamma-two")
 
     def rule(operator: str, at: datetime, expected: set[str]) -> Rule:
         return Rule(operator, f"meta.lastModified {operator} {quoted(_instant(at))} and {within}", expected, optional=True)

@@ -24,7 +24,7 @@ from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
 from scim_tui.checker.checks.narrowing import create_named
 from scim_tui.checker.checks.narrowing import list_page
-from scim_tui.checker.checks.narrowing import narrow
+from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.narrowing import unique_prefix
 from scim_tui.checker.checks.patch import Target
@@ -110,9 +110,10 @@ def _typed_values(context: CheckContext, attribute: Attribute) -> tuple[dict[str
 def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Filters select exactly the resources they match (RFC 7644 §3.4.2.2).
 
-    Creates three resources named with a prefix of the check's own (alpha-one, beta-two,
-    gamma-two), the first with an externalId and, when the schema has one, a multi-valued
-    complex attribute with a "type" (emails, members ...) that the second holds with another
+    Lists three resources named with a prefix of the run's own (alpha-one, gamma-two, Beta-two,
+    created in that order and shared with the pagination and sort checks, which only list them
+    too: listed), the first with an externalId and, when the schema has one, a multi-valued
+    complex attribute with a "type" (emails, members ...) that the others hold with another
     type. Then one GET per rule (filter_rules.py), each giving one result: eq on the name
     attribute; eq with the value in upper case, which must find the resource when the
     attribute's caseExact is false and nothing when it is true; pr on externalId; co; sw; and;
@@ -144,22 +145,8 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     attribute = name_attribute(model)
     if attribute is None:
         return [without_name_attribute(model, "filter on")]
-    named = Named(attribute, unique_prefix("filter"))
-    typed = typed_filter_attribute(model)
-    # Only alpha-one holds an externalId: the others are made without one (for the pr rule).
-    extra: dict[str, dict[str, Any]] = {
-        "alpha-one": {"externalId": f"{named.prefix}external"},
-        "beta-two": {"externalId": None},
-        "gamma-two": {"externalId": None},
-    }
-    if typed is not None:
-        found, other = _typed_values(context, typed)
-        extra["alpha-one"][typed.name] = [found]
-        if other is not None:  # neither holds the type found, even with what the run's creations may add (creations.py)
-            extra["beta-two"][typed.name] = [other]
-            extra["gamma-two"][typed.name] = [_typed_values(context, typed)[1]]
-    alpha = create_named(context, model, named, ("alpha-one", "beta-two", "gamma-two"), extra)[0]
-    made = Made(named, alpha, typed, extra["alpha-one"], _typed_held(context, model, alpha, typed, extra["alpha-one"]))
+    made = listed(context, model, attribute)
+    named = made.named
     creations = list(context.exchanges)  # the creations show why a rule could not run
     first = eq_rule(named)
     eq, page = judge(context, model, named, first)
@@ -174,11 +161,44 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
                 for label in LABELS[1:]
             ),
         ]
-    scope = narrow(context, named, model)
+    scope = narrowed_once(context, named, model)
     followed = rules(made, scope.filter, scope.why_not)
     for skipped_rule in (rule for rule in followed if isinstance(rule, CheckResult)):
         skipped_rule.exchanges = creations
     return [eq, *(judge(context, model, named, rule)[0] if isinstance(rule, Rule) else rule for rule in followed)]
+
+
+SHARED_NAMES = ("alpha-one", "gamma-two", "Beta-two")
+"""The names, after a prefix of the run's own, of the three resources the filter, pagination and sort
+checks list, created in this order: alpha first (the lastModified rules compare with its creation),
+which is neither ascending nor descending; "Beta-two" sorts between the others without case
+(caseExact false), and before them with case (caseExact true)."""
+
+
+def listed(context: CheckContext, model: type[Resource[Any]], attribute: Attribute) -> Made:
+    """Three resources named SHARED_NAMES, made once a run for the checks that only list them
+    (filter, pagination, sort, cursors), so that their verdicts stay apart: none writes to them, and
+    no other resource bears their prefix. Only alpha-one holds an externalId (for the pr rule) and,
+    when the schema has one, a value of a typed attribute (emails, members) whose type the others
+    hold not. The first check needing them makes them (its exchanges show the POSTs); the run's own
+    resource manager deletes them when the run ends."""
+
+    def make() -> tuple[Made, list[Resource[Any]]]:
+        named = Named(attribute, unique_prefix("list"))
+        typed = typed_filter_attribute(model)
+        extra: dict[str, dict[str, Any]] = {name: {"externalId": None} for name in SHARED_NAMES}
+        extra["alpha-one"]["externalId"] = f"{named.prefix}external"
+        if typed is not None:
+            found, other = _typed_values(context, typed)
+            extra["alpha-one"][typed.name] = [found]
+            if other is not None:  # neither holds the type found, even with what the run's creations may add (creations.py)
+                extra["gamma-two"][typed.name] = [other]
+                extra["Beta-two"][typed.name] = [_typed_values(context, typed)[1]]
+        created = create_named(context, model, named, SHARED_NAMES, extra)
+        alpha = created[0]
+        return Made(named, alpha, typed, extra["alpha-one"], _typed_held(context, model, alpha, typed, extra["alpha-one"])), created
+
+    return context.references.shared(context, ("listed", model), make)
 
 
 def _unfit(eq_rule: Rule, page: ListPage | None, exchange: Exchange) -> str | None:

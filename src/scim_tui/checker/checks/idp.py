@@ -228,12 +228,20 @@ def with_members(context: CheckContext, provider: Provider, target: Target, user
 
 
 def member_ids(context: CheckContext, count: int, make: Callable[[CheckContext, type[Resource[Any]]], Target]) -> list[str] | CheckResult:
-    """Ids of users made (by `make`, as the provider creates them) to be a group's members; a
-    SKIPPED result when the server has no User resource type."""
+    """Ids of `count` users made (by `make`, as the provider creates them) to be a group's members,
+    made once a run for each way of making them and shared by the checks that need members: a
+    membership is the group's, so none of them writes to the users (References.shared; the run
+    deletes them when it ends). A SKIPPED result when the server has no User resource type."""
     user_model = model_of(context, USER_SCHEMA)
     if user_model is None:
         return CheckResult(Status.SKIPPED, reason="Skipped: the server has no User resource type to make members of.")
-    return [make(context, user_model).id for _ in range(count)]
+    way = (getattr(make, "func", make), *(getattr(arg, "key", arg) for arg in getattr(make, "args", ())))  # a partial made anew, the same way
+
+    def made() -> tuple[str, list[Target]]:
+        user = make(context, user_model)
+        return user.id, [user]
+
+    return [context.references.shared(context, ("member", way, user_model, number), made) for number in range(count)]
 
 
 def members_of(resource: dict[str, Any]) -> list[str]:

@@ -351,13 +351,17 @@ def core_schema_only(body: dict[str, Any]) -> dict[str, Any]:
 
 def entra_group(context: CheckContext, model: type[Resource[Any]]) -> Target:
     """A group created with Entra's body for another step to work on; created with the core schema
-    alone when the server refuses Entra's with a 4xx (entra_create_group reports that refusal)."""
+    alone when the server refuses Entra's with a 4xx (entra_create_group reports that refusal), and
+    so from then on in the run."""
     body = entra_group_body(model)
-    try:
-        return wire_created(context, ENTRA, model, body)
-    except PrerequisiteFailed:
-        if not 400 <= (context.exchanges[-1].status_code or 0) < 500:
-            raise
+    refused = (ENTRA_GROUP, model)
+    if not context.creations.refused(refused):
+        try:
+            return wire_created(context, ENTRA, model, body)
+        except PrerequisiteFailed:
+            if not 400 <= (context.exchanges[-1].status_code or 0) < 500:
+                raise
+        context.creations.refuse(refused)
     return wire_created(context, ENTRA, model, core_schema_only(body))
 
 

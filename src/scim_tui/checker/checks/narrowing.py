@@ -129,6 +129,12 @@ def create_named(
     return created
 
 
+def narrowed_once(context: CheckContext, named: Named, model: type[Resource[Any]]) -> Narrowed:
+    """narrow, asked once a run for a set the checks share (listed_named): a later check is given
+    the answer, and the exchanges of the queries that made it."""
+    return context.once(f"narrow {named.prefix}", lambda: narrow(context, named, model))
+
+
 def list_page(context: CheckContext, model: type[Resource[Any]], **params: Any) -> ListPage:
     """GET the endpoint with query parameters; raise ListQueryError unless it answers 200 with a ListResponse."""
     path = resource_path(context, model)

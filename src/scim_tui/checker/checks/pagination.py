@@ -9,13 +9,13 @@ from typing import Any
 from scim2_models import Resource
 
 from scim_tui.checker.answers import shown
+from scim_tui.checker.checks.filtering import SHARED_NAMES
+from scim_tui.checker.checks.filtering import listed
 from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
-from scim_tui.checker.checks.narrowing import create_named
 from scim_tui.checker.checks.narrowing import list_page
-from scim_tui.checker.checks.narrowing import narrow
-from scim_tui.checker.checks.narrowing import unique_prefix
+from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.filling import name_attribute
@@ -23,7 +23,6 @@ from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-SUFFIXES = ("one", "two", "three")
 PAGE_SIZE = 2
 """Three resources in pages of two: a full first page, and a second one holding the last."""
 
@@ -84,14 +83,14 @@ def _start_index(first: ListPage, second: ListPage, named: Named) -> tuple[Statu
 
 def _total_results(first: ListPage, second: ListPage) -> tuple[Status, str]:
     for page in (first, second):
-        if page.total_results != len(SUFFIXES):
+        if page.total_results != len(SHARED_NAMES):
             counted = " (it counts the page, not every match)" if page.total_results == len(page.resources) else ""
             return (
                 Status.ERROR,
-                f"{page.query} answered totalResults {shown(page.total_results)} instead of the {len(SUFFIXES)} "
+                f"{page.query} answered totalResults {shown(page.total_results)} instead of the {len(SHARED_NAMES)} "
                 f"matches{counted}; totalResults is REQUIRED and counts every result of the query.",
             )
-    return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {len(SUFFIXES)}, every match, not the page."
+    return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {len(SHARED_NAMES)}, every match, not the page."
 
 
 def _page_attributes(*pages: ListPage) -> tuple[Status, str]:
@@ -136,7 +135,7 @@ def _scope(context: CheckContext, named: Named | None, model: type[Resource[Any]
     """The filter that lists exactly the check's resources (narrowing.py), or None and why there is none."""
     if named is None:
         return None, f"the {model.__name__} schema has no name attribute to filter this check's resources by"
-    narrowed = narrow(context, named, model)
+    narrowed = narrowed_once(context, named, model)
     return narrowed.filter, narrowed.why_not
 
 
@@ -144,7 +143,8 @@ def _scope(context: CheckContext, named: Named | None, model: type[Resource[Any]
 def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """startIndex and count page through a list, and the list says where the page is (RFC 7644 §3.4.2.4).
 
-    Creates three resources named with a prefix of the check's own and lists them with a
+    Lists three resources named with a prefix of the run's own (shared with the sort and cursor
+    checks, which only list them too) with a
     filter that lists exactly them, as an answer showed (sw on that prefix, else eq on each
     name; narrowing.py): startIndex=1&count=2, startIndex=3&count=2,
     count=0, startIndex=0&count=1 and count=-1. One result per rule:
@@ -159,11 +159,9 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
     naming why, and the others run on the whole list.
     """
     attribute = name_attribute(model)
-    named = Named(attribute, unique_prefix("page")) if attribute else None
-    if named is not None:
-        create_named(context, model, named, SUFFIXES)
-    else:
-        for _ in SUFFIXES:
+    named = listed(context, model, attribute).named if attribute else None
+    if named is None:
+        for _ in SHARED_NAMES:
             context.resource_manager.create_and_register(model, fill_all=False)
     scope, unscoped = _scope(context, named, model)
     scoped = named if scope else None
@@ -174,7 +172,7 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
     pages.fetch("empty", count=0)
     pages.fetch("low", startIndex=0, count=1)
     pages.fetch("negative", count=-1)
-    none_but_total = partial(_no_resources, at_least=len(SUFFIXES), exact=scoped is not None)
+    none_but_total = partial(_no_resources, at_least=len(SHARED_NAMES), exact=scoped is not None)
     return [
         pages.judged("count", _count, "first"),
         *(

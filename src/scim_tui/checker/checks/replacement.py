@@ -128,5 +128,5 @@ def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], res
             "resource MUST be omitted from query results (RFC 7644 §3.6)."
         )
         return CheckResult(Status.ERROR, reason=reason, data=body, cause=kept_after_delete(context.root_path(resource_path(context, model, resource_id))))
-    context.resource_manager.forget(resource_id)
+    context.resource_manager.forget(resource_id, unlisted=True)
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 204, a GET then answered 404, and {named} no longer lists it.", data=body)

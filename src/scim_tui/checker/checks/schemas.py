@@ -14,6 +14,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.discovery import read_resource_types
 from scim_tui.checker.discovery import read_schemas
 from scim_tui.checker.discovery import referenced
+from scim_tui.checker.discovery import schema_answer
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -76,10 +77,9 @@ def access_schema_by_id(context: CheckContext) -> list[CheckResult]:
     for listed in published_schemas(context):
         mark = len(context.exchanges)
         path = context.root_path(f"/Schemas/{listed.id}")
-        try:
-            found = _schema_by_id(context, str(listed.id))
-        except Exception as exc:
-            result = CheckResult(Status.ERROR, reason=f"GET {path} failed: {describe_error(exc, 300)}")
+        found = _schema_by_id(context, str(listed.id))
+        if isinstance(found, Exception):
+            result = CheckResult(Status.ERROR, reason=f"GET {path} failed: {describe_error(found, 300)}")
         else:
             result = _compare_schema(path, listed, found)
         results.extend(results_of(context, mark, [result]))
@@ -87,12 +87,12 @@ def access_schema_by_id(context: CheckContext) -> list[CheckResult]:
 
 
 def _schema_by_id(context: CheckContext, uri: str) -> object:
-    """GET /Schemas/{id}, the request this check judges (so sent even when the run read that
-    schema already); a schema read here is kept for the run too."""
-    reads = context.discovery.schema_reads
-    found = context.client.query(Schema, uri, expected_status_codes=context.expected_status_codes)
+    """GET /Schemas/{id}, the request this check judges: sent once a run (a schema the run read
+    already is judged on that answer, its exchange among the result's); a schema read here is
+    kept for the run too."""
+    found = schema_answer(context, uri)
     if isinstance(found, Schema) and found.id == uri:
-        reads.setdefault(uri, found)
+        context.discovery.schema_reads.setdefault(uri, found)
     return found
 
 

@@ -7,14 +7,13 @@ from typing import Any
 
 from scim2_models import Resource
 
+from scim_tui.checker.checks.filtering import listed
 from scim_tui.checker.checks.filtering import without_name_attribute
 from scim_tui.checker.checks.narrowing import UNCLAIMED
 from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
-from scim_tui.checker.checks.narrowing import create_named
 from scim_tui.checker.checks.narrowing import list_page
-from scim_tui.checker.checks.narrowing import narrow
-from scim_tui.checker.checks.narrowing import unique_prefix
+from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
@@ -26,23 +25,20 @@ from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
-SUFFIXES = ("charlie", "alpha", "Bravo")
-"""Created in this order, which is neither ascending nor descending. "Bravo" sorts between the
-others without case (caseExact false), and before them with case (caseExact true)."""
-
 
 @checker("sort", section="3.4.2.3")
 def sort_order(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """sortBy and sortOrder order a list (RFC 7644 §3.4.2.3).
 
-    Creates three resources named with a prefix of the check's own (charlie, alpha, Bravo, in
-    that order), then lists them, with a filter that lists exactly them, as an answer showed
+    Lists three resources named with a prefix of the run's own (alpha-one, gamma-two, Beta-two,
+    created in that order, shared with the filter and pagination checks, which only list them
+    too), with a filter that lists exactly them, as an answer showed
     (sw on that prefix, else eq on each name; narrowing.py), sorted by the name attribute:
     sortOrder=ascending, sortOrder=descending, and no sortOrder, which "SHALL default to
     ascending". One result each: SUCCESS when the resources come in the expected order, ERROR
     otherwise (sortBy names the attribute whose value "SHALL be used to order the returned
     responses", and "sortOrder MUST sort according to the attribute type": without case when
-    caseExact is false, so Bravo comes between alpha and charlie). SKIPPED when the
+    caseExact is false, so Beta-two comes between alpha-one and gamma-two). SKIPPED when the
     ServiceProviderConfig does not claim sort, or does not claim filter (without it the list
     cannot be limited to this check's resources while other checks create theirs), when no
     filter lists exactly them (refused or ignored), or when the schema has no name attribute.
@@ -55,9 +51,8 @@ def sort_order(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
     attribute = name_attribute(model)
     if attribute is None:
         return [without_name_attribute(model, "sort by")]
-    named = Named(attribute, unique_prefix("sort"))
-    create_named(context, model, named, SUFFIXES)
-    scope = narrow(context, named, model)
+    named = listed(context, model, attribute).named
+    scope = narrowed_once(context, named, model)
     if scope.filter is None:
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: {scope.why_not}.")]
     exact = case_exact(attribute)
