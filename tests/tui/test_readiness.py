@@ -34,6 +34,9 @@ async def test_the_run_screen_shows_each_providers_readiness(scim_server):
         assert not widget.display, "no verdict before a run"
         await run_checks(pilot)
         assert widget.display
+        await pilot.pause()
+        # a verdict a line (cut with … at the edge), a quarter of the screen at most: the results stay in view
+        assert widget.size.height == len(widget.verdicts) <= SIZE[1] // 4
         assert readiness_text(widget.verdicts.values()).plain.splitlines() == [
             (
                 "✘ NOT READY for Entra ID: 3 of 14 steps block: entra_set_manager (User) refused, entra_create_group (Group) refused, "

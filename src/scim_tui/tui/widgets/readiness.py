@@ -14,7 +14,8 @@ from scim_tui.tui.widgets.status import STATUS_STYLES
 
 
 def readiness_text(verdicts: Iterable[CheckResult]) -> Text:
-    """One line per verdict: READY in green, NOT READY (naming the blocking steps) in the colour of an ERROR."""
+    """One line per verdict, cut with … at the edge: READY in green, NOT READY (naming the blocking
+    steps) in the colour of an ERROR. The result of each verdict holds it whole."""
     text = Text()
     for verdict in verdicts:
         ready = verdict.status is Status.SUCCESS
