@@ -11,12 +11,14 @@ from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.readiness import Readiness
 from scim_tui.tui.widgets.readiness import readiness_text
+from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.tui.conftest import FEW
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import assert_nothing_left
 from tests.tui.conftest import boxes
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
+from tests.tui.conftest import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -59,3 +61,19 @@ async def test_a_run_without_identity_provider_checks_shows_no_readiness(scim_se
         screen = await run_checks(pilot)
         widget = screen.query_one(Readiness)
         assert not widget.display and widget.verdicts == {}
+
+
+async def test_on_a_short_terminal_the_verdicts_share_one_line_and_the_results_keep_their_rows(scim_server):
+    profile = Profile(name="Local", url=scim_server.url, selection=Selection(include_tags=["idp:entra", "idp:okta"]))
+    app = ScimTuiApp(profile)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await run_checks(pilot)
+        widget = screen.query_one(Readiness)
+        await pilot.pause()
+        assert widget.size.height == 1
+        assert str(widget.render()).startswith("✘ NOT READY for Entra ID, Okta, the Entra app gallery")
+        rows = screen.query_one(ResultsTable).scrollable_content_region.height - 1
+        assert rows >= 11, "the verdicts leave the results a screenful of rows"
+        await pilot.resize_terminal(*SIZE)
+        await wait_until(pilot, lambda: widget.size.height == len(widget.verdicts))
+    assert_nothing_left(scim_server.url)

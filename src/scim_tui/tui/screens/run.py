@@ -93,6 +93,8 @@ NARROW = 100
 """Below this many columns the sidebar hides itself, so that the results keep the width."""
 WIDE = 120
 """From this many columns on, the sidebar takes its full width."""
+SHORT = 30
+"""Below this many rows the readiness verdicts share one line, so that the results keep a screenful of rows."""
 
 
 def today() -> date:
@@ -224,6 +226,7 @@ class RunScreen(Screen[None]):
         cast("ScimTuiApp", self.app).change_settings(**changes)
 
     def on_resize(self) -> None:
+        self.query_one(Readiness).shorten(self.size.height < SHORT)
         self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
 
     def _refocus(self) -> None:

@@ -27,13 +27,36 @@ def readiness_text(verdicts: Iterable[CheckResult]) -> Text:
     return text
 
 
+def summary_text(verdicts: Iterable[CheckResult]) -> Text:
+    """Every verdict in one line, for a short terminal: the providers NOT READY, then those READY."""
+    names = {
+        ready: [(r.reason or "").partition(": ")[0].partition(" for ")[2] for r in verdicts if (r.status is Status.SUCCESS) is ready] for ready in (False, True)
+    }
+    text = Text()
+    if names[False]:
+        text.append(f"✘ NOT READY for {', '.join(names[False])}", style=STATUS_STYLES[Status.ERROR])
+    if names[True]:
+        text.append(" · " if names[False] else "")
+        text.append(f"✔ READY for {', '.join(names[True])}", style=STATUS_STYLES[Status.SUCCESS])
+    return text
+
+
 class Readiness(Static):
-    """The readiness verdicts of the run shown; hidden when the run gave none."""
+    """The readiness verdicts of the run shown; hidden when the run gave none. A line each, or
+    all in one line on a short terminal (`short`), so that the results keep their rows."""
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)  # type: ignore[arg-type]
         self.verdicts: dict[str, CheckResult] = {}
         self.names = verdict_names()
+        self.short = False
+
+    def shorten(self, short: bool) -> None:
+        """Show the verdicts in one line (True) or a line each."""
+        if short != self.short:
+            self.short = short
+            self.set_class(short, "-short")
+            self._render_verdicts()
 
     def on_mount(self) -> None:
         self.display = False
@@ -52,4 +75,4 @@ class Readiness(Static):
 
     def _render_verdicts(self) -> None:
         self.display = bool(self.verdicts)
-        self.update(readiness_text(self.verdicts.values()))
+        self.update((summary_text if self.short else readiness_text)(self.verdicts.values()))
