@@ -94,7 +94,8 @@ NARROW = 100
 WIDE = 120
 """From this many columns on, the sidebar takes its full width."""
 SHORT = 30
-"""Below this many rows the readiness verdicts share one line, so that the results keep a screenful of rows."""
+"""Below this many rows the readiness verdicts share one line and the preview is a line shorter,
+so that the results keep a screenful of rows."""
 
 
 def today() -> date:
@@ -226,7 +227,9 @@ class RunScreen(Screen[None]):
         cast("ScimTuiApp", self.app).change_settings(**changes)
 
     def on_resize(self) -> None:
-        self.query_one(Readiness).shorten(self.size.height < SHORT)
+        short = self.size.height < SHORT
+        self.set_class(short, "-short")
+        self.query_one(Readiness).shorten(short)
         self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
 
     def _refocus(self) -> None:

@@ -55,7 +55,6 @@ class Readiness(Static):
         """Show the verdicts in one line (True) or a line each."""
         if short != self.short:
             self.short = short
-            self.set_class(short, "-short")
             self._render_verdicts()
 
     def on_mount(self) -> None:
