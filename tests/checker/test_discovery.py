@@ -49,7 +49,7 @@ def test_each_schema_is_read_by_id_once_and_each_check_judging_it_shows_that_rea
 
     server = serve(counting)
     with make_client(server.url) as scim:
-        results = list(iter_checks(scim, CheckConfig(include_tags={"schemas", "resource-types"})))
+        results = list(iter_checks(scim, CheckConfig(include_tags={"schemas", "resource-types"}, jobs=1)))
     by_id = [request for request in served if request.startswith("GET /v2/Schemas/urn:")]
     assert len(by_id) == len(set(by_id)) == 3, by_id
     for title in ("resource_types_schema_validation", "access_schema_by_id"):
