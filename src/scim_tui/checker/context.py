@@ -82,7 +82,7 @@ class Discovery:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-NEEDED_CREATION_ANSWERS = [200, 201]
+NEEDED_CREATION_ANSWERS = (200, 201)
 """The answers a creation made for a check's own use may have: 201 Created, or 200 with the resource."""
 
 
@@ -275,7 +275,7 @@ class ResourceManager:
         if not judged:
             # A creation the check only needs is used when answered 200: the status is
             # object_creation's to judge (RFC 7644 §3.3: 201), once, not every check's.
-            request = {"expected_status_codes": NEEDED_CREATION_ANSWERS, **request}
+            request = {"expected_status_codes": list(NEEDED_CREATION_ANSWERS), **request}
         with sent_for(Role.JUDGED if judged else Role.CREATION, model.__name__.partition("[")[0]):  # User, not User[EnterpriseUser]
             if extra:
                 body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
