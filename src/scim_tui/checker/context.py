@@ -462,7 +462,9 @@ class ResourceManager:
 
     def _maybe_listed(self, items: list[Owned]) -> list[Owned]:
         """Those of `items` that a filter on all their ids (`id eq "…" or id eq "…"`) still lists, or
-        all of them when its answer cannot tell (no list: the server cannot filter so)."""
+        all of them when its answer cannot tell: no list (the server cannot filter so), a resource
+        it was not asked about, or a page short of the whole (the filter was read in part, or not
+        at all)."""
         if len(items) < 2:
             return items
         query = " or ".join(f'id eq "{item.id}"' for item in items)
@@ -471,8 +473,13 @@ class ResourceManager:
                 response = self.context.client.request("GET", items[0].endpoint, params={"filter": query})
         except Exception:
             return items
-        resources = _listed_resources(json_object(response.text) if response.status_code == 200 else None)
-        if resources is None:
+        listed = json_object(response.text) if response.status_code == 200 else None
+        resources = _listed_resources(listed)
+        asked = {item.id for item in items}
+        if listed is None or resources is None:
+            return items
+        foreign = any(not isinstance(r, dict) or id_text(r.get("id")) not in asked for r in resources)
+        if foreign or (resources and not _whole(listed, resources)):
             return items
         return [item for item in items if any(_still_ours(r, item.id, by_id=True) for r in resources)]
 
