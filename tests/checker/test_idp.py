@@ -511,6 +511,32 @@ def test_a_group_created_without_its_members_is_not_blamed_on_the_member_removal
     assert "lacks" not in removal
 
 
+def test_creations_answered_200_are_one_finding_each_that_blocks_no_provider_and_hides_no_refusal(serve):
+    """RFC 7644 §3.3: a creation SHALL be answered 201; identity providers read a 200 with the
+    resource as created all the same. Each creation step says so (an ERROR that blocks nothing);
+    a provider's shape the server refuses is still the DEVIATION it is on scim2-server (its RFC
+    spelling answered 200 is taken), and every readiness verdict and every gallery phase after a
+    creation stay as on scim2-server."""
+    selection = {"include_tags": {"idp"}, "exclude_tags": set()}
+    plain, answered_200 = (run(serve(app).url, **selection) for app in (make_app(), PERSONALITIES["created with 200"].app()))
+    assert {(r.title, r.resource_type) for r in answered_200 if r.status is Status.DEVIATION} == {
+        (r.title, r.resource_type) for r in plain if r.status is Status.DEVIATION
+    }
+    assert [(r.title, r.reason) for r in answered_200 if r.title.endswith("_readiness")] == [
+        (r.title, r.reason) for r in plain if r.title.endswith("_readiness")
+    ]
+    [scim11] = [r for r in answered_200 if r.title == "onelogin_scim11_schema"]
+    assert "The same change as the RFC spells it is taken (POST /v2/Users with OneLogin's body answered 200 instead of 201 Created" in scim11.reason, (
+        scim11.reason
+    )
+    new_errors = [r for r in answered_200 if r.status.failed]
+    assert new_errors and all("answered 200 instead of 201 Created" in r.reason and blocking(r) is None for r in new_errors), [
+        (r.title, r.reason) for r in new_errors
+    ]
+    skipped = Counter(r.title for r in answered_200 if r.status is Status.SKIPPED)
+    assert skipped == Counter(r.title for r in plain if r.status is Status.SKIPPED)
+
+
 def test_every_provider_a_run_can_require_has_a_verdict():
     assert {name.removesuffix("_readiness") for name in verdict_names()} == set(PROVIDERS)
 

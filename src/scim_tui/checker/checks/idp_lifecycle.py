@@ -20,6 +20,7 @@ from scim_tui.checker.checks.idp import creation
 from scim_tui.checker.checks.idp import finds
 from scim_tui.checker.checks.idp import get
 from scim_tui.checker.checks.idp import resources_in
+from scim_tui.checker.checks.idp_readiness import goes_past
 from scim_tui.checker.checks.idp_readiness import step
 from scim_tui.checker.checks.idp_wire import Provider
 from scim_tui.checker.checks.idp_wire import created
@@ -52,10 +53,11 @@ def create_step(
 def phases(context: CheckContext, labelled: list[tuple[str, Callable[[], CheckResult]]]) -> list[CheckResult]:
     """The results of phases that build on each other, run in turn: once one fails (or could not
     run), those after it are SKIPPED naming it (one fault, one finding), and block nothing more. A
-    DEVIATION leaves the resource as the phase meant (the RFC's spelling passed): the next runs."""
+    DEVIATION leaves the resource as the phase meant (the RFC's spelling passed), and so does a
+    failure the provider reads past (a creation answered 200): the next runs."""
     results: list[CheckResult] = []
     for label, run in labelled:
-        if any(result.status.failed or result.status is Status.SKIPPED for result in results):
+        if any(not goes_past(result) or result.status is Status.SKIPPED for result in results):
             results.append(CheckResult(Status.SKIPPED, reason=f"{label}: Skipped: a phase before it did not pass.", blocks=False))
             continue
         results.append(checked(context, run, label))

@@ -67,13 +67,26 @@ def step(
         return result
     retry = checked(context, plain, label)
     result.exchanges = [*result.exchanges, *retry.exchanges]
-    if not retry.status.failed:
-        reason = (result.reason or "").rstrip()
-        differs = f" {provider.name}'s request differs in {difference(*shapes)}." if shapes else ""
-        if provider_only:
-            result.status, result.blocks = Status.DEVIATION, True
-        result.reason = f"{reason}{'' if reason.endswith('.') else '.'} The same change as the RFC spells it passes.{differs} {note}"
+    if not goes_past(retry):
+        return result
+    reason = (result.reason or "").rstrip()
+    differs = f" {provider.name}'s request differs in {difference(*shapes)}." if shapes else ""
+    taken = "passes" if not retry.status.failed else f"is taken ({_sentence_end(retry.reason)})"
+    if provider_only:
+        result.status, result.blocks = Status.DEVIATION, True
+    result.reason = f"{reason}{'' if reason.endswith('.') else '.'} The same change as the RFC spells it {taken}.{differs} {note}"
     return result
+
+
+def goes_past(result: CheckResult) -> bool:
+    """Whether the provider goes on after a step: it passed, or failed in a way the provider reads
+    past (a creation answered 200 instead of 201: the resource is there all the same)."""
+    return not result.status.failed or result.blocks is False
+
+
+def _sentence_end(reason: str | None) -> str:
+    """A reason as a clause inside another sentence: no final full stop."""
+    return (reason or "").rstrip().rstrip(".")
 
 
 def difference(sent: Any, plain: Any) -> str:
