@@ -265,17 +265,20 @@ def scale(types: int, attributes: int, jobs: int, command: bool = False) -> dict
     with tempfile.TemporaryDirectory() as tmp:
         schemas, resource_types = write(Path(tmp), types, attributes)
         with server("--schemas", str(schemas), "--resource-types", str(resource_types)) as target:
-            output = subprocess.run(
-                [sys.executable, __file__, "--scale-child", target.url, "--server-pid", str(target.pid), "--jobs", str(jobs)],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            figures = {"types": types, "attributes": attributes, "jobs": jobs, **json.loads(output.strip().splitlines()[-1])}
+            output = _child("--scale-child", target.url, "--server-pid", str(target.pid), "--jobs", str(jobs))
+            figures = {"types": types, "attributes": attributes, "jobs": jobs, **output}
             if command:
-                output = subprocess.run([sys.executable, __file__, "--command-child", target.url], capture_output=True, text=True, check=True).stdout
-                figures["command"] = json.loads(output.strip().splitlines()[-1])
+                figures["command"] = _child("--command-child", target.url)
     return figures
+
+
+def _child(*args: str) -> dict[str, Any]:
+    """The figures a child run of this script printed last; SystemExit naming its error when it failed."""
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        raise SystemExit(f"The {args[0].removeprefix('--')} run failed: {last[0]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -300,13 +303,20 @@ def main() -> None:
     figures["compare"] = compare(args.repeats, JOBS_OPTIONS)
     figures["compare_latency"] = compare(args.repeats, [1, 4], LATENCY_MS)
     figures["compare_far"] = compare(args.far_repeats, [DEFAULT_JOBS], FAR_LATENCY_MS)
+    save(figures)
+    print(report(figures), flush=True)  # before the scale runs: minutes more, and a figure kept if one fails
     if not args.no_scale:
         figures["growth"] = [scale(4, attributes, args.jobs) for attributes in (25, 50, 100)]
         figures["scale"] = scale(20, 100, args.jobs, command=True)
+        save(figures)
+        print("\n".join(["", scale_report(figures), "", *targets(figures)]))
+
+
+def save(figures: dict[str, Any]) -> None:
+    """Write the figures so far to bench/results/engine.json, with the machine's load now."""
     figures["load_average"] = os.getloadavg()
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "engine.json").write_text(json.dumps(figures, indent=2))
-    print(report(figures))
 
 
 def report(figures: dict[str, Any]) -> str:
@@ -324,10 +334,11 @@ def report(figures: dict[str, Any]) -> str:
             f"| {f['wall_ratio_to_scim2_tester']:.2f} | {p['median']:.2f} ({p['min']:.2f}–{p['max']:.2f}) |"
         )
     lines += ["", *targets(figures)]
-    if "scale" not in figures:
-        return "\n".join(lines)
-    lines += [
-        "",
+    return "\n".join(lines)
+
+
+def scale_report(figures: dict[str, Any]) -> str:
+    lines = [
         "| scale | wall s | results | results/s | requests | client CPU s | server CPU s | client CPU ms/result "
         "| peak MiB | history MiB (JSON MiB; record, load s) |",
         "|---|---|---|---|---|---|---|---|---|---|",

@@ -98,7 +98,10 @@ def test_json(report):
     assert [result["status"] for result in document["results"]] == ["SUCCESS", "ERROR", "ERROR", "SKIPPED", "DEVIATION"]
     assert document["counts"]["ERROR"] == 2 and document["counts"]["SKIPPED"] == 1
     assert document["results"][2]["accepted"] == "the vendor fixes it in 4.2"
-    assert document["results"][0]["exchanges"][0]["request_body"] == '{"userName": "scim-tui-a1"}'
+    assert document["results"][0]["exchanges"] == [] and document["results"][0]["exchanges_left_out"] == 1, "a SUCCESS's are counted, not written"
+    assert document["results"][1]["exchanges"][0]["url"] == REFUSED.url and document["results"][1]["exchanges_left_out"] == 0
+    every = json.loads(write_report(report, "json", every_exchange=True))
+    assert every["results"][0]["exchanges"][0]["request_body"] == '{"userName": "scim-tui-a1"}' and every["results"][0]["exchanges_left_out"] == 0
     assert [exchange["url"] for exchange in document["run_exchanges"]] == [PROBE.url], "the run's own requests, those no result carries"
     assert document["leftovers"] == ["User/7f3e (still there: its DELETE answered 500)"]
     assert RunReport.from_dict(document).results[1].reason == results()[1].reason, "it reads back"

@@ -36,7 +36,7 @@ def validate(document: dict) -> None:
 def test_a_run_written_as_har_is_http_archive_1_2_with_each_entry_commented_by_its_check(failing_url, tmp_path):
     har, report = tmp_path / "run.har", tmp_path / "run.json"
     process = scim_tui_here(
-        "check", "--url", failing_url, "--include-tags", "service-provider-config", "--har", str(har), "--format", "json", "-o", str(report)
+        "check", "--url", failing_url, "--include-tags", "service-provider-config", "--har", str(har), "--format", "json", "--every-exchange", "-o", str(report)
     )
     assert process.returncode == 1, process.stderr
     document = json.loads(har.read_text())
@@ -75,7 +75,7 @@ def test_the_har_and_the_json_report_hold_every_request_the_server_received_each
     counted = Counted(make_app())
     server = serve(counted)
     har, report = tmp_path / "run.har", tmp_path / "run.json"
-    process = scim_tui_here("check", "--url", server.url, "--har", str(har), "--format", "json", "-o", str(report))
+    process = scim_tui_here("check", "--url", server.url, "--har", str(har), "--format", "json", "--every-exchange", "-o", str(report))
     assert process.returncode == 1, process.stderr
     entries = json.loads(har.read_text())["log"]["entries"]
     assert len(entries) == counted.received, "every request the server received is an entry, once"
@@ -87,7 +87,7 @@ def test_the_har_and_the_json_report_hold_every_request_the_server_received_each
     assert any(entry["comment"] == f"{RUN_OWN} · clean-up: delete the User" for entry in own), "a clean-up says what it was for"
     saved = json.loads(report.read_text())
     sent = {(e["started"], e["method"], e["url"]) for e in [*saved["run_exchanges"], *(e for result in saved["results"] for e in result["exchanges"])]}
-    assert len(sent) == counted.received, "the JSON report holds every request too"
+    assert len(sent) == counted.received, "the JSON report holds every request too, asked for them"
 
 
 def test_a_request_without_an_answer_is_status_0_with_the_reason_in_its_comment():
@@ -139,6 +139,7 @@ def test_each_attempt_of_a_request_the_server_answered_busy_is_an_entry_of_its_o
         str(har),
         "--format",
         "json",
+        "--every-exchange",
         "-o",
         str(report),
     )

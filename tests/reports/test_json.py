@@ -99,3 +99,30 @@ def _values(data):
             yield from _values(value)
     else:
         yield data
+
+
+def test_a_success_keeps_its_exchanges_only_when_asked(report_of):
+    """The JSON report (and the run history) carries the exchanges of the results that are not a
+    SUCCESS; a SUCCESS's are counted in `exchanges_left_out`, unless `--every-exchange` asks for
+    them (the HAR holds them all)."""
+    lean, every = (json.loads(report_of("json", "--include-tags", "service-provider-config", *extra)) for extra in ((), ("--every-exchange",)))
+    for document in (lean, every):
+        validate(document)
+    success = "service_provider_config_endpoint"
+    first = [{r["check_id"]: r for r in reversed(document["results"])}[success] for document in (lean, every)]
+    failures = [[r for r in document["results"] if r["status"] == "ERROR"] for document in (lean, every)]
+    assert first[0]["status"] == "SUCCESS" and len(failures[0]) == 1
+    assert first[0]["exchanges"] == [] and first[0]["exchanges_left_out"] == len(first[1]["exchanges"]) == 1 and first[1]["exchanges_left_out"] == 0
+    sent = [[(e["method"], e["url"], e["status_code"]) for e in failed[0]["exchanges"]] for failed in failures]
+    assert sent[0] == sent[1] != [] and failures[0][0]["exchanges_left_out"] == 0
+    read = RunReport.from_dict(lean)
+    assert next(r for r in read.results if r.title == success).exchanges_left_out == 1
+    assert read.to_dict() == lean, "a report read back is written as it was, its counts kept"
+
+
+def test_every_exchange_goes_with_the_json_format_only():
+    process = scim_tui_here("check", "--url", "http://127.0.0.1:9/v2", "--every-exchange")
+    assert process.returncode == 2 and process.stderr.strip().splitlines() == [
+        "scim-tui: error: --every-exchange keeps the exchanges of successes in the JSON report, not in --format text: "
+        "add --format json, or --har FILE for the whole traffic."
+    ], process.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Static
 
 from scim_tui.checker.exchanges import request_line
 from scim_tui.store import history
@@ -47,7 +48,13 @@ async def test_reopening_a_profile_shows_its_last_run_from_the_history(serve):
 
         detail = await open_row(pilot, "random_url")
         assert [request_line(exchange) for exchange in detail.row.result.exchanges] == sent
+        await pilot.press("escape")
 
+        # a success's exchanges are not kept in the history: the inspector says so, never "no request"
+        detail = await open_row(pilot, "service_provider_config_endpoint")
+        assert detail.row.result.exchanges == [] and detail.row.result.exchanges_left_out == 1
+        said = str(detail.query_one("#no-exchanges", Static).render())
+        assert said.startswith("Its 1 request and response were not kept: a saved run keeps those of the results that are not a SUCCESS."), said
         await pilot.press("escape")
         await run_checks(pilot)  # a run replaces it
         assert screen.progress.phase is Phase.FINISHED

@@ -154,6 +154,8 @@ class CheckResult:
     status by the RFCs says (None: as that status says: a failure, or a step that did not run)."""
     skip_cause: SkipCause | None = None
     """Why a SKIPPED result did not run, when the engine knows it (None: the check's own reason)."""
+    exchanges_left_out: int = 0
+    """Exchanges of this result a saved report left out (a SUCCESS's, unless asked for): sent, not kept."""
 
     @property
     def check_id(self) -> CheckId:

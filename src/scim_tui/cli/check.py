@@ -67,6 +67,11 @@ class Target:
 
 def check(args: argparse.Namespace) -> int:
     """Run `scim-tui check` and return its exit status."""
+    if args.every_exchange and args.format != "json":
+        raise UsageError(
+            f"--every-exchange keeps the exchanges of successes in the JSON report, not in --format {args.format}: "
+            "add --format json, or --har FILE for the whole traffic."
+        )
     target = target_of(args)
     selection = selection_of(args)
     output = _writable(args.output)
@@ -74,7 +79,7 @@ def check(args: argparse.Namespace) -> int:
     review = Review(args, _baseline_entries(args), required_providers(args.require_ready, target.profile))
     outcome = run(target, selection, args, review)
     report = outcome.report
-    _write(report, args.format, output)
+    _write(report, args.format, output, args.every_exchange)
     if har is not None:
         _write(report, "har", har)
     _tell(outcome, args.format, output, review.judgement, FAIL_ON[args.fail_on])
@@ -291,13 +296,13 @@ class Progress:
             self.stream.flush()
 
 
-def _write(report: RunReport, format: str, output: Path | None) -> None:  # noqa: A002
+def _write(report: RunReport, format: str, output: Path | None, every_exchange: bool = False) -> None:  # noqa: A002
     if output is None:
-        for piece in report_pieces(report, format, color=format == "text" and _colour(sys.stdout)):
+        for piece in report_pieces(report, format, color=format == "text" and _colour(sys.stdout), every_exchange=every_exchange):
             sys.stdout.write(piece)
         return
     try:
-        write_atomically(output, (piece.encode() for piece in report_pieces(report, format)))
+        write_atomically(output, (piece.encode() for piece in report_pieces(report, format, every_exchange=every_exchange)))
     except OSError as exc:
         raise UsageError(f"Cannot write {output}: {exc.strerror or exc}.") from exc
 

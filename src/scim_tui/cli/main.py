@@ -99,6 +99,11 @@ def _add_check(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--har", metavar="FILE", help="also write every request and response of the run to FILE as HAR 1.2 (secrets replaced by ***)")
     parser.add_argument(
+        "--every-exchange",
+        action="store_true",
+        help="the JSON report keeps the requests and responses of successes too (by default, those of the other results only)",
+    )
+    parser.add_argument(
         "--fail-on", choices=list(FAIL_ON), default="error", help="exit 1 when a result is this bad or worse (default: error, i.e. ERROR or CRITICAL)"
     )
     parser.add_argument(

@@ -19,15 +19,16 @@ EXTENSIONS = {"text": "txt", "json": "json", "junit": "xml", "markdown": "md", "
 """The usual file extension of each format, for a default export file name."""
 
 
-def write_report(report: RunReport, format: str, *, color: bool = False) -> str:  # noqa: A002
-    """The report in one of FORMATS; ``color`` adds ANSI colours to the text format only."""
-    return "".join(report_pieces(report, format, color=color))
+def write_report(report: RunReport, format: str, *, color: bool = False, every_exchange: bool = False) -> str:  # noqa: A002
+    """The report in one of FORMATS; ``color`` adds ANSI colours to the text format only;
+    ``every_exchange`` keeps a SUCCESS's exchanges in the JSON report too."""
+    return "".join(report_pieces(report, format, color=color, every_exchange=every_exchange))
 
 
-def report_pieces(report: RunReport, format: str, *, color: bool = False) -> Iterator[str]:  # noqa: A002
+def report_pieces(report: RunReport, format: str, *, color: bool = False, every_exchange: bool = False) -> Iterator[str]:  # noqa: A002
     """The report in pieces, to be written as they come (the JSON report, the largest, is never whole in memory)."""
     if format == "json":
-        yield from json_report.pieces(report)
+        yield from json_report.pieces(report, every_exchange=every_exchange)
     elif format == "text":
         yield text.render(report, color=color)
     elif format == "junit":

@@ -19,13 +19,13 @@ def render(report: RunReport) -> str:
     return "".join(pieces(report))
 
 
-def pieces(report: RunReport, compact: bool = False) -> Iterator[str]:
+def pieces(report: RunReport, compact: bool = False, every_exchange: bool = False) -> Iterator[str]:
     """The report's text, in pieces of about PIECE characters; `compact` leaves out every
-    space and line break (the run history's form)."""
+    space and line break (the run history's form); `every_exchange` keeps a SUCCESS's exchanges too."""
     buffer: list[str] = []
     size = 0
     encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")) if compact else json.JSONEncoder(indent=2, ensure_ascii=False)
-    for chunk in encoder.iterencode(report.to_dict()):
+    for chunk in encoder.iterencode(report.to_dict(every_exchange)):
         buffer.append(chunk)
         size += len(chunk)
         if size >= PIECE:

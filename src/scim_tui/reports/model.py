@@ -139,7 +139,10 @@ class RunReport:
         """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
         return summary_line(self.results, style)  # type: ignore[arg-type]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, every_exchange: bool = False) -> dict[str, Any]:
+        """The report as JSON values. Each result carries its exchanges when it is not a SUCCESS, or
+        with `every_exchange` (a SUCCESS's are counted in `exchanges_left_out` instead); the HAR
+        holds every one."""
         return {
             "schema_version": self.schema_version,
             "tool": {"name": "scim-tui", "version": self.tool_version},
@@ -151,12 +154,12 @@ class RunReport:
             "counts": {status.name: count for status, count in self.counts().items()},
             "leftovers": self.leftovers,
             "readiness": [{"check_id": str(r.check_id), "status": r.status.name, "reason": r.reason} for r in self.readiness],
-            "results": [self._result_dict(key, result) for key, result in self.keyed()],
+            "results": [self._result_dict(key, result, every_exchange or result.status is not Status.SUCCESS) for key, result in self.keyed()],
             "run_exchanges": [exchange.to_dict() for exchange, result in self.every_exchange() if result is None],
         }
 
-    def _result_dict(self, key: ResultKey, result: CheckResult) -> dict[str, Any]:
-        data = result_to_dict(result)
+    def _result_dict(self, key: ResultKey, result: CheckResult, exchanges: bool) -> dict[str, Any]:
+        data = result_to_dict(result, exchanges)
         if key in self.accepted:
             data["accepted"] = self.accepted[key]
         return data
@@ -188,7 +191,9 @@ class RunReport:
         )
 
 
-def result_to_dict(result: CheckResult) -> dict[str, Any]:
+def result_to_dict(result: CheckResult, exchanges: bool = True) -> dict[str, Any]:
+    """A result as JSON values; without `exchanges`, its exchanges are counted, not written."""
+    kept = result.exchanges if exchanges else []
     return {
         "check_id": str(result.check_id),
         "title": result.title,
@@ -203,7 +208,8 @@ def result_to_dict(result: CheckResult) -> dict[str, Any]:
         "cause": result.cause,
         "skip_cause": result.skip_cause.value if result.skip_cause else None,
         "data": jsonable(result.data),
-        "exchanges": [exchange.to_dict() for exchange in result.exchanges],
+        "exchanges": [exchange.to_dict() for exchange in kept],
+        "exchanges_left_out": result.exchanges_left_out + len(result.exchanges) - len(kept),
     }
 
 
@@ -227,6 +233,7 @@ def _result_from_saved(saved: SavedResult) -> CheckResult:
         leftovers=list(saved.leftovers),
         cause=saved.cause,
         skip_cause=saved.skip_cause,
+        exchanges_left_out=saved.exchanges_left_out,
     )
 
 

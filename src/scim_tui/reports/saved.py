@@ -108,6 +108,9 @@ class SavedResult(_Saved):
     """Present when a baseline (`--baseline`) accepts this failure: the baseline's note on it, possibly empty (written only)."""
     skip_cause: SkipCause | None = Field(default=None, strict=False)
     """Why a SKIPPED result did not run, when the engine knows it (deselected, prerequisite, not claimed, ...). Optional: older reports lack it."""
+    exchanges_left_out: int = Field(default=0, ge=0)
+    """How many exchanges of this result the report left out: a SUCCESS's, unless asked for every
+    exchange (`--every-exchange`); the HAR holds them. Optional: older reports lack it."""
 
 
 class SavedTool(_Saved):

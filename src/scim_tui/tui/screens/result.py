@@ -27,6 +27,7 @@ from textual.widgets import Tab
 from textual.widgets import Tabs
 
 from scim_tui.checker import CheckId
+from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
 from scim_tui.checker.exchanges import request_line
 from scim_tui.reports.transcript import exchange_text
@@ -124,6 +125,17 @@ def head_of(row: Row) -> Text:
 TABS = ("request", "response", "check")
 
 
+def no_exchanges(result: CheckResult) -> str:
+    """What the inspector says of a result without exchanges: none sent, or none kept."""
+    left_out = result.exchanges_left_out
+    if left_out:
+        return (
+            f"Its {left_out} request{'s' if left_out > 1 else ''} and response{'s' if left_out > 1 else ''} were not kept: a saved run keeps "
+            "those of the results that are not a SUCCESS. Press r to run the check again; its facts are in the Check tab."
+        )
+    return "This check sent no request: its facts are in the Check tab."
+
+
 class ResultScreen(Screen[None]):
     """One result, as an inspector: its exchanges listed by what each was for, the one
     highlighted shown below, its request and its response in tabs (side by side on a wide
@@ -179,7 +191,7 @@ class ResultScreen(Screen[None]):
         yield Header()
         yield Static(head_of(self.row), id="result-head")
         if exchange is None:
-            yield Static("This check sent no request: its facts are in the Check tab.", id="no-exchanges")
+            yield Static(no_exchanges(result), id="no-exchanges")
         else:
             yield ExchangeList(result.exchanges, id="exchange-list")
         yield Tabs(Tab("Request", id="request-tab"), Tab("Response", id="response-tab"), Tab("Check", id="check-tab"), id="inspector-tabs")
