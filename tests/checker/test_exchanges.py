@@ -119,6 +119,6 @@ def test_each_exchange_says_what_it_was_for_as_the_engine_sent_it(client):
     assert (log[-1].method, log[-1].purpose) == ("GET", "clean-up: check the User is no longer listed"), "asked by the run's clean-up, last"
     assert urlsplit(result.exchanges[-1].url).path.rsplit("/", 1)[-1] in unquote(log[-1].url), "one query on the ids of what the run deleted"
     assert {exchange.role for exchange in result.exchanges} == set(Role)
-    saved = RunReport.from_dict(json.loads(json.dumps(RunReport("http://127.0.0.1/v2", datetime.now(UTC), 1.0, [result]).to_dict())))
+    saved = RunReport.from_dict(json.loads(json.dumps(RunReport("http://127.0.0.1/v2", datetime.now(UTC), 1.0, [result]).to_dict(every_exchange=True))))
     told = [(exchange.role, exchange.subject) for exchange in saved.results[0].exchanges]
     assert told == [(exchange.role, exchange.subject) for exchange in result.exchanges], "a saved report reads the roles back"

@@ -589,6 +589,8 @@ def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
 
 
 UNLISTED_PER_QUERY = 20
+HANDOVER_POLL = 0.1
+"""How often (seconds) a check waiting for a resource handed over looks whether the run is stopping."""
 """How many deleted resources the clean-up asks about in one query (`id eq "…" or …`), keeping its URL short."""
 
 
@@ -626,7 +628,20 @@ class References:
         self._fixtures: dict[type[Resource[Any]], Resource[Any]] = {}
         self._spare: dict[tuple[type[Resource[Any]], bool], list[Resource[Any]]] = {}
         self._shared: dict[Hashable, Any] = {}
+        self._handed: dict[type[Resource[Any]], threading.Event] = {}
+        """Set once the check handing over fresh resources of a model (object_creation) ended."""
         self._lock = threading.RLock()  # held while making one, which may need references itself
+
+    def expect(self, model: type[Resource[Any]]) -> None:
+        """A check of the run will hand over fresh resources of `model` (`offer`): `fresh` waits
+        for it, so that the run makes as many resources at any number of jobs."""
+        with self._lock:
+            self._handed.setdefault(model, threading.Event())
+
+    def settle(self, model: type[Resource[Any]]) -> None:
+        """The check handing over resources of `model` ended, whatever it could hand over."""
+        with self._lock:
+            self._handed.setdefault(model, threading.Event()).set()
 
     def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
         """A resource of `model` this check's references do not point at yet, made if there is none."""
@@ -648,18 +663,26 @@ class References:
         return released
 
     def offer(self, context: CheckContext, resource: Resource[Any], fill_all: bool) -> None:
-        """Hand a resource a check created and wrote nothing to (it judged the creation) to the next
-        check of the run that needs a fresh one made alike (`fresh`); until one takes it, the run's
-        own resource manager holds it."""
+        """Hand a resource a check created and wrote nothing to (it judged the creation) to the check
+        of the run taking one made alike (`fresh`, `handed_over`); until it takes it, the run's own
+        resource manager holds it (and deletes it at the end when none did)."""
         with self._lock:
             if self._kept(context, resource):
                 self._spare.setdefault((type(resource), fill_all), []).append(resource)
 
-    def fresh(self, context: CheckContext, model: type[Resource[Any]], fill_all: bool) -> Resource[Any]:
+    def fresh(self, context: CheckContext, model: type[Resource[Any]], fill_all: bool, handed_over: bool = False) -> Resource[Any]:
         """A resource of `model`, created with every writable attribute filled or with its required
-        ones only, that nothing was written to: one a check offered when there is one (this check's
-        manager deletes it from then on; the exchanges of the check that made it show its POST),
-        else one created now."""
+        ones only, that nothing was written to. With `handed_over`, one a check offered when there
+        is one (this check's manager deletes it from then on; the exchanges of the check that made
+        it show its POST), waiting while the check handing it over runs (`expect`): one check of a
+        kind takes it, named in its code, so that which check makes what, and the run's request
+        count, are the same at any number of jobs. Else one created now."""
+        if not handed_over:
+            return context.resource_manager.create_and_register(model, fill_all=fill_all)
+        with self._lock:
+            handed = self._handed.get(model)
+        while handed is not None and not handed.wait(HANDOVER_POLL) and not context.stopping.is_set():
+            pass
         with self._lock:
             spares = self._spare.get((model, fill_all))
             resource = spares.pop(0) if spares else None

@@ -12,6 +12,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
+from scim2_models import Resource
 from scim2_models import ResourceType
 from scim2_models import ScimProvider
 
@@ -415,18 +416,26 @@ def _run_steps(context: CheckContext, steps: list[Step]) -> Iterator[CheckResult
             yield from results
 
 
+START_RANK = {"first": 0, "early": 1, "any": 2}
+"""The order the steps start in (Checker.start): the checks handing resources over, then the long
+ones, then the others, each in plan order. Their results still come in plan order."""
+
+
 def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckResult]]:
     """The results of each step, in the order of the steps, the steps running `jobs` at a time."""
     jobs = max(1, context.conf.jobs)
-    if jobs == 1 or len(steps) < 2:
+    if jobs == 1 or len(steps) < 2:  # in plan order: what a check needs handed over is, by then
         for step in steps:
             yield run_step(context, step)
         return
+    handing = _handing_over(context, steps)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="scim-tui-check") as pool:
-        pending: list[Future[list[CheckResult]]] = []
+        pending: list[Future[list[CheckResult]]] = [None] * len(steps)  # type: ignore[list-item]
         try:
-            for step in steps:
-                pending.append(pool.submit(run_step, context, step))
+            # a pool starts what it was given in that order: a check waiting for what one
+            # started "first" hands over never holds back that one (References.fresh)
+            for index in sorted(range(len(steps)), key=lambda n: START_RANK[steps[n].checker.start]):
+                pending[index] = pool.submit(_run_handing_over, context, steps[index], handing)
             for future in pending:
                 yield future.result()
         finally:
@@ -436,6 +445,27 @@ def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckR
                 context.stopping.set()
             for future in pending:
                 future.cancel()
+
+
+def _handing_over(context: CheckContext, steps: list[Step]) -> dict[int, type[Resource[Any]]]:
+    """The steps that hand the resources they create over (Checker.start "first"), by their id(),
+    each with its model: the checks needing fresh ones of that model wait for it."""
+    handing: dict[int, type[Resource[Any]]] = {}
+    for step in steps:
+        model = context.model_for(step.resource_type) if step.checker.start == "first" and step.resource_type else None
+        if model is not None and deselected(step, context.conf) is None:
+            context.references.expect(model)
+            handing[id(step)] = model
+    return handing
+
+
+def _run_handing_over(context: CheckContext, step: Step, handing: dict[int, type[Resource[Any]]]) -> list[CheckResult]:
+    """Run a step; one handing resources over says, however it ended, that it handed what it could."""
+    try:
+        return run_step(context, step)
+    finally:
+        if id(step) in handing:
+            context.references.settle(handing[id(step)])
 
 
 def run_step(context: CheckContext, step: Step) -> list[CheckResult]:

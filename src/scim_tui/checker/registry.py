@@ -15,6 +15,8 @@ from scim_tui.checker.results import CheckConfig
 Scope = Literal["server", "resource_type", "model", "results"]
 """What a checker is given beside the context: nothing, a ResourceType, a resource model, or
 the results of the run's other checks (a verdict on them, given once they all ended)."""
+Start = Literal["first", "early", "any"]
+"""When the engine starts a checker among the checks of the resource types (Checker.start)."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,11 @@ class Checker:
     schema: str | None = None
     """The core schema of the only resource type the checker runs on (an identity provider's step
     on Users); None: every resource type."""
+    start: Start = "any"
+    """When the engine starts it among the checks of the resource types, which run `jobs` at a time:
+    "first" for a check handing the resources it creates to those needing fresh ones (they wait for
+    it: References.fresh), "early" for one sending many requests one after another (started before
+    the short ones, so that its length does not add to theirs), "any" in plan order."""
 
     @property
     def per_type(self) -> bool:
@@ -54,9 +61,10 @@ _CHECKERS: dict[str, Checker] = {}
 """Filled once, when the check modules are imported; never changed by a run."""
 
 
-def checker(*tags: str, section: str, rfc: int = 7644, schema: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def checker(*tags: str, section: str, rfc: int = 7644, schema: str | None = None, start: Start = "any") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a checker with its tags and the section of an RFC (7644 unless said) it verifies;
-    `schema` keeps it to the resource type of that core schema.
+    `schema` keeps it to the resource type of that core schema; `start` says when the engine
+    starts it (Checker.start).
 
     The scope comes from the name of the second parameter: none, ``resource_type``,
     ``model`` or ``results``.
@@ -67,7 +75,7 @@ def checker(*tags: str, section: str, rfc: int = 7644, schema: str | None = None
         scope: Scope = "server" if not params else params[0]  # type: ignore[assignment]
         if scope not in ("server", "resource_type", "model", "results"):
             raise TypeError(f"{func.__name__}: unknown checker parameter {scope!r}")
-        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc, schema)
+        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc, schema, start)
         return func
 
     return register

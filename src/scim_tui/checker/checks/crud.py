@@ -57,7 +57,7 @@ def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -
     return answer, None
 
 
-@checker("crud", "crud:create", section="3.3")
+@checker("crud", "crud:create", section="3.3", start="first")
 def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """POST on a resource endpoint creates a resource (RFC 7644 §3.3).
 

@@ -106,7 +106,7 @@ def _typed_values(context: CheckContext, attribute: Attribute) -> tuple[dict[str
     return found, other
 
 
-@checker("filter", "filter:operators", section="3.4.2.2")
+@checker("filter", "filter:operators", section="3.4.2.2", start="early")
 def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Filters select exactly the resources they match (RFC 7644 §3.4.2.2).
 

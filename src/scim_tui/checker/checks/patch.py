@@ -197,7 +197,7 @@ def _run(
     paths = [(path, attribute) for path in paths_of(model) if (attribute := attribute_at(model, path)) and wanted(attribute)]
     if not paths:
         return [CheckResult(Status.SKIPPED, reason=f"No attribute of {model.__name__} can be {verb}.")]
-    created = context.references.fresh(context, model, fill_all=fill_all)
+    created = context.references.fresh(context, model, fill_all=fill_all, handed_over=not fill_all)  # check_add_attribute takes object_creation's least
     target = Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
     # An immutable value given at creation (a unique one, to tell the resource apart) is set for good.
     paths = [(path, attribute) for path, attribute in paths if attribute.mutability != Mutability.immutable or unassigned(value_at(target.current, path))]
@@ -274,7 +274,7 @@ def _replaceable(attribute: Attribute) -> bool:
     return attribute.mutability in (Mutability.read_write, Mutability.write_only)
 
 
-@checker("crud", "crud:update", section="3.5.2.1")
+@checker("crud", "crud:update", section="3.5.2.1", start="early")
 def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """PATCH add gives a resource each attribute it lacked (RFC 7644 §3.5.2.1).
 
@@ -290,7 +290,7 @@ def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> li
     return _run(context, model, "added", _addable, False, _add_one)
 
 
-@checker("crud", "crud:update", section="3.5.2.2")
+@checker("crud", "crud:update", section="3.5.2.2", start="early")
 def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """PATCH remove takes each attribute off a resource (RFC 7644 §3.5.2.2).
 
@@ -307,7 +307,7 @@ def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) ->
     return _run(context, model, "removed", _removable, True, _remove_one, children_first=True)
 
 
-@checker("crud", "crud:update", section="3.5.2.3")
+@checker("crud", "crud:update", section="3.5.2.3", start="early")
 def check_replace_attribute(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """PATCH replace gives each attribute of a resource a new value (RFC 7644 §3.5.2.3).
 

@@ -36,7 +36,7 @@ def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> lis
     answer is 200 with the new values; ERROR on another status, an error, or an
     answer still holding old values.
     """
-    created = context.references.fresh(context, model, fill_all=True)
+    created = context.references.fresh(context, model, fill_all=True, handed_over=True)  # object_creation's
     path = context.root_path(resource_path(context, model, created.id))
     replacement = _replacement(context, model, created)
     answer = context.client.replace(replacement, expected_status_codes=context.expected_status_codes)
