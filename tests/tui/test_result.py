@@ -46,7 +46,6 @@ from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import open_row
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
-from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
@@ -188,7 +187,7 @@ async def test_find_highlights_each_match_counts_them_and_moves_between_them(loc
     row = Row("users#0", 0, CheckResult(Status.ERROR, title="users", reason="made up", exchanges=[exchange]))
     app = ScimTuiApp(local)
     async with app.run_test(size=SIZE) as pilot:
-        await app.push_screen(ResultScreen(row, run_screen(pilot)))
+        await app.push_screen(ResultScreen(row))
         detail = app.screen
         bar = detail.query_one(FindBar)
         await pilot.press("f1")

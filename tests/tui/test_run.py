@@ -25,6 +25,7 @@ from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.export import exports_dir
 from scim_tui.tui.messages import ResultsBatch
+from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.run import RunScreen
@@ -73,7 +74,7 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, full_run):
         assert progress.phase is Phase.FINISHED
         assert progress.done == progress.planned > 0
         # the numbers every report gives, summaries not counted twice
-        line = screen.report.summary_line()
+        line = screen.state.report().summary_line()
         checks = len({r.check_id for r in expected if not r.check_id.is_summary})
         assert line.startswith(f"{checks} checks · {sum(not r.check_id.is_summary for r in expected)} results")
         assert outcome_text(progress).plain.startswith(f"Finished: {line.split(' · ')[0]} · {line.split(' · ')[1]}")
@@ -299,7 +300,7 @@ async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve,
             pilot, lambda: any("press r to run the checks first" in n.message for n in app._notifications)
         )  # e before a run says why nothing happens
         screen = await run_checks(pilot)
-        started = screen.report.started_at, screen.report.duration
+        started = screen.state.facts.started_at, screen.state.facts.duration
         await run_checks(pilot, "f")
         await pilot.press("e")
         await pilot.pause()
@@ -393,10 +394,14 @@ async def test_a_wait_for_a_busy_server_shows_in_the_progress_line_and_a_cancel_
 async def test_unticked_checks_are_not_rows(local):
     """Once, a run of a few tags showed every other check as a SKIPPED row."""
     app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
-    async with app.run_test(size=SIZE) as pilot:
+    ends: dict[int, RunFinished] = {}  # by identity: the hook hears a message at each node it bubbles through
+    async with app.run_test(size=SIZE, message_hook=lambda m: ends.setdefault(id(m), m) if isinstance(m, RunFinished) else None) as pilot:
         screen = await run_checks(pilot)
         shown = [row.result for row in screen.state.rows.values()]
         assert shown and not any(result.deselected for result in shown)
-        assert {result.check_id for result in screen.report.results if not result.deselected} == {result.check_id for result in shown}
-        assert len(screen.report.results) > len(shown), "the engine still reports them, as SPEC.md says"
-        assert outcome_text(screen.progress).plain.startswith(f"Finished: {screen.report.summary_line().split(' · ', 2)[0]}")
+        (finished,) = ends.values()
+        engine = finished.report.results
+        assert {result.check_id for result in engine if not result.deselected} == {result.check_id for result in shown}
+        assert len(engine) > len(shown), "the engine still reports them, as SPEC.md says"
+        assert screen.state.report().results == shown, "and the run's report on screen is its rows"
+        assert outcome_text(screen.progress).plain.startswith(f"Finished: {finished.report.summary_line().split(' · ', 2)[0]}")
