@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -124,6 +126,13 @@ async def test_quitting_during_a_run_stops_it_and_cleans_up(hanging_patch):
         hanging.release()
     assert checks and all(worker.is_cancelled for worker in checks)
     assert_nothing_left(url, wait=CEILING)
+    # the app stopped listening before the run's thread ended: its end is kept all the same (run_app reads it)
+    deadline = time.monotonic() + CEILING
+    while app.last_run_end is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    end = app.last_run_end
+    assert end is not None and end.cancelled and end.error is None
+    assert end.report is not None and end.report.results and end.report.leftovers == []
 
 
 async def test_statuses_and_text_filter_the_results(serve):
@@ -290,7 +299,8 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
 
 async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve, tmp_path, monkeypatch):
     """Once, the export went into the current directory, and after `f` it carried
-    the rerun's start time and duration."""
+    the rerun's start time and duration. After `f`, it holds the rerun's results in the run's
+    report: the run's start and duration, the rerun's rows."""
     monkeypatch.chdir(tmp_path)
     app = ScimTuiApp(Profile(name="Local", url=serve(broken_random_url()).url, selection=FEW))
     async with app.run_test(size=SIZE) as pilot:
@@ -301,7 +311,10 @@ async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve,
         )  # e before a run says why nothing happens
         screen = await run_checks(pilot)
         started = screen.state.facts.started_at, screen.state.facts.duration
+        asked = [exchange.url for exchange in screen.state.rows["random_url#0"].result.exchanges]
         await run_checks(pilot, "f")
+        rerun = [exchange.url for exchange in screen.state.rows["random_url#0"].result.exchanges]
+        assert rerun != asked, "the rerun asked for another random URL"
         await pilot.press("e")
         await pilot.pause()
         assert isinstance(app.screen, ExportScreen)
@@ -312,6 +325,8 @@ async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve,
         exported = json.loads(first.read_text())
         assert len(exported["results"]) == len(screen.state.rows)
         assert (exported["started_at"], exported["duration"]) == (started[0].isoformat(), round(started[1], 3))
+        (random_url,) = [result for result in exported["results"] if result["check_id"] == "random_url"]
+        assert [exchange["url"] for exchange in random_url["exchanges"]] == rerun
         assert any(str(first) in n.message for n in app._notifications)
 
         await pilot.press("e")
