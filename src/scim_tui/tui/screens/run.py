@@ -658,8 +658,7 @@ class RunScreen(Screen[None]):
         self.app.push_screen(ExportScreen(self.export_folder), callback=self.export_as)
 
     def export_as(self, choice: ExportChoice | None) -> None:
-        report = self.state.report()
-        if choice is None or report is None:
+        if choice is None or (report := self.state.report()) is None:
             return
         self.export_folder = choice.folder
         try:
