@@ -27,10 +27,12 @@ from scim_tui.tui.screens.accept import AcceptScreen
 from scim_tui.tui.screens.accept import until_problem
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.result import ResultScreen
+from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.support.profiles import type_into
 from tests.support.profiles import widget_text
 from tests.support.servers import Broken
 from tests.support.servers import scim_error
+from tests.tui.conftest import open_key
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
@@ -178,3 +180,27 @@ async def test_failures_of_one_cause_sit_together_and_the_preview_names_the_caus
         table.select_key(RANDOM_URL)
         await pilot.pause()
         assert "share one cause" not in widget_text(app, "#preview")
+
+
+async def test_accepting_from_the_result_screen_marks_the_row_on_the_run_screen_and_the_detail(broken_url):
+    """The result screen asks the run screen (a message); the run screen tells it the row changed (a signal)."""
+    chosen = profile(broken_url)
+    app = ScimTuiApp(chosen)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await run_checks(pilot)
+        detail = await open_key(pilot, RANDOM_URL)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, AcceptScreen))
+        await type_into(pilot, "#accept-note", "the vendor says soon")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "ERROR ✓accepted" in widget_text(app, "#result-head"))
+        assert app.screen is detail and detail.row is screen.state.rows[RANDOM_URL]
+        assert screen.state.rows[RANDOM_URL].accepted is not None and screen.state.rows[RANDOM_URL].accepted.note == "the vendor says soon"
+        assert screen.query_one(ResultsTable).row_cells(RANDOM_URL)[0].plain == "ERROR ✓accepted"
+        assert [entry.note for entry in baseline.load(baseline_file(chosen))] == ["the vendor says soon"]
+
+        await pilot.press("a")  # and un-accepted from there
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: "accepted" not in widget_text(app, "#result-head").split("\n")[0])
+        assert screen.state.rows[RANDOM_URL].accepted is None and baseline.load(baseline_file(chosen)) == []

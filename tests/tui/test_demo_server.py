@@ -29,7 +29,8 @@ async def test_the_demo_profile_runs_on_the_server_the_app_started_and_stopped_a
         url = server.url
         screen.query_one(CheckTree).set_checked(set(DISCOVERY.include_tags))
         await run_checks(pilot)
-        assert screen.report is not None and screen.report.target == url
-        assert any(result.status is Status.SUCCESS for result in screen.report.results)
+        report = screen.state.report()
+        assert report is not None and report.target == url
+        assert any(result.status is Status.SUCCESS for result in report.results)
     with pytest.raises(httpx2.TransportError):
         httpx2.get(f"{url}/ServiceProviderConfig", timeout=5)

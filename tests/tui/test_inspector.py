@@ -170,7 +170,7 @@ async def test_a_megabyte_answer_is_highlighted_and_folds_at_the_cursor(local):
     row = Row("users#0", 0, CheckResult(Status.ERROR, title="users", reason="GET /v2/Users answered totalResults 8000.", exchanges=[exchange]))
     app = ScimTuiApp(local)
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.push_screen(ResultScreen(row, run_screen(pilot)))
+        await app.push_screen(ResultScreen(row))
         detail = app.screen
         await pilot.press("t")
         view = detail.query_one("#response-view", MessageView)

@@ -59,7 +59,7 @@ async def test_reopening_a_profile_shows_its_last_run_from_the_history(serve):
         await run_checks(pilot)  # a run replaces it
         assert screen.progress.phase is Phase.FINISHED
         assert "from history" not in outcome_text(screen.progress).plain
-        assert screen.report is not None and screen.report.started_at > report.started_at
+        assert screen.state.facts is not None and screen.state.facts.started_at > report.started_at
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -28,6 +29,8 @@ from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.curl import curl_command
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import Row
+from scim_tui.tui.screens import result as result_module
+from scim_tui.tui.screens import run as run_module
 from scim_tui.tui.screens.curl import CurlScreen
 from scim_tui.tui.screens.curl import curl_file
 from scim_tui.tui.screens.result import ResultScreen
@@ -46,13 +49,32 @@ from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import open_row
 from tests.tui.conftest import plain
 from tests.tui.conftest import run_checks
-from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
 
 pytestmark = pytest.mark.anyio
 SECRET = "s3cret-bearer-value"
+
+
+def holds(owner: object, other: object) -> bool:
+    """Whether one of an object's own attributes (Textual's are private) is the other, or a
+    method or a partial of it."""
+    own = [value for name, value in vars(owner).items() if not name.startswith("_")]
+    return any(other in (value, getattr(value, "__self__", None), *getattr(value, "args", ())) for value in own)
+
+
+def test_neither_screen_module_calls_the_other():
+    """The result screen knows nothing of the run screen; the run screen only makes result screens."""
+    result_tree = ast.parse(Path(result_module.__file__).read_text())
+    imported = {node.module for node in ast.walk(result_tree) if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(result_tree) if isinstance(node, ast.Import) for alias in node.names}
+    assert run_module.__name__ not in imported
+    assert "RunScreen" not in {node.id for node in ast.walk(result_tree) if isinstance(node, ast.Name)}
+    run_tree = ast.parse(Path(run_module.__file__).read_text())
+    made = {id(node.func) for node in ast.walk(run_tree) if isinstance(node, ast.Call)}
+    named = [node for node in ast.walk(run_tree) if isinstance(node, ast.Name) and node.id == ResultScreen.__name__]
+    assert named and all(id(node) in made for node in named), "ResultScreen is only constructed, never looked for nor called"
 
 
 def shown_text(screen: ResultScreen) -> str:
@@ -70,8 +92,9 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, m
     profile = Profile(name="Broken", url=server.url, auth=Auth(kind=AuthKind.BEARER, token=SECRET), selection=FEW)
     app = ScimTuiApp(profile)
     async with app.run_test(size=SIZE) as pilot:
-        await run_checks(pilot)
+        screen = await run_checks(pilot)
         detail = await open_row(pilot, "random_url")
+        assert not holds(detail, screen) and not holds(screen, detail), "the screens talk by messages"
         result = detail.row.result
         assert result.status.failed
         text = shown_text(detail)
@@ -121,6 +144,7 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, m
         await settle(pilot)
         assert app.screen is detail
         assert detail.row.result.status is Status.SUCCESS and detail.row.mark is Mark.FIXED
+        assert detail.row is screen.state.rows[detail.row.key], "the detail follows the run screen's row"
         assert "fixed" in shown_text(detail)
 
 
@@ -188,7 +212,7 @@ async def test_find_highlights_each_match_counts_them_and_moves_between_them(loc
     row = Row("users#0", 0, CheckResult(Status.ERROR, title="users", reason="made up", exchanges=[exchange]))
     app = ScimTuiApp(local)
     async with app.run_test(size=SIZE) as pilot:
-        await app.push_screen(ResultScreen(row, run_screen(pilot)))
+        await app.push_screen(ResultScreen(row))
         detail = app.screen
         bar = detail.query_one(FindBar)
         await pilot.press("f1")

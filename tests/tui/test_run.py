@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.export import exports_dir
 from scim_tui.tui.messages import ResultsBatch
+from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.screens.export import ExportScreen
 from scim_tui.tui.screens.run import RunScreen
@@ -73,7 +76,7 @@ async def test_a_run_shows_every_result_live_and_the_summary(local, full_run):
         assert progress.phase is Phase.FINISHED
         assert progress.done == progress.planned > 0
         # the numbers every report gives, summaries not counted twice
-        line = screen.report.summary_line()
+        line = screen.state.report().summary_line()
         checks = len({r.check_id for r in expected if not r.check_id.is_summary})
         assert line.startswith(f"{checks} checks · {sum(not r.check_id.is_summary for r in expected)} results")
         assert outcome_text(progress).plain.startswith(f"Finished: {line.split(' · ')[0]} · {line.split(' · ')[1]}")
@@ -123,6 +126,13 @@ async def test_quitting_during_a_run_stops_it_and_cleans_up(hanging_patch):
         hanging.release()
     assert checks and all(worker.is_cancelled for worker in checks)
     assert_nothing_left(url, wait=CEILING)
+    # the app stopped listening before the run's thread ended: its end is kept all the same (run_app reads it)
+    deadline = time.monotonic() + CEILING
+    while app.last_run_end is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    end = app.last_run_end
+    assert end is not None and end.cancelled and end.error is None
+    assert end.report is not None and end.report.results and end.report.leftovers == []
 
 
 async def test_statuses_and_text_filter_the_results(serve):
@@ -289,7 +299,8 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
 
 async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve, tmp_path, monkeypatch):
     """Once, the export went into the current directory, and after `f` it carried
-    the rerun's start time and duration."""
+    the rerun's start time and duration. After `f`, it holds the rerun's results in the run's
+    report: the run's start and duration, the rerun's rows."""
     monkeypatch.chdir(tmp_path)
     app = ScimTuiApp(Profile(name="Local", url=serve(broken_random_url()).url, selection=FEW))
     async with app.run_test(size=SIZE) as pilot:
@@ -299,8 +310,11 @@ async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve,
             pilot, lambda: any("press r to run the checks first" in n.message for n in app._notifications)
         )  # e before a run says why nothing happens
         screen = await run_checks(pilot)
-        started = screen.report.started_at, screen.report.duration
+        started = screen.state.facts.started_at, screen.state.facts.duration
+        asked = [exchange.url for exchange in screen.state.rows["random_url#0"].result.exchanges]
         await run_checks(pilot, "f")
+        rerun = [exchange.url for exchange in screen.state.rows["random_url#0"].result.exchanges]
+        assert rerun != asked, "the rerun asked for another random URL"
         await pilot.press("e")
         await pilot.pause()
         assert isinstance(app.screen, ExportScreen)
@@ -311,6 +325,8 @@ async def test_e_exports_the_run_to_a_new_file_in_a_folder_of_ones_choice(serve,
         exported = json.loads(first.read_text())
         assert len(exported["results"]) == len(screen.state.rows)
         assert (exported["started_at"], exported["duration"]) == (started[0].isoformat(), round(started[1], 3))
+        (random_url,) = [result for result in exported["results"] if result["check_id"] == "random_url"]
+        assert [exchange["url"] for exchange in random_url["exchanges"]] == rerun
         assert any(str(first) in n.message for n in app._notifications)
 
         await pilot.press("e")
@@ -393,10 +409,14 @@ async def test_a_wait_for_a_busy_server_shows_in_the_progress_line_and_a_cancel_
 async def test_unticked_checks_are_not_rows(local):
     """Once, a run of a few tags showed every other check as a SKIPPED row."""
     app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
-    async with app.run_test(size=SIZE) as pilot:
+    ends: dict[int, RunFinished] = {}  # by identity: the hook hears a message at each node it bubbles through
+    async with app.run_test(size=SIZE, message_hook=lambda m: ends.setdefault(id(m), m) if isinstance(m, RunFinished) else None) as pilot:
         screen = await run_checks(pilot)
         shown = [row.result for row in screen.state.rows.values()]
         assert shown and not any(result.deselected for result in shown)
-        assert {result.check_id for result in screen.report.results if not result.deselected} == {result.check_id for result in shown}
-        assert len(screen.report.results) > len(shown), "the engine still reports them, as SPEC.md says"
-        assert outcome_text(screen.progress).plain.startswith(f"Finished: {screen.report.summary_line().split(' · ', 2)[0]}")
+        (finished,) = ends.values()
+        engine = finished.report.results
+        assert {result.check_id for result in engine if not result.deselected} == {result.check_id for result in shown}
+        assert len(engine) > len(shown), "the engine still reports them, as SPEC.md says"
+        assert screen.state.report().results == shown, "and the run's report on screen is its rows"
+        assert outcome_text(screen.progress).plain.startswith(f"Finished: {finished.report.summary_line().split(' · ', 2)[0]}")

@@ -36,7 +36,6 @@ from tests.support.profiles import still_cursor
 from tests.support.profiles import type_into
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import frozen_app
-from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
 from tests.tui.conftest import wait_until
 
@@ -137,7 +136,7 @@ def test_curl(snap_compare, failing_profile, size):
 
     async def run_before(pilot) -> None:
         await settle(pilot)
-        await pilot.app.push_screen(ResultScreen(row, run_screen(pilot)))
+        await pilot.app.push_screen(ResultScreen(row))
         await pilot.press("y")
         await opened(pilot, CurlScreen)
 

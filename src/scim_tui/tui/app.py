@@ -17,6 +17,7 @@ from textual import work
 from textual.app import App
 from textual.binding import Binding
 from textual.driver import Driver
+from textual.message_pump import MessagePump
 from textual.screen import ModalScreen
 from textual.signal import Signal
 from textual.theme import Theme
@@ -46,6 +47,7 @@ from scim_tui.tui.terminal import hangup_safe
 
 if TYPE_CHECKING:
     from scim_tui.demo import DemoServer
+    from scim_tui.tui.messages import RowsChanged
     from scim_tui.tui.messages import RunFinished
 
 
@@ -79,6 +81,9 @@ class ScimTuiApp(App[None]):
         self.unsaved: str | None = None
         """Why changed settings are not saved (the settings file did not read), if they are not."""
         self.settings_signal: Signal[Settings] = Signal(self, "settings-changed")
+        self.rows_signal: Signal[RowsChanged] = Signal(self, "rows-changed")
+        """The run screen's rows changed, or a run began or ended: the result screens open follow
+        (messages.py says why a signal)."""
 
     def get_driver_class(self) -> type[Driver]:
         return hangup_safe(super().get_driver_class(), self._terminal_lost)
@@ -100,9 +105,13 @@ class ScimTuiApp(App[None]):
                 self.demo_server.start()
         return profile.model_copy(update={"url": self.demo_server.url})
 
-    def remember_run_end(self, finished: RunFinished) -> None:
-        """Called from a run's thread as it ends."""
+    def run_ended(self, screen: MessagePump, finished: RunFinished) -> None:
+        """The one way the end of a run is told, called from the run's thread as it ends
+        (Runner's `ended`): kept first, for `run_app` to read once the app ended (the app may
+        have stopped listening by then: it quit, or a signal ended it; the process waits for the
+        thread), then posted to the run's screen, which shows it if it still listens."""
         self.last_run_end = finished
+        screen.post_message(finished)
 
     def on_mount(self) -> None:
         self._listen(STOPPING_SIGNALS)

@@ -1,12 +1,32 @@
-"""Messages from the thread workers to the screens (the threads never touch a widget)."""
+"""Messages from the thread workers to the screens (the threads never touch a widget), and
+between the run screen and the result screens above it, which never hold each other.
+
+A message bubbles up the DOM, from a screen to the App, never sideways to another screen. So the
+two directions take two routes:
+- a result screen asks the run screen that opened it (the screen below it in the stack) for a
+  rerun or an acceptance by posting `RerunAsked` or `AcceptAsked` to that screen: a request has
+  one addressee, the opener, which is the one that owns the rows;
+- the run screen tells what changed (`RowsChanged`) on the App's `rows_signal`, which every result
+  screen open subscribes to: the run screen need not know who shows its rows, and a screen that
+  closed stops hearing at once.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
+from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.reports import RunReport
 from scim_tui.store.history import RunChanges
+
+if TYPE_CHECKING:
+    from scim_tui.tui.run_state import Row
 
 
 class RunMessage(Message):
@@ -90,3 +110,38 @@ class ResourceTypesFound(Message):
         super().__init__()
         self.names = names
         self.error = error
+
+
+class RerunAsked(Message):
+    """A screen above the run screen asks it to run these checks again (their rows are replaced
+    in place, and marked)."""
+
+    bubble = False  # for the run screen it is posted to, and no one else
+
+    def __init__(self, checks: frozenset[CheckId]) -> None:
+        super().__init__()
+        self.checks = checks
+
+
+class AcceptAsked(Message):
+    """A screen above the run screen asks it to accept the failure of this row in the profile's
+    baseline, or to un-accept it when it is accepted."""
+
+    bubble = False
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+
+
+@dataclass(frozen=True)
+class RowsChanged:
+    """What the run screen tells on the App's `rows_signal`: rows changed (a rerun replaced them,
+    an acceptance marked them), or a run began or ended."""
+
+    rows: Mapping[str, Row]
+    """Every row of the run screen now, by key (the run state's own: read it, never change it)."""
+    changed: Collection[str]
+    """The keys of the rows that changed."""
+    running: bool
+    """Whether a run goes (a rerun waits for its end)."""

@@ -1,5 +1,9 @@
 """What the run screen shows: the results of the last run, keyed, grouped, marked and filtered.
 
+`RunState` is the one owner of the run on screen: its rows, and the facts of the complete run
+they belong to (target, start, duration...). The export, the readiness verdicts, the counts and
+the review all derive from it, and a rerun replaces rows there, and only there.
+
 A row's key names its check and its place among that check's results (a check may
 report several), so a rerun replaces exactly the rows it ran again.
 """
@@ -12,6 +16,7 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from datetime import date
 from enum import StrEnum
 from functools import partial
@@ -20,6 +25,9 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker.causes import Cause
+from scim_tui.checker.registry import verdict_names
+from scim_tui.checker.results import result_keys
+from scim_tui.reports import RunReport
 from scim_tui.reports.summary import size_line
 from scim_tui.store import baseline
 from scim_tui.store.baseline import Entry
@@ -142,12 +150,22 @@ class Change:
 
 
 class RunState:
-    """The rows of the results pane, in display order: the server group first, then each resource type.
+    """The run on screen: the rows of the results pane, in display order (the server group first,
+    then each resource type), and the facts of the complete run they belong to.
 
-    What the status line counts (the tally) and the review (the baseline's judgement, the shared
-    causes) follow each row as it comes, is replaced or goes: a batch costs what it holds."""
+    What the status line counts (the tally), the review (the baseline's judgement, the shared
+    causes) and the readiness verdicts follow each row as it comes, is replaced or goes: a batch
+    costs what it holds."""
 
     def __init__(self) -> None:
+        self.facts: RunReport | None = None
+        """The last complete run's own facts (target, start, duration, profile, selection, what its
+        clean-up left, its exchanges), without results: the rows hold them. None until a run
+        ended (or was read from the history), and from the start of a full run until it ends."""
+        self.verdicts: dict[str, CheckResult] = {}
+        """The readiness verdicts among the rows (each identity provider's READY or NOT READY), by
+        check, in the order they came; a rerun's verdict takes the place of the one before."""
+        self._verdict_names: set[str] | None = None
         self.rows: dict[str, Row] = {}
         self.order: list[str] = []
         self._seen: Counter[CheckId] = Counter()
@@ -162,8 +180,11 @@ class RunState:
         self._review = Review()
 
     def start(self, rerun: frozenset[CheckId] | None = None) -> None:
-        """Begin a run: a full run forgets every row, a rerun keeps them to replace its checks' rows."""
+        """Begin a run: a full run forgets every row and the run they belonged to, a rerun keeps
+        them to replace its checks' rows."""
         if rerun is None:
+            self.facts = None
+            self.verdicts = {}
             self.rows.clear()
             self.order.clear()
             self._checks.clear()
@@ -202,19 +223,54 @@ class RunState:
         joined = self._review.take(row)
         row.accepted = self._review.accepting(row)
         self.tally.count(row, 1)
+        result = row.result
+        if result.status is not Status.SKIPPED and result.title in self._verdicts():  # a skipped one is no verdict
+            self.verdicts[result.title] = result
         return joined
+
+    def _verdicts(self) -> set[str]:
+        """The names of the checks that give a verdict; the registry loads with the first result."""
+        if self._verdict_names is None:
+            self._verdict_names = verdict_names()
+        return self._verdict_names
 
     def _forget(self, row: Row) -> None:
         self.tally.count(row, -1)
         self._review.drop(row)
 
-    def finish(self) -> None:
-        """End a run: a rerun check that now reports fewer results loses its extra rows."""
+    @property
+    def joining(self) -> bool:
+        """Whether the run going is a rerun of some checks of a run shown: its rows join that
+        run, whose facts (start, duration...) stay."""
+        return self._rerun is not None and self.facts is not None
+
+    def finish(self, report: RunReport | None = None) -> None:
+        """End a run, given its report (None when it gave none: it failed, or was cancelled
+        before its checks began). A rerun check that now reports fewer results loses its extra
+        rows; the report's facts become the run's, unless the run was a rerun joining one."""
         if self._rerun is not None:
             for key in [key for key in self.order if self._stale(self.rows[key])]:
                 self._forget(self.rows.pop(key))
             self.order = [key for key in self.order if key in self.rows]
+        if report is not None and not self.joining:
+            self.facts = replace(report, results=[], accepted={})
         self._rerun = None
+
+    def show_past(self, report: RunReport) -> None:
+        """Show a run read back from the history, as it ended."""
+        self.start()
+        self.add(report.results)
+        self.finish(report)
+
+    def report(self) -> RunReport | None:
+        """The run as a report, to export: its facts, its rows as they are now (a rerun's
+        included) and the failures the baseline accepts; None before a run ended."""
+        if self.facts is None:
+            return None
+        rows = [self.rows[key] for key in self.order]
+        results = [row.result for row in rows]
+        accepted = {key: row.accepted.note for key, row in zip(result_keys(results), rows, strict=True) if row.accepted is not None}
+        return replace(self.facts, results=results, accepted=accepted)
 
     def _stale(self, row: Row) -> bool:
         seen = self._seen[row.result.check_id]
@@ -310,8 +366,10 @@ class RunState:
         return [self.rows[key].result for key in self.order]
 
     def leftovers(self) -> list[str]:
-        """Resources the shown results created and could not delete, each named once."""
-        return list(self.tally.leftovers)
+        """Resources the shown results created and could not delete, and those the run's own
+        clean-up could not, each named once."""
+        closing = self.facts.closing_leftovers if self.facts is not None else []
+        return list(dict.fromkeys([*self.tally.leftovers, *closing]))
 
 
 def _accept(row: Row, entry: Entry | None) -> None:

@@ -54,15 +54,19 @@ class RunRequest:
 class Runner:
     """Runs one request in the calling thread (the run pipeline) and posts its progress.
 
-    `ended` hears of the end too, from the thread itself: the app may have stopped listening
-    for messages by then (it quit, or a signal ended it).
+    The end of the run (`RunFinished`) goes to `ended`, once, from the thread itself, and
+    nowhere else: the app's `run_ended` keeps it, since the app may have stopped listening for
+    messages by then (it quit, or a signal ended it), and passes it on to the run's screen.
+    Without `ended`, the end is posted with the progress.
     """
 
-    def __init__(self, post: Post, cancelled: Callable[[], bool], interval: float = BATCH_INTERVAL, ended: Callable[[RunFinished], None] | None = None) -> None:
+    def __init__(
+        self, post: Post, cancelled: Callable[[], bool], interval: float = BATCH_INTERVAL, ended: Callable[[RunFinished], object] | None = None
+    ) -> None:
         self.post = post
         self.cancelled = cancelled
         self.interval = interval
-        self.ended = ended
+        self.ended = ended or post
 
     def run(self, request: RunRequest) -> None:
         finished = RunFinished(request.run_id)
@@ -79,9 +83,7 @@ class Runner:
             observer.flush()
         finished.notes = observer.notes
         finished.cancelled = self.cancelled()
-        if self.ended is not None:
-            self.ended(finished)
-        self.post(finished)
+        self.ended(finished)
 
 
 class Poster:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from typing import Protocol
+from typing import TYPE_CHECKING
+from typing import cast
 
 from rich.console import Group
 from rich.table import Table
@@ -16,6 +17,7 @@ from textual.app import SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -26,12 +28,14 @@ from textual.widgets import Static
 from textual.widgets import Tab
 from textual.widgets import Tabs
 
-from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Exchange
 from scim_tui.checker.exchanges import request_line
 from scim_tui.reports.transcript import exchange_text
 from scim_tui.tui.curl import curl_command
+from scim_tui.tui.messages import AcceptAsked
+from scim_tui.tui.messages import RerunAsked
+from scim_tui.tui.messages import RowsChanged
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.screens.curl import CurlScreen
 from scim_tui.tui.screens.curl import save_command
@@ -52,16 +56,8 @@ from scim_tui.tui.widgets.result_preview import acceptance
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
 
-
-class Rerunner(Protocol):
-    """What the detail needs from the run screen below it."""
-
-    @property
-    def running(self) -> bool: ...
-
-    def rerun(self, checks: frozenset[CheckId]) -> None: ...
-
-    def accept(self, key: str | None) -> None: ...
+if TYPE_CHECKING:
+    from scim_tui.tui.app import ScimTuiApp
 
 
 def unwrapped(text: str | None) -> str:
@@ -146,6 +142,9 @@ class ResultScreen(Screen[None]):
     the body of the side shown (the request or the response); ``p`` and ``v`` open it whole
     (request, then response, JSON bodies indented) in the pager or the editor, ``/`` finds text
     in it.
+
+    It holds no reference to the run screen that opened it: ``r`` and ``a`` ask that screen by a
+    message, and the run screen's rows reach it on the App's ``rows_signal`` (messages.py).
     """
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (160, "-wide")]
@@ -173,10 +172,11 @@ class ResultScreen(Screen[None]):
     tab: reactive[str] = reactive("request", init=False)
     """The tab shown: the request, the response, or the check."""
 
-    def __init__(self, row: Row, runner: Rerunner) -> None:
+    def __init__(self, row: Row, running: bool = False) -> None:
         super().__init__()
         self.row = row
-        self.runner = runner
+        self.running = running
+        """Whether a run goes on the run screen (``r`` waits for its end)."""
         self.selected = first_shown(row.result.exchanges)
         """The index of the exchange shown, the one the keys act on."""
         self.side = "request"
@@ -209,6 +209,16 @@ class ResultScreen(Screen[None]):
         if not self.row.result.exchanges:
             self.tab = "check"
         self.watch_tab(self.tab)
+        cast("ScimTuiApp", self.app).rows_signal.subscribe(self, self.follow)
+
+    async def follow(self, change: RowsChanged) -> None:
+        """Follow the run screen: its run began or ended (``r`` waits for the end), or the row
+        shown changed (a rerun, an acceptance): show it as it is now."""
+        if change.running != self.running:
+            self.running = change.running
+            self.refresh_bindings()
+        if self.row.key in change.changed and (row := change.rows.get(self.row.key)) is not None:
+            await self.show(row)
 
     async def show(self, row: Row) -> None:
         """Show another version of the result (after a rerun)."""
@@ -259,7 +269,7 @@ class ResultScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "rerun":
-            return None if self.runner.running else True
+            return None if self.running else True
         if action in ("copy_curl", "open_in", "copy_url", "copy_headers", "copy_body", "move_exchange", "end_exchange"):
             return bool(self.row.result.exchanges)
         if action == "move_match":
@@ -275,11 +285,17 @@ class ResultScreen(Screen[None]):
             self.dismiss()
 
     def action_rerun(self) -> None:
-        self.runner.rerun(frozenset({self.row.result.check_id}))
+        self.ask(RerunAsked(frozenset({self.row.result.check_id})))
         self.notify(f"Running {self.row.result.check_id} again…", markup=False)
 
     def action_accept(self) -> None:
-        self.runner.accept(self.row.key)
+        self.ask(AcceptAsked(self.row.key))
+
+    def ask(self, request: Message) -> None:
+        """Post a request to the screen that opened this one, below it in the stack (the run
+        screen): a message posted here would bubble to the App, never to that screen."""
+        stack = self.app.screen_stack
+        stack[stack.index(self) - 1].post_message(request)
 
     # Copies (the exchanges were redacted when recorded: no secret reaches the clipboard)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from collections.abc import Collection
 from dataclasses import replace
 from datetime import UTC
 from datetime import date
@@ -35,10 +36,8 @@ from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import printable
-from scim_tui.checker.results import result_keys
 from scim_tui.checker.tag_index import CHECKS_BY_TAG
 from scim_tui.net.cutoff import Cutoff
-from scim_tui.reports import RunReport
 from scim_tui.selection import Selection
 from scim_tui.store import history
 from scim_tui.store import selections
@@ -56,9 +55,12 @@ from scim_tui.store.settings import Sort
 from scim_tui.tui.commands import PaletteCommand
 from scim_tui.tui.export import export_report
 from scim_tui.tui.export import exports_dir
+from scim_tui.tui.messages import AcceptAsked
 from scim_tui.tui.messages import PastRunRead
+from scim_tui.tui.messages import RerunAsked
 from scim_tui.tui.messages import ResourceTypesFound
 from scim_tui.tui.messages import ResultsBatch
+from scim_tui.tui.messages import RowsChanged
 from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.messages import RunPlanned
 from scim_tui.tui.messages import RunWaiting
@@ -161,9 +163,6 @@ class RunScreen(Screen[None]):
         self.view = Filter()
         self.progress = Progress()
         self.run_id = 0
-        self.report: RunReport | None = None
-        """The report of the last complete run (its rows may since have been rerun)."""
-        self.rerunning = False
         self.export_folder = exports_dir()
         self.started = 0.0
         self._ticker: Timer | None = None
@@ -257,12 +256,9 @@ class RunScreen(Screen[None]):
         report = message.report
         if report is None or self.run_id or self.progress.phase is not Phase.IDLE:
             return
-        self.report = report
-        self.state.start()
-        self.state.add(report.results)
-        self.state.finish()
+        self.state.show_past(report)
         self.judgement = self.state.review(self.baseline.entries, today())
-        self.query_one(Readiness).add(report.results)
+        self._show_readiness()
         self.progress = Progress(phase=Phase.PAST, ran_at=report.started_at, elapsed=report.duration)
         self._refresh_results()
         self._show_progress()
@@ -338,7 +334,7 @@ class RunScreen(Screen[None]):
     def action_rerun_failed(self) -> None:
         failed = self.state.failed_checks()
         if not failed:
-            self.notify("Nothing failed: no check to run again." if self.report else "Nothing to rerun yet: press r to run the checks first.")
+            self.notify("Nothing failed: no check to run again." if self.state.facts else "Nothing to rerun yet: press r to run the checks first.")
             return
         self.rerun(failed)
 
@@ -366,10 +362,8 @@ class RunScreen(Screen[None]):
     def _begin(self, request: RunRequest) -> None:
         self.run_id = request.run_id
         self.cutoff = request.cutoff
-        self.rerunning = request.options.only is not None and self.report is not None
         self.state.start(rerun=request.options.only)
-        if request.options.only is None:
-            self.query_one(Readiness).clear()
+        self._show_readiness()
         self.progress = Progress(phase=Phase.RUNNING, shown=self.view.statuses)
         self.started = self.clock()
         self._refresh_results()
@@ -377,13 +371,14 @@ class RunScreen(Screen[None]):
         self._ticker.resume()
         self.run_checks(request)
         self.refresh_bindings()
+        self._tell_rows(())
 
     @work(thread=True, exclusive=True, group="checks", exit_on_error=False)
     def run_checks(self, request: RunRequest) -> None:
         from scim_tui.tui.runner import Runner
 
         worker = get_current_worker()
-        Runner(self.post_message, lambda: worker.is_cancelled, ended=cast("ScimTuiApp", self.app).remember_run_end).run(request)
+        Runner(self.post_message, lambda: worker.is_cancelled, ended=partial(cast("ScimTuiApp", self.app).run_ended, self)).run(request)
 
     def action_cancel(self) -> None:
         """Cancel the run: its running checks end and clean up, or, before they begin, at once."""
@@ -409,12 +404,12 @@ class RunScreen(Screen[None]):
             self._show_progress()
 
     @on(ResultsBatch)
-    async def add_results(self, message: ResultsBatch) -> None:
+    def add_results(self, message: ResultsBatch) -> None:
         if message.run_id != self.run_id:
             return
         change = self.state.add(message.results)
         self.judgement = self.state.review(self.baseline.entries, today())
-        self.query_one(Readiness).add(message.results)
+        self._show_readiness()
         table = self.query_one(ResultsTable)
         if change.appended_only and not self.view.failures_first:  # a run streaming in: only the batch's lines
             table.extend([row for row in change.appended if self.view.shows(row)], [row for row in change.joined if self.view.shows(row)])
@@ -422,19 +417,19 @@ class RunScreen(Screen[None]):
         else:
             self._refresh_results()
         self._show_progress()
-        await self._refresh_detail(change.updated)
+        if change.updated:
+            self._tell_rows(change.updated)
 
     @on(RunFinished)
     def finish(self, message: RunFinished) -> None:
         if message.run_id != self.run_id:
             return
-        self.state.finish()
-        if not self.rerunning:  # a rerun's rows join the run's report; its start and duration stay the run's
-            self.report = message.report or self.report
+        joining = self.state.joining  # a rerun's rows join the run shown; its start and duration stay the run's
+        self.state.finish(message.report)
         if message.changes:
             self.state.mark_checks(changes_by_check(message.changes))
         self.judgement = self.state.review(self.baseline.entries, today())
-        if not self.rerunning:
+        if not joining:
             self.progress.compared = message.changes.compared if message.changes else None
         self.progress.phase = Phase.FAILED if message.error else Phase.CANCELLED if message.cancelled else Phase.FINISHED
         self.progress.error = message.error
@@ -448,10 +443,11 @@ class RunScreen(Screen[None]):
         for note in message.notes:
             self.notify(note, title="Left by an earlier run", markup=False, timeout=30)
         self._refresh_results()
-        if not self.rerunning:  # a run ends on its first failure (once laid out); a rerun leaves the cursor where it was
+        if not joining:  # a run ends on its first failure (once laid out); a rerun leaves the cursor where it was
             self.call_after_refresh(self.query_one(ResultsTable).first_failure)
             self._focus_results()
         self.refresh_bindings()
+        self._tell_rows(())
 
     @on(Worker.StateChanged)
     def worker_failed(self, event: Worker.StateChanged) -> None:
@@ -480,12 +476,14 @@ class RunScreen(Screen[None]):
         self.progress.size = self.state.size()
         self.progress.counts = self.state.counts()
         self.progress.marks = self.state.marks()
-        closing = self.report.closing_leftovers if self.report is not None else []
-        self.progress.leftovers = list(dict.fromkeys([*self.state.leftovers(), *closing]))
+        self.progress.leftovers = self.state.leftovers()
         self.progress.shown = self.view.statuses
         self.progress.open_failures, self.progress.accepted = self.state.failures()
         self.progress.baseline = self._baseline_line()
         self.query_one(RunStatus).show(self.progress)
+
+    def _show_readiness(self) -> None:
+        self.query_one(Readiness).show(self.state.verdicts)
 
     def _baseline_line(self) -> str | None:
         if self.baseline.problem:
@@ -569,7 +567,7 @@ class RunScreen(Screen[None]):
         self.judgement = self.state.review(self.baseline.entries, today())
         self._refresh_results()
         self._show_progress()
-        self.call_later(self._refresh_detail, set(self.state.rows))
+        self._tell_rows(self.state.rows.keys())  # any row's acceptance may have changed
 
     def action_failures_first(self) -> None:
         self.view.failures_first = not self.view.failures_first
@@ -638,27 +636,31 @@ class RunScreen(Screen[None]):
     @on(ResultsTable.Opened, "#results")
     def open_result(self, message: ResultsTable.Opened) -> None:
         if message.key is not None and (row := self.state.rows.get(message.key)) is not None:
-            self.app.push_screen(ResultScreen(row, self))
+            self.app.push_screen(ResultScreen(row, running=self.running))
 
-    async def _refresh_detail(self, updated: set[str]) -> None:
-        detail = self.app.screen
-        if isinstance(detail, ResultScreen) and detail.row.key in updated:
-            await detail.show(self.state.rows[detail.row.key])
+    def _tell_rows(self, changed: Collection[str]) -> None:
+        """Tell the result screens open that these rows changed, or that a run began or ended
+        (messages.py says why a signal)."""
+        cast("ScimTuiApp", self.app).rows_signal.publish(RowsChanged(self.state.rows, changed, self.running))
+
+    @on(RerunAsked)
+    def rerun_asked(self, message: RerunAsked) -> None:
+        self.rerun(message.checks)
+
+    @on(AcceptAsked)
+    def accept_asked(self, message: AcceptAsked) -> None:
+        self.accept(message.key)
 
     def action_export(self) -> None:
-        if self.report is None:
+        if self.state.facts is None:
             self.notify("Nothing to export yet: press r to run the checks first.", severity="warning")
             return
         self.app.push_screen(ExportScreen(self.export_folder), callback=self.export_as)
 
     def export_as(self, choice: ExportChoice | None) -> None:
-        if choice is None or self.report is None:
+        if choice is None or (report := self.state.report()) is None:
             return
         self.export_folder = choice.folder
-        rows = [self.state.rows[key] for key in self.state.order]
-        results = [row.result for row in rows]
-        accepted = {key: row.accepted.note for key, row in zip(result_keys(results), rows, strict=True) if row.accepted is not None}
-        report = replace(self.report, results=results, accepted=accepted)
         try:
             path = export_report(report, choice.format, choice.folder)
         except OSError as exc:

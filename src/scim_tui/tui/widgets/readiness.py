@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Mapping
 
 from rich.text import Text
 from textual.widgets import Static
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
-from scim_tui.checker.registry import verdict_names
 from scim_tui.tui.widgets.status import STATUS_STYLES
 
 
@@ -48,7 +48,7 @@ class Readiness(Static):
     def __init__(self, **options: object) -> None:
         super().__init__(**options)  # type: ignore[arg-type]
         self.verdicts: dict[str, CheckResult] = {}
-        self.names = verdict_names()
+        """The verdicts shown (the run state's, when they last changed)."""
         self.short = False
 
     def shorten(self, short: bool) -> None:
@@ -60,16 +60,10 @@ class Readiness(Static):
     def on_mount(self) -> None:
         self.display = False
 
-    def clear(self) -> None:
-        """Forget the verdicts of the previous run."""
-        self.verdicts = {}
-        self._render_verdicts()
-
-    def add(self, results: Iterable[CheckResult]) -> None:
-        """Take the verdicts among new results (a skipped one is no verdict)."""
-        found = {str(r.title): r for r in results if r.title in self.names and r.status is not Status.SKIPPED}
-        if found:
-            self.verdicts.update(found)
+    def show(self, verdicts: Mapping[str, CheckResult]) -> None:
+        """Show these verdicts (RunState.verdicts); drawn again only when they changed."""
+        if verdicts != self.verdicts:
+            self.verdicts = dict(verdicts)
             self._render_verdicts()
 
     def _render_verdicts(self) -> None:
