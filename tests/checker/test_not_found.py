@@ -88,3 +88,31 @@ def test_patch_is_not_sent_when_it_is_not_claimed(serve):
     assert patch.status is Status.SKIPPED
     assert patch.reason.endswith("Skipped: the ServiceProviderConfig does not claim patch support.")
     assert not any(e.method == "PATCH" for e in patch.exchanges)
+
+
+def test_a_patch_of_an_unknown_id_that_crashes_is_an_error(serve):
+    """A server that reads the resource to patch and fails on finding none (500), where 404 is due."""
+    crash = (500, [("Content-Type", "text/html")], b"<h1>Internal Server Error</h1>")
+    server = serve(Broken(make_app()).rewrite("PATCH", MISSING, lambda answer: crash if answer[0] == 404 else answer))
+    again, put, patch, delete = run(server.url)
+    assert patch.status is Status.ERROR
+    assert re.fullmatch(
+        r"PATCH /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 500 instead of 404 \(RFC 7644 §3\.12, Table 8: 404, the "
+        r"specified resource does not exist\)\.",
+        patch.reason,
+    )
+    assert [r.status for r in (again, put, delete)] == [Status.SUCCESS] * 3
+
+
+def test_a_delete_of_an_unknown_id_answered_204_is_an_error(serve):
+    """A server whose DELETE is idempotent: an id it never held is 'deleted' (204), where 404 is due."""
+    server = serve(Broken(make_app()).rewrite("DELETE", MISSING, lambda answer: (204, [], b"") if answer[0] == 404 else answer))
+    again, put, patch, delete = run(server.url)
+    assert delete.status is Status.ERROR
+    assert re.fullmatch(
+        r"DELETE /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 204 instead of 404 \(RFC 7644 §3\.12, Table 8: 404, the "
+        r"specified resource does not exist\)\.",
+        delete.reason,
+    )
+    assert [r.status for r in (again, put, patch)] == [Status.SUCCESS] * 3
+    assert stored(server.url) == []
