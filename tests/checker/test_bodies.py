@@ -20,6 +20,7 @@ from tests.support.servers import scim_error
 from tests.support.servers import stored
 from tests.support.unlike import Middleware
 from tests.support.unlike import _json_body
+from tests.support.unlike import put_refused
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -118,4 +119,20 @@ def test_a_body_that_contradicts_its_url_refused_with_a_scim_error_is_acceptable
     [other] = run(server.url, "replacement_with_another_id")
     assert other.status is Status.ACCEPTABLE
     assert "answered 400 with a SCIM Error: RFC 7644 §3.5.1" in other.reason
+    assert stored(server.url) == []
+
+
+def test_a_put_refused_as_a_method_is_not_judged_on_its_body(serve):
+    """A server without PUT (405) fails object_replacement, not the rules on what a PUT body carries."""
+    server = serve(put_refused(make_app()))
+    post, put, patch = run(server.url, "empty_bodies")
+    assert post.status is patch.status is Status.COMPLIANT
+    [other] = run(server.url, "replacement_with_another_id")
+    for result in (put, other):
+        assert result.status is Status.SKIPPED
+        assert re.fullmatch(
+            r"Skipped: PUT /v2/Users/\w+ with (an empty body|the id scim-tui-missing-\w+) answered 405 Method Not Allowed: the server refuses PUT itself "
+            r"\(object_replacement judges it\)\.",
+            result.reason,
+        ), result.reason
     assert stored(server.url) == []

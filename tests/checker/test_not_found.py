@@ -18,6 +18,7 @@ from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import stored
 from tests.support.unlike import Middleware
+from tests.support.unlike import put_refused
 
 MISSING = r"/v2/(Users|Groups)/scim-tui-missing-\w+"
 
@@ -90,29 +91,35 @@ def test_patch_is_not_sent_when_it_is_not_claimed(serve):
     assert not any(e.method == "PATCH" for e in patch.exchanges)
 
 
-def test_a_patch_of_an_unknown_id_that_crashes_is_an_error(serve):
-    """A server that reads the resource to patch and fails on finding none (500), where 404 is due."""
-    crash = (500, [("Content-Type", "text/html")], b"<h1>Internal Server Error</h1>")
-    server = serve(Broken(make_app()).rewrite("PATCH", MISSING, lambda answer: crash if answer[0] == 404 else answer))
-    again, put, patch, delete = run(server.url)
-    assert patch.status is Status.ERROR
+@pytest.mark.parametrize(
+    ("method", "answer"),
+    [
+        # A server that reads the resource to patch and fails on finding none.
+        ("PATCH", (500, [("Content-Type", "text/html")], b"<h1>Internal Server Error</h1>")),
+        # A server whose DELETE is idempotent: an id it never held is "deleted".
+        ("DELETE", (204, [], b"")),
+    ],
+)
+def test_a_write_of_an_unknown_id_not_answered_404_is_an_error(serve, method, answer):
+    server = serve(Broken(make_app()).rewrite(method, MISSING, lambda answered: answer if answered[0] == 404 else answered))
+    results = dict(zip(("again", "PUT", "PATCH", "DELETE"), run(server.url), strict=True))
+    broken = results.pop(method)
+    assert broken.status is Status.ERROR
     assert re.fullmatch(
-        r"PATCH /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 500 instead of 404 \(RFC 7644 §3\.12, Table 8: 404, the "
-        r"specified resource does not exist\)\.",
-        patch.reason,
+        rf"{method} /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered {answer[0]} instead of 404 \(RFC 7644 §3\.12, Table 8: "
+        r"404, the specified resource does not exist\)\.",
+        broken.reason,
     )
-    assert [r.status for r in (again, put, delete)] == [Status.SUCCESS] * 3
-
-
-def test_a_delete_of_an_unknown_id_answered_204_is_an_error(serve):
-    """A server whose DELETE is idempotent: an id it never held is 'deleted' (204), where 404 is due."""
-    server = serve(Broken(make_app()).rewrite("DELETE", MISSING, lambda answer: (204, [], b"") if answer[0] == 404 else answer))
-    again, put, patch, delete = run(server.url)
-    assert delete.status is Status.ERROR
-    assert re.fullmatch(
-        r"DELETE /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 204 instead of 404 \(RFC 7644 §3\.12, Table 8: 404, the "
-        r"specified resource does not exist\)\.",
-        delete.reason,
-    )
-    assert [r.status for r in (again, put, patch)] == [Status.SUCCESS] * 3
+    assert [r.status for r in results.values()] == [Status.SUCCESS] * 3
     assert stored(server.url) == []
+
+
+def test_a_put_refused_as_a_method_is_not_judged_on_the_unknown_id(serve):
+    again, put, patch, delete = run(serve(put_refused(make_app())).url)
+    assert put.status is Status.SKIPPED
+    assert re.fullmatch(
+        r"Skipped: PUT /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 405 Method Not Allowed: the server refuses PUT itself "
+        r"\(object_replacement judges it\)\.",
+        put.reason,
+    )
+    assert [r.status for r in (again, patch, delete)] == [Status.SUCCESS] * 3

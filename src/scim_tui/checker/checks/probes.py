@@ -176,6 +176,22 @@ def send_json(context: CheckContext, method: str, path: str, body: Any, headers:
     return context.client.request(method, path, content=content, headers={"Content-Type": SCIM_MEDIA_TYPE, **(headers or {})}, **options)
 
 
+METHOD_JUDGES = {"POST": "object_creation", "PUT": "object_replacement", "PATCH": "check_add_attribute", "DELETE": "object_deletion"}
+"""The check that judges each method as a whole (RFC 7644 §3.3, §3.5.1, §3.5.2, §3.6)."""
+
+
+def method_refused(request: str, response: Any) -> CheckResult | None:
+    """SKIPPED when the server refuses the request's method itself (405 Method Not Allowed, RFC
+    9110 §15.5.6), whatever it carries: the finding of the check judging the method, not of a rule
+    on what the request carries (one fault, one finding). None otherwise."""
+    if response.status_code != 405:
+        return None
+    method = request.split(" ", 1)[0]
+    judge = METHOD_JUDGES.get(method, f"the check of {method}")
+    reason = f"Skipped: {request} answered 405 Method Not Allowed: the server refuses {method} itself ({judge} judges it)."
+    return CheckResult(Status.SKIPPED, reason=reason, data=body_of(response))
+
+
 @dataclass(frozen=True)
 class Refusal:
     """How a server must refuse one kind of bad request."""
