@@ -110,6 +110,7 @@ def test_unknown_names_taken_in_silence_are_errors(serve):
     attribute, schema, filtered = run(server.url, "interop_unknown_names")
     assert attribute.status is schema.status is filtered.status is Status.ERROR
     assert attribute.reason.endswith("(no schema defines it) answered 201 instead of 400 (interop profile §5.3, MUST).")
+    assert schema.reason.endswith("(the resource type does not have it) answered 201 instead of 400 (interop profile §5.3, MUST).")
     assert filtered.reason.endswith("(no schema defines the attribute) answered 200 instead of 400 (interop profile §6.3, MUST).")
     assert stored(server.url) == []
 

@@ -57,6 +57,9 @@ REAL_FAULTS: dict[str, set[str]] = {
     "PATCH answers 204": set(),
     "sequential ids": set(),
     "userNames are email addresses": set(),
+    # "Implementers MUST support HTTP PUT" (RFC 7644 §3.5): one finding; the checks of what a PUT
+    # carries (null, an empty body, another id, lastModified) are SKIPPED naming it.
+    "PUT refused": {"object_replacement"},
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""

@@ -589,4 +589,5 @@ PERSONALITIES: dict[str, Personality] = {
     "PATCH answers 204": Personality(lambda: patch_answers_204(make_app())),
     "sequential ids": Personality(lambda: SequentialIds(make_app())),
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
+    "PUT refused": Personality(lambda: put_refused(make_app())),
 }
