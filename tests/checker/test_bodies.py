@@ -77,6 +77,23 @@ def test_an_empty_body_failing_the_server_is_an_error(serve):
     assert stored(server.url) == []
 
 
+def _missing_values(answer):
+    """A server that reads an empty body as an object without its required values: 400 invalidValue."""
+    if answer[0] != 400:
+        return answer
+    body = json.dumps({**json.loads(scim_error(400, "userName is required")), "scimType": "invalidValue"}).encode()
+    return 400, SCIM_JSON, body
+
+
+def test_an_empty_body_refused_as_missing_its_required_values_is_compliant(serve):
+    """RFC 7644 §3.12, Table 9: invalidValue, "a required value was missing", for POST, PUT and PATCH
+    (and invalidSyntax not for PATCH): either tells an empty body."""
+    server = serve(Broken(make_app()).rewrite(None, r"/v2/Users.*", _missing_values))
+    results = run(server.url, "empty_bodies")
+    assert [r.status for r in results] == [Status.COMPLIANT] * 3, [r.reason for r in results]
+    assert all(r.reason.endswith('with an empty body answered 400 with a SCIM Error of scimType "invalidValue".') for r in results)
+
+
 def _exact_names_only(body):
     """A server reading attribute names with their case: a name it does not know is dropped."""
     return {key: value for key, value in body.items() if not key[:1].isupper()} if isinstance(body, dict) else body

@@ -34,6 +34,7 @@ EMPTY_BODY = Refusal(
     "RFC 7644 §3.12, Tables 8 and 9, SHOULD",
     Status.DEVIATION,
     (Status.ERROR, "an empty body carries not even the schemas every SCIM body MUST carry, RFC 7643 §3 and RFC 7644 §3.5.2"),
+    also=("invalidValue",),
 )
 NAMES_CASE = 'RFC 7643 §2.1: attribute names are case insensitive, so "{spelled}" is {name}'
 READ_ONLY = "RFC 7644 §3.5.1: values of a readOnly attribute (id, RFC 7643 §3.1) SHALL be ignored"
@@ -41,12 +42,13 @@ READ_ONLY = "RFC 7644 §3.5.1: values of a readOnly attribute (id, RFC 7643 §3.
 
 @checker("errors", "errors:empty-body", section="3.12")
 def empty_bodies(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """A POST, PUT or PATCH with an empty body is refused with 400 invalidSyntax (RFC 7644 §3.12).
+    """A POST, PUT or PATCH with an empty body is refused with 400 invalidSyntax or invalidValue (RFC 7644 §3.12).
 
     Creates a resource, then sends a POST on its endpoint, a PUT and a PATCH of it, each with
     Content-Type: application/scim+json and no body at all. One result per request, judged as the
     errors checks judge a refusal: COMPLIANT on 400 with a SCIM Error of scimType invalidSyntax
-    ("The request body message structure was invalid", Tables 8 and 9, SHOULD: DEVIATION on
+    ("The request body message structure was invalid") or invalidValue ("A required value was
+    missing", the one of the two Table 9 gives for PATCH) (Tables 8 and 9, SHOULD: DEVIATION on
     another 4xx or scimType); ERROR when accepted (nothing, not even "schemas", which every body
     MUST carry), on a 5xx (the server failed on a client's mistake), or a body that is not a
     SCIM Error (§3.12 MUST).
