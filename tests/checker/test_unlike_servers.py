@@ -3,7 +3,8 @@ server's doing, never the run's own plumbing. On each server, the checks that fa
 that fail on scim2-server itself are exactly the server's real faults; the same server gives
 the same verdicts at --jobs 1 and --jobs 4; the run leaves nothing behind (or names, once
 each, what the server would not delete); and no identity provider's step is an ERROR for a cause
-another check reports: it is SKIPPED naming it, and the provider's readiness names it too."""
+another check reports: it is SKIPPED naming it, and the provider's readiness names it too. The
+interoperability profile's checks (opt-in) run apart on each server, held to the same rule."""
 
 from __future__ import annotations
 
