@@ -20,6 +20,7 @@ from tests.support.servers import scim_error
 from tests.support.servers import stored
 from tests.support.unlike import Middleware
 from tests.support.unlike import _json_body
+from tests.support.unlike import put_refused
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -76,6 +77,23 @@ def test_an_empty_body_failing_the_server_is_an_error(serve):
     assert stored(server.url) == []
 
 
+def _missing_values(answer):
+    """A server that reads an empty body as an object without its required values: 400 invalidValue."""
+    if answer[0] != 400:
+        return answer
+    body = json.dumps({**json.loads(scim_error(400, "userName is required")), "scimType": "invalidValue"}).encode()
+    return 400, SCIM_JSON, body
+
+
+def test_an_empty_body_refused_as_missing_its_required_values_is_compliant(serve):
+    """RFC 7644 §3.12, Table 9: invalidValue, "a required value was missing", for POST, PUT and PATCH
+    (and invalidSyntax not for PATCH): either tells an empty body."""
+    server = serve(Broken(make_app()).rewrite(None, r"/v2/Users.*", _missing_values))
+    results = run(server.url, "empty_bodies")
+    assert [r.status for r in results] == [Status.COMPLIANT] * 3, [r.reason for r in results]
+    assert all(r.reason.endswith('with an empty body answered 400 with a SCIM Error of scimType "invalidValue".') for r in results)
+
+
 def _exact_names_only(body):
     """A server reading attribute names with their case: a name it does not know is dropped."""
     return {key: value for key, value in body.items() if not key[:1].isupper()} if isinstance(body, dict) else body
@@ -118,4 +136,20 @@ def test_a_body_that_contradicts_its_url_refused_with_a_scim_error_is_acceptable
     [other] = run(server.url, "replacement_with_another_id")
     assert other.status is Status.ACCEPTABLE
     assert "answered 400 with a SCIM Error: RFC 7644 §3.5.1" in other.reason
+    assert stored(server.url) == []
+
+
+def test_a_put_refused_as_a_method_is_not_judged_on_its_body(serve):
+    """A server without PUT (405) fails object_replacement, not the rules on what a PUT body carries."""
+    server = serve(put_refused(make_app()))
+    post, put, patch = run(server.url, "empty_bodies")
+    assert post.status is patch.status is Status.COMPLIANT
+    [other] = run(server.url, "replacement_with_another_id")
+    for result in (put, other):
+        assert result.status is Status.SKIPPED
+        assert re.fullmatch(
+            r"Skipped: PUT /v2/Users/\w+ with (an empty body|the id scim-tui-missing-\w+) answered 405 Method Not Allowed: the server refuses PUT itself "
+            r"\(object_replacement judges it\)\.",
+            result.reason,
+        ), result.reason
     assert stored(server.url) == []

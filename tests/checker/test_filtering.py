@@ -86,7 +86,10 @@ def test_a_case_exact_name_compared_without_case_fails(serve):
         ("ne", lambda f: f.replace(" ne ", " eq "), "answered 1 resource"),
         ("ew", lambda f: f.replace(" ew ", " sw "), "answered no resource instead of 1 resource"),
         ("gt", lambda f: f.replace(" gt ", " lt "), "answered no resource instead of 3 resources"),
+        # ge read as gt: the resource modified at the very moment compared with is left out.
+        ("ge", lambda f: f.replace(" ge ", " gt "), "answered 2 resources"),
         ("lt", lambda f: f.replace(" lt ", " gt "), "instead of no resource"),
+        ("le", lambda f: f.replace(" le ", " ge "), "answered no resource instead of 3 resources"),
         ("not", lambda f: f.replace("not (", "("), "answered 1 resource"),
         # without its parentheses, "and" binds first: a or (b and b).
         ("parentheses", lambda f: f.replace("(", "").replace(")", "") if f.startswith("(") else f, "answered 2 resources"),

@@ -19,9 +19,12 @@ from tests.support.servers import SCIM_JSON
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import stored
+from tests.support.unlike import DuplicatesAccepted
+from tests.support.unlike import FilterRefused
 from tests.support.unlike import Middleware
 from tests.support.unlike import _error
 from tests.support.unlike import _json_body
+from tests.support.unlike import patch_unsupported_and_said
 
 INTEROP = {"profile:interop"}
 USERS = "/v2/Users"
@@ -107,6 +110,7 @@ def test_unknown_names_taken_in_silence_are_errors(serve):
     attribute, schema, filtered = run(server.url, "interop_unknown_names")
     assert attribute.status is schema.status is filtered.status is Status.ERROR
     assert attribute.reason.endswith("(no schema defines it) answered 201 instead of 400 (interop profile §5.3, MUST).")
+    assert schema.reason.endswith("(the resource type does not have it) answered 201 instead of 400 (interop profile §5.3, MUST).")
     assert filtered.reason.endswith("(no schema defines the attribute) answered 200 instead of 400 (interop profile §6.3, MUST).")
     assert stored(server.url) == []
 
@@ -138,6 +142,38 @@ def test_a_path_less_patch_refused_passes_and_a_taken_user_name_patched_is_an_er
     assert path_less.status is Status.SUCCESS and post.status is Status.SUCCESS
     assert patch.status is Status.ERROR
     assert patch.reason.endswith("of another User[EnterpriseUser] answered 204 instead of 409 (interop profile §6.9.1, MUST).")
+
+
+def test_a_taken_user_name_created_again_is_an_error(serve):
+    server = serve(PathRequired(DuplicatesAccepted(make_app())))
+    _count, path_less, post, patch = run(server.url, "interop_operations")
+    assert path_less.status is Status.SUCCESS and patch.status is Status.SUCCESS
+    assert post.status is Status.ERROR
+    assert re.fullmatch(
+        r'POST /v2/Users with the userName "\S+" of another User\[EnterpriseUser\] answered 201 instead of 409 \(interop profile §6\.9\.1, MUST\)\.',
+        post.reason,
+    )
+    assert stored(server.url) == []
+
+
+def test_the_patches_are_not_sent_when_patch_is_not_claimed(serve):
+    """A server saying PATCH is unsupported is not judged on PATCH requests it said it refuses."""
+    count, path_less, post, patch = run(serve(patch_unsupported_and_said(make_app())).url, "interop_operations")
+    assert count.status is post.status is Status.SUCCESS
+    for result, label in ((path_less, "PATCH without a path"), (patch, "409 uniqueness on PATCH")):
+        assert result.status is Status.SKIPPED
+        assert result.reason == f"{label}: Skipped: the ServiceProviderConfig does not claim patch support (patch.supported is not true)."
+    assert not any(e.method == "PATCH" for r in (count, path_less, post, patch) for e in r.exchanges)
+
+
+def test_the_unknown_filter_is_not_sent_when_filter_is_not_claimed(serve):
+    attribute, schema, filtered = run(serve(FilterRefused(make_app())).url, "interop_unknown_names")
+    assert attribute.status is schema.status is Status.SUCCESS
+    assert filtered.status is Status.SKIPPED
+    assert filtered.reason == (
+        "GET with a filter on an unknown attribute: Skipped: the ServiceProviderConfig does not claim filter support (filter.supported is not true)."
+    )
+    assert not any("filter=" in e.url for e in filtered.exchanges)
 
 
 class NamesKept(Middleware):
@@ -177,3 +213,16 @@ def test_a_delete_that_keeps_the_resource_is_an_error(serve):
 @pytest.mark.parametrize("tags", [{"crud"}, None])
 def test_no_default_or_crud_run_counts_the_profile(tags):
     assert all(filtered_out(c.tags, CheckConfig(include_tags=tags)) for c in all_checkers() if "profile:interop" in c.tags)
+
+
+def test_no_providers_readiness_counts_the_profile(serve):
+    """The profile forbids the PATCH without a path that SailPoint (and Entra ID, Okta) send: run
+    together, its failures leave the provider's verdict as it is without them."""
+    assert not [c.name for c in all_checkers() if "profile:interop" in c.tags and any(tag.startswith("idp") for tag in c.tags)]
+    server = serve(make_app())
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"idp:sailpoint", *INTEROP})))
+    assert [r.title for r in results if "profile:interop" in r.tags and r.status is Status.ERROR], "the profile's rules scim2-server breaks"
+    [verdict] = [r for r in results if r.title == "sailpoint_readiness"]
+    assert verdict.status is Status.SUCCESS and verdict.reason == "READY for SailPoint: its one step passed."
+    assert stored(server.url) == []

@@ -4,6 +4,7 @@ its rules: meta of a created resource, an id of the server's own and stable, las
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -26,6 +27,7 @@ from tests.support.unlike import USER as SCHEMA_USER
 from tests.support.unlike import Immutable
 from tests.support.unlike import LocationsByUserName
 from tests.support.unlike import _schema_change
+from tests.support.unlike import put_refused
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -196,6 +198,18 @@ def test_a_refused_put_is_its_own_error_and_the_patch_is_still_followed(serve):
     assert results["after PATCH"].status is Status.SUCCESS
     assert "stayed the same in the read and the PATCH" in results["stable id"].reason
     assert stored(server.url) == []
+
+
+def test_a_put_refused_as_a_method_is_not_judged_on_its_lastmodified(serve):
+    """A server without PUT (405) fails object_replacement, not the rule on what a PUT changes."""
+    results = run(serve(put_refused(make_app())).url)
+    assert results["after PUT"].status is Status.SKIPPED
+    assert re.fullmatch(
+        r"lastModified after a PUT: Skipped: PUT /v2/Users/\w+ answered 405 Method Not Allowed: "
+        r"the server refuses PUT itself \(object_replacement judges it\)\.",
+        results["after PUT"].reason,
+    )
+    assert results["after PATCH"].status is Status.SUCCESS
 
 
 def test_the_patch_rule_is_skipped_when_patch_is_not_claimed(serve):

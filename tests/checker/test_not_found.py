@@ -18,6 +18,7 @@ from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import stored
 from tests.support.unlike import Middleware
+from tests.support.unlike import put_refused
 
 MISSING = r"/v2/(Users|Groups)/scim-tui-missing-\w+"
 
@@ -88,3 +89,37 @@ def test_patch_is_not_sent_when_it_is_not_claimed(serve):
     assert patch.status is Status.SKIPPED
     assert patch.reason.endswith("Skipped: the ServiceProviderConfig does not claim patch support.")
     assert not any(e.method == "PATCH" for e in patch.exchanges)
+
+
+@pytest.mark.parametrize(
+    ("method", "answer"),
+    [
+        # A server that reads the resource to patch and fails on finding none.
+        ("PATCH", (500, [("Content-Type", "text/html")], b"<h1>Internal Server Error</h1>")),
+        # A server whose DELETE is idempotent: an id it never held is "deleted".
+        ("DELETE", (204, [], b"")),
+    ],
+)
+def test_a_write_of_an_unknown_id_not_answered_404_is_an_error(serve, method, answer):
+    server = serve(Broken(make_app()).rewrite(method, MISSING, lambda answered: answer if answered[0] == 404 else answered))
+    results = dict(zip(("again", "PUT", "PATCH", "DELETE"), run(server.url), strict=True))
+    broken = results.pop(method)
+    assert broken.status is Status.ERROR
+    assert re.fullmatch(
+        rf"{method} /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered {answer[0]} instead of 404 \(RFC 7644 §3\.12, Table 8: "
+        r"404, the specified resource does not exist\)\.",
+        broken.reason,
+    )
+    assert [r.status for r in results.values()] == [Status.SUCCESS] * 3
+    assert stored(server.url) == []
+
+
+def test_a_put_refused_as_a_method_is_not_judged_on_the_unknown_id(serve):
+    again, put, patch, delete = run(serve(put_refused(make_app())).url)
+    assert put.status is Status.SKIPPED
+    assert re.fullmatch(
+        r"Skipped: PUT /v2/Users/scim-tui-missing-\w+ \(an id that names nothing\) answered 405 Method Not Allowed: the server refuses PUT itself "
+        r"\(object_replacement judges it\)\.",
+        put.reason,
+    )
+    assert [r.status for r in (again, patch, delete)] == [Status.SUCCESS] * 3

@@ -20,6 +20,7 @@ from tests.support.servers import stored
 from tests.support.unlike import Middleware
 from tests.support.unlike import _error
 from tests.support.unlike import _json_body
+from tests.support.unlike import put_refused
 
 LABELS = ("post", "put", "patch null", "patch empty")
 
@@ -68,6 +69,18 @@ def test_null_refused_is_an_error_of_each_request(serve):
     assert results["patch null"].status is Status.ERROR and "answered 400" in results["patch null"].reason
     assert results["patch empty"].status is Status.SUCCESS
     assert stored(server.url) == []
+
+
+def test_a_put_refused_as_a_method_is_not_judged_on_its_null(serve):
+    """A server without PUT (405) fails object_replacement, not the rule on null a PUT carries."""
+    results = dict(zip(LABELS, run(serve(put_refused(make_app())).url), strict=True))
+    assert results["put"].status is Status.SKIPPED
+    assert re.fullmatch(
+        r"Skipped: PUT /v2/Users/\w+ with nickName null answered 405 Method Not Allowed: the server refuses PUT itself "
+        r"\(object_replacement judges it\)\.",
+        results["put"].reason,
+    )
+    assert results["post"].status is results["patch null"].status is Status.SUCCESS
 
 
 def _without_emptying(body):

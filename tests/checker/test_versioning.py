@@ -170,6 +170,29 @@ def test_if_none_match_ignored_is_an_error(serve):
     assert results["any"].status is Status.ERROR and "with If-None-Match: * (any version) answered 200 instead of 304" in results["any"].reason
 
 
+def _star_compared_as_a_version(app):
+    """A server that compares If-None-Match with its ETag as a string: "*" (any current
+    representation, RFC 7232 §3.2) matches no version, so the GET answers 200."""
+
+    def middleware(environ, start_response):
+        if environ.get("HTTP_IF_NONE_MATCH", "").strip() == "*":
+            environ = {**environ, "HTTP_IF_NONE_MATCH": 'W/"no-such-version"'}
+        return app(environ, start_response)
+
+    return middleware
+
+
+def test_if_none_match_any_version_ignored_is_an_error(serve):
+    results = run(serve(_star_compared_as_a_version(make_app())).url)
+    assert results["not_modified"].status is Status.SUCCESS
+    assert results["any"].status is Status.ERROR
+    assert re.fullmatch(
+        r"GET /v2/Users/\w+ with If-None-Match: \* \(any version\) answered 200 instead of 304 Not Modified \(RFC 7644 §3\.14, RFC 7232 §3\.2: MUST "
+        r"answer 304 to a GET whose If-None-Match matches\)\.",
+        results["any"].reason,
+    )
+
+
 @pytest.mark.parametrize(("method", "done"), [("PUT", "changed"), ("PATCH", "changed"), ("DELETE", "deleted")])
 def test_if_match_ignored_is_an_error_naming_what_was_done(serve, method, done):
     server = serve(Broken(make_app()).reroute(method, USER, HTTP_IF_MATCH=""))

@@ -410,6 +410,14 @@ class GarbleFails(Middleware):
         return None
 
 
+def put_refused(app: WSGI) -> Broken:
+    """Answers every PUT of a resource 405 Method Not Allowed, as servers built for PATCH-only
+    clients do, where RFC 7644 §3.5 says implementers MUST support PUT: object_replacement's
+    finding, which no check of what a PUT carries repeats."""
+    refusal = _error(405, "PUT is not supported, use PATCH")
+    return Broken(app).answer("PUT", r"/v2/(Users|Groups)/[^/]+", 405, refusal, headers=[*SCIM_JSON, ("Allow", "GET, PATCH, DELETE")])
+
+
 class SameNameCrashes(Middleware):
     """Answers an HTML 500 to a Group whose displayName another Group holds (a unique index the
     schema does not declare, failing as a crash), where 201 or a SCIM 409 would be right."""
@@ -581,4 +589,5 @@ PERSONALITIES: dict[str, Personality] = {
     "PATCH answers 204": Personality(lambda: patch_answers_204(make_app())),
     "sequential ids": Personality(lambda: SequentialIds(make_app())),
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
+    "PUT refused": Personality(lambda: put_refused(make_app())),
 }

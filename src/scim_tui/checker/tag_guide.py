@@ -33,7 +33,7 @@ DESCRIPTIONS = {
     "discovery:strict": "every attribute the discovery documents must carry, with its type (RFC 7643 §5–7)",
     "errors": "SCIM Error bodies with the right status and scimType (RFC 7644 §3.12)",
     "errors:create": "400 invalidSyntax / invalidValue, 409 uniqueness on POST; a repeated name is never a 500",
-    "errors:empty-body": "POST, PUT and PATCH with an empty body get 400 invalidSyntax",
+    "errors:empty-body": "POST, PUT and PATCH with an empty body get 400 invalidSyntax or invalidValue",
     "errors:members": "a Group member naming no resource gets a 4xx",
     "errors:not-found": "PUT, PATCH and DELETE of an unknown id, DELETE of a deleted resource: 404",
     "errors:patch": "400 invalidPath / noTarget on PATCH",

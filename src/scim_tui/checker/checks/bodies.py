@@ -13,6 +13,7 @@ from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
+from scim_tui.checker.checks.probes import method_refused
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.checks.probes import send_json
@@ -33,6 +34,7 @@ EMPTY_BODY = Refusal(
     "RFC 7644 §3.12, Tables 8 and 9, SHOULD",
     Status.DEVIATION,
     (Status.ERROR, "an empty body carries not even the schemas every SCIM body MUST carry, RFC 7643 §3 and RFC 7644 §3.5.2"),
+    also=("invalidValue",),
 )
 NAMES_CASE = 'RFC 7643 §2.1: attribute names are case insensitive, so "{spelled}" is {name}'
 READ_ONLY = "RFC 7644 §3.5.1: values of a readOnly attribute (id, RFC 7643 §3.1) SHALL be ignored"
@@ -40,17 +42,19 @@ READ_ONLY = "RFC 7644 §3.5.1: values of a readOnly attribute (id, RFC 7643 §3.
 
 @checker("errors", "errors:empty-body", section="3.12")
 def empty_bodies(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
-    """A POST, PUT or PATCH with an empty body is refused with 400 invalidSyntax (RFC 7644 §3.12).
+    """A POST, PUT or PATCH with an empty body is refused with 400 invalidSyntax or invalidValue (RFC 7644 §3.12).
 
     Creates a resource, then sends a POST on its endpoint, a PUT and a PATCH of it, each with
     Content-Type: application/scim+json and no body at all. One result per request, judged as the
     errors checks judge a refusal: COMPLIANT on 400 with a SCIM Error of scimType invalidSyntax
-    ("The request body message structure was invalid", Tables 8 and 9, SHOULD: DEVIATION on
+    ("The request body message structure was invalid") or invalidValue ("A required value was
+    missing", the one of the two Table 9 gives for PATCH) (Tables 8 and 9, SHOULD: DEVIATION on
     another 4xx or scimType); ERROR when accepted (nothing, not even "schemas", which every body
     MUST carry), on a 5xx (the server failed on a client's mistake), or a body that is not a
     SCIM Error (§3.12 MUST).
-    The PATCH is SKIPPED when the ServiceProviderConfig does not claim patch. Whatever the server
-    creates is deleted.
+    The PATCH is SKIPPED when the ServiceProviderConfig does not claim patch, a request answered 405
+    when the server refuses its method itself (the check of that method judges it). Whatever the
+    server creates is deleted.
     """
     created = context.resource_manager.create_and_register(model, fill_all=False)
     endpoint = resource_path(context, model)
@@ -69,6 +73,9 @@ def empty_bodies(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
 
 def _judge_empty(request: str, response: Any) -> CheckResult:
     """A refusal judged as the errors checks judge one; a 5xx is the server failing on a client's mistake."""
+    refused = method_refused(request, response)
+    if refused:
+        return refused
     if response.status_code >= 500:
         reason = f"{request} answered {response.status_code}: the server failed on a client's mistake, which 400 invalidSyntax tells (RFC 7644 §3.12)."
         return CheckResult(Status.ERROR, reason=reason, data=body_of(response))
@@ -125,8 +132,8 @@ def replacement_with_another_id(context: CheckContext, model: type[Resource[Any]
     up). id is readOnly (RFC 7643 §3.1), and "any values provided SHALL be ignored": SUCCESS when
     the answer (or a GET after a 204) holds the resource's own id; ACCEPTABLE when refused with a
     4xx SCIM Error (the contradiction told to the client); ERROR when the resource took the id
-    sent, on a 5xx, or a refusal that is not a SCIM Error. The resource is deleted afterwards,
-    under either id.
+    sent, on a 5xx, or a refusal that is not a SCIM Error; SKIPPED on 405 (the server refuses PUT
+    itself: object_replacement judges it). The resource is deleted afterwards, under either id.
     """
     created = context.resource_manager.create_and_register(model, fill_all=False)
     path = resource_path(context, model, created.id)
@@ -136,6 +143,9 @@ def replacement_with_another_id(context: CheckContext, model: type[Resource[Any]
     response = send_json(context, "PUT", path, body)
     answer = body_of(response)
     code = response.status_code
+    refused = method_refused(request, response)
+    if refused:
+        return [refused]
     if code >= 300:
         return [_refused(request, code, answer)]
     kept = member(answer, "id") if isinstance(answer, dict) and answer else member(body_of(context.client.request("GET", path)), "id")

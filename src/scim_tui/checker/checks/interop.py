@@ -29,6 +29,7 @@ from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.context import NEEDED_CREATION_ANSWERS
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import unique_for
@@ -131,7 +132,8 @@ def interop_unknown_names(context: CheckContext, model: type[Resource[Any]]) -> 
     POSTs a resource with an attribute no schema defines, then one naming a schema the resource
     type does not have (with a value for it): each MUST get 400 invalidSyntax (§5.3). Then GETs
     the endpoint filtered on an attribute no schema defines: 400 invalidFilter (§6.3). SUCCESS on
-    that answer with a SCIM Error; ERROR otherwise (a creation accepted is deleted).
+    that answer with a SCIM Error; ERROR otherwise (a creation accepted is deleted). The filter is
+    SKIPPED when the ServiceProviderConfig does not claim filter.
     """
     path = resource_path(context, model)
     unknown_schema = creation_json(context, model)
@@ -146,8 +148,19 @@ def interop_unknown_names(context: CheckContext, model: type[Resource[Any]]) -> 
     results = [checked(context, partial(_refusal_of, context, path, request, body)) for request, body in sends]
     expression = f'{UNKNOWN_ATTRIBUTE} eq "x"'
     request = f"GET {context.root_path(path)}?filter={expression} (no schema defines the attribute)"
-    results.append(checked(context, lambda: judge_refusal(request, context.client.request("GET", path, params={"filter": expression}), UNKNOWN_FILTER)))
+    skipped = _unclaimed(context, "filter", "GET with a filter on an unknown attribute")
+    results.append(
+        skipped or checked(context, lambda: judge_refusal(request, context.client.request("GET", path, params={"filter": expression}), UNKNOWN_FILTER))
+    )
     return results
+
+
+def _unclaimed(context: CheckContext, feature: str, label: str) -> CheckResult | None:
+    """A rule's request needing a feature the ServiceProviderConfig does not claim is not sent: SKIPPED saying so."""
+    skipped = unclaimed(context, feature)
+    if skipped is not None:
+        skipped.reason = f"{label}: {skipped.reason}"
+    return skipped
 
 
 def _refusal_of(context: CheckContext, path: str, request: str, body: dict[str, Any]) -> CheckResult:
@@ -164,7 +177,8 @@ def interop_operations(context: CheckContext, model: type[Resource[Any]]) -> lis
     path, which MUST be refused with 400 invalidSyntax (§6.5.1.1); POSTs a resource with the
     unique value (userName) of the first, and PATCHes the second to that value: each MUST get 409
     uniqueness (§6.9.1). SUCCESS, else ERROR; the uniqueness rules are SKIPPED when the schema
-    declares no unique attribute, the PATCH without a path when it has no attribute to change.
+    declares no unique attribute, the PATCH without a path when it has no attribute to change, and
+    both PATCHes when the ServiceProviderConfig does not claim patch.
     """
     first = context.resource_manager.create_and_register(model, fill_all=False)
     second = context.resource_manager.create_and_register(model, fill_all=False)
@@ -195,6 +209,9 @@ def _path_less(context: CheckContext, model: type[Resource[Any]], resource_id: s
         return CheckResult(
             Status.SKIPPED, reason=f"PATCH without a path: Skipped: the {model.__name__} schema declares no optional string a client may change."
         )
+    skipped = _unclaimed(context, "patch", "PATCH without a path")
+    if skipped:
+        return skipped
     path = resource_path(context, model, resource_id)
     operation = {"op": "replace", "value": {attribute.name: unique_for(attribute)}}
     response = send_json(context, "PATCH", path, {"schemas": [str(PatchOp.__schema__)], "Operations": [operation]})
@@ -221,7 +238,8 @@ def _conflicts(context: CheckContext, model: type[Resource[Any]], first: Resourc
                 CONFLICT,
             ),
         ),
-        checked(
+        _unclaimed(context, "patch", "409 uniqueness on PATCH")
+        or checked(
             context,
             lambda: judge_refusal(
                 f"PATCH {context.root_path(target)} replacing its {unique.name} with {taken_by}", send_json(context, "PATCH", target, patch), CONFLICT

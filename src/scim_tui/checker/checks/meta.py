@@ -18,10 +18,12 @@ from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
+from scim_tui.checker.checks.probes import method_refused
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_result
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_named
@@ -78,7 +80,9 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
       and the update's request; ERROR when it is earlier, or unchanged otherwise;
       DEVIATION when the answer has none; SKIPPED when the previous answer had none
       to compare with, for the PATCH when the ServiceProviderConfig does not claim
-      PATCH support, and for both when the schema lets a client change no attribute.
+      PATCH support, for an update answered 405 (the server refuses the method itself,
+      which the check of that method judges), and for both when the schema lets a client
+      change no attribute.
     """
     mark = len(context.exchanges)
     external_id = unique_string("external")
@@ -125,8 +129,9 @@ def _attempt(context: CheckContext, method: str, path: str, update: Callable[[],
     try:
         done = update()
     except Exception as exc:
-        failed = failure_result(exc, context.exchanges[mark:])
-        failed.reason, failed.exchanges = f"lastModified after a {method}: {failed.reason}", context.exchanges[mark:]
+        sent = context.exchanges[mark:]
+        failed = (method_refused(request_line(sent[-1]), sent[-1]) if sent else None) or failure_result(exc, sent)
+        failed.reason, failed.exchanges = f"lastModified after a {method}: {failed.reason}", sent
         return failed
     done.exchanges = context.exchanges[mark:]
     return done

@@ -18,6 +18,7 @@ from scim2_models import Resource
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.probes import method_refused
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.checks.probes import send_json
@@ -51,8 +52,9 @@ def not_found_writes(context: CheckContext, model: type[Resource[Any]]) -> list[
     resource does not exist" (§3.12, Table 8). One result per request: SUCCESS on 404 with a
     SCIM Error body; ERROR on another status (a 2xx did something to what does not exist) or a
     body that is not a SCIM Error (§3.12 MUST). SKIPPED: the DELETE again when the first one
-    failed; the PATCH when the ServiceProviderConfig does not claim patch. A resource a PUT
-    created at the made-up id is deleted afterwards.
+    failed; the PATCH when the ServiceProviderConfig does not claim patch; a request answered 405
+    (the server refuses the method itself, which the check of that method judges). A resource a
+    PUT created at the made-up id is deleted afterwards.
     """
     missing = resource_path(context, model, unknown_id())
     # What the schema declares immutable is left out: a PUT sets it only where nothing holds it (RFC 7644 §3.5.1).
@@ -69,7 +71,8 @@ def not_found_writes(context: CheckContext, model: type[Resource[Any]]) -> list[
         if request.startswith("PATCH") and not claims(context, "patch"):
             results.append(CheckResult(Status.SKIPPED, reason=f"{request}: Skipped: the ServiceProviderConfig does not claim patch support."))
             continue
-        results.append(results_of(context, mark, [_not_found(request, send(), UNKNOWN)])[0])
+        response = send()
+        results.append(results_of(context, mark, [method_refused(request, response) or _not_found(request, response, UNKNOWN)])[0])
     return results
 
 

@@ -17,6 +17,7 @@ from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.probes import checked
+from scim_tui.checker.checks.probes import method_refused
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
@@ -68,7 +69,8 @@ def null_values(context: CheckContext, model: type[Resource[Any]]) -> list[Check
     unassigned ("assigning an attribute with the value null ... has the effect of making the
     attribute unassigned", §2.5; §3.5.2.3: replace replaces); ERROR when a request is refused or
     the old value stays (Microsoft's SCIM_Null_Update). SKIPPED when the schema has no such
-    attribute, and for the PATCHes when the ServiceProviderConfig does not claim patch.
+    attribute, for the PATCHes when the ServiceProviderConfig does not claim patch, and for the
+    PUT when it is answered 405 (the server refuses PUT itself: object_replacement judges it).
     """
     attribute = nullable(model)
     if attribute is None:
@@ -100,6 +102,9 @@ def _replaced(context: CheckContext, target: Target, attribute: Attribute) -> Ch
     request = f"PUT {context.root_path(target.url)} with {attribute.name} null"
     body = {key: value for key, value in target.current.items() if key != "meta"} | {attribute.name: None}
     response = send_json(context, "PUT", target.url, body)
+    refused = method_refused(request, response)
+    if refused:
+        return refused
     seen = body_of(response)
     if response.status_code == 204:
         seen = body_of(context.client.request("GET", target.url))

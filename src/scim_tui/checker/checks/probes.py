@@ -176,6 +176,22 @@ def send_json(context: CheckContext, method: str, path: str, body: Any, headers:
     return context.client.request(method, path, content=content, headers={"Content-Type": SCIM_MEDIA_TYPE, **(headers or {})}, **options)
 
 
+METHOD_JUDGES = {"POST": "object_creation", "PUT": "object_replacement", "PATCH": "check_add_attribute", "DELETE": "object_deletion"}
+"""The check that judges each method as a whole (RFC 7644 §3.3, §3.5.1, §3.5.2, §3.6)."""
+
+
+def method_refused(request: str, response: Any) -> CheckResult | None:
+    """SKIPPED when the server refuses the request's method itself (405 Method Not Allowed, RFC
+    9110 §15.5.6), whatever it carries: the finding of the check judging the method, not of a rule
+    on what the request carries (one fault, one finding). None otherwise."""
+    if response.status_code != 405:
+        return None
+    method = request.split(" ", 1)[0]
+    judge = METHOD_JUDGES.get(method, f"the check of {method}")
+    reason = f"Skipped: {request} answered 405 Method Not Allowed: the server refuses {method} itself ({judge} judges it)."
+    return CheckResult(Status.SKIPPED, reason=reason, data=body_of(response))
+
+
 @dataclass(frozen=True)
 class Refusal:
     """How a server must refuse one kind of bad request."""
@@ -192,6 +208,8 @@ class Refusal:
     other_scim_type: Status | None = None
     """The status of a missing or other scimType, when not `missed`: DEVIATION where a table names
     the scimType but the rule itself asks only for the status (scimType is OPTIONAL, §3.12)."""
+    also: tuple[str, ...] = ()
+    """Other scimTypes Table 9 gives for the same refusal, as right as `scim_type`."""
 
     @property
     def met(self) -> Status:
@@ -209,12 +227,14 @@ def judge_refusal(request: str, response: Any, refusal: Refusal) -> CheckResult:
     """What the answer gave instead of what was due: "instead of 409 (...)", "with no scimType instead of ..."."""
     if code != refusal.status:
         answered.append((refusal.missed, f"instead of {refusal.status} ({refusal.rule})"))
-    if isinstance(payload, dict) and payload.get("scimType") != refusal.scim_type:  # told even beside a body problem
+    right = (refusal.scim_type, *refusal.also)
+    if isinstance(payload, dict) and payload.get("scimType") not in right:  # told even beside a body problem
         scim_type = f'scimType "{payload["scimType"]}"' if payload.get("scimType") else "no scimType"
-        answered.append((refusal.other_scim_type or refusal.missed, f'with {scim_type} instead of "{refusal.scim_type}" ({refusal.rule})'))
+        expected = " or ".join(f'"{name}"' for name in right)
+        answered.append((refusal.other_scim_type or refusal.missed, f"with {scim_type} instead of {expected} ({refusal.rule})"))
     body_problem = scim_error_problem(payload, code)
     if not answered and not body_problem:
-        reason = f'{request} answered {code} with a SCIM Error of scimType "{refusal.scim_type}".'
+        reason = f'{request} answered {code} with a SCIM Error of scimType "{payload.get("scimType") or refusal.scim_type}".'
         return CheckResult(refusal.met, reason=reason, data=payload)
     status = max([Status.ERROR] * bool(body_problem) + [worst for worst, _ in answered])
     said = "".join(f" {text}" for text in [", and ".join(text for _, text in answered)] if text)
