@@ -11,7 +11,7 @@ backend, and this one adds what httpcore2 has no setting for:
 - abort(), from any thread: every socket is shut at once, and none opens after.
 
 Which request a read or write serves is told by the Attempt current in the sending thread
-(`Attempt.current`); a stream keeps the attempt whose request it carries, for the reads of its
+(`with Attempt(deadline):`); a stream keeps the attempt whose request it carries, for the reads of its
 body, which come after httpcore2 returned the response.
 """
 
@@ -24,8 +24,6 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable
-from collections.abc import Iterator
-from contextlib import contextmanager
 from contextlib import suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -65,14 +63,13 @@ class Attempt:
     tunnelled: bool = False
     """A proxy opened a tunnel for it (CONNECT answered with 2xx)."""
 
-    @contextmanager
-    def current(self) -> Iterator[Attempt]:
+    def __enter__(self) -> Attempt:
         """The attempt the reads and writes of this thread serve, while httpcore2 sends it."""
-        token = _CURRENT.set(self)
-        try:
-            yield self
-        finally:
-            _CURRENT.reset(token)
+        self._token = _CURRENT.set(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _CURRENT.reset(self._token)
 
 
 _CURRENT: ContextVar[Attempt | None] = ContextVar("scim_tui_attempt", default=None)
@@ -128,7 +125,9 @@ class DeadlineBackend(httpcore2.NetworkBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore2.NetworkStream:
         attempt = _CURRENT.get()
-        deadline = attempt.deadline if attempt is not None else time.monotonic() + (timeout or float("inf"))
+        if attempt is None:
+            raise RuntimeError("a DeadlineBackend connects only within an Attempt (GuardedTransport)")
+        deadline = attempt.deadline
         if self._sockets.aborted:
             raise httpcore2.ConnectError(ABANDONED)
         try:

@@ -30,7 +30,6 @@ import time
 import zlib
 from collections.abc import Iterable
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 from typing import cast
 from weakref import WeakKeyDictionary
@@ -114,8 +113,10 @@ class GuardedTransport(httpx2.BaseTransport):
             content=request.read(),  # whole, so that it can be sent again
             extensions=request.extensions,
         )
-        with self.told(request):
+        try:
             retried, response = self._send(request, sent, proxy, time.monotonic() + self.timeout)
+        except Exception as exc:
+            raise self.told(request, exc)  # noqa: B904 (told chains it, or says it whole)
         answer = self._answer(request, response)
         if retried:
             with self._notes_lock:
@@ -129,18 +130,16 @@ class GuardedTransport(httpx2.BaseTransport):
         pool = self._pool(proxy)
         attempt = Attempt(deadline)
         try:
-            with attempt.current():
+            with attempt:
                 return False, pool.handle_request(sent)
         except httpcore2.ProxyError as refused:  # only through a proxy: CONNECT answered with another status than 2xx
             raise _refusal(cast(Proxy, proxy), request, str(refused)) from refused
         except _DROPPED as dropped:
             if proxy is not None and request.url.scheme == "https" and not (attempt.tunnelled or attempt.reused):
-                raise ProxyFailure(
-                    f"the proxy {proxy.label} did not answer CONNECT {_target(request.url)} in HTTP ({dropped}): check the variable"
-                ) from dropped
+                raise ProxyFailure(f"the proxy {proxy.label} did not answer CONNECT {_target(request.url)} in HTTP: check the variable") from dropped
             if not attempt.reused or attempt.answered or request.method not in IDEMPOTENT:
                 raise
-        with Attempt(deadline, fresh=True).current():
+        with Attempt(deadline, fresh=True):
             return True, pool.handle_request(sent)
 
     def _answer(self, request: httpx2.Request, response: httpcore2.Response) -> httpx2.Response:
@@ -173,20 +172,24 @@ class GuardedTransport(httpx2.BaseTransport):
             return pool
         with self._pools_lock:
             if proxy not in self._pools:
-                options: dict[str, Any] = {
-                    "ssl_context": self._ssl_context,
-                    "max_connections": None,
-                    "max_keepalive_connections": MAX_IDLE,
-                    "keepalive_expiry": KEEPALIVE_SECONDS,
-                    "network_backend": DeadlineBackend(self._sockets, proxy),
-                }
-                if proxy is None:
-                    self._pools[proxy] = httpcore2.ConnectionPool(**options)
-                else:
-                    where = httpcore2.URL(scheme=b"http", host=proxy.host.encode(), port=proxy.port, target=b"/")
-                    credentials = (proxy.credentials[0].encode(), proxy.credentials[1].encode()) if proxy.credentials else None
-                    self._pools[proxy] = httpcore2.HTTPProxy(proxy_url=where, proxy_auth=credentials, **options)
+                self._pools[proxy] = self._new_pool(proxy)
             return self._pools[proxy]
+
+    def _new_pool(self, proxy: Proxy | None) -> httpcore2.ConnectionPool:
+        """httpcore2's pool for a route, on the deadline sockets, with no limit on connections
+        (a run opens as many as it has checks at once)."""
+        options: dict[str, Any] = {
+            "ssl_context": self._ssl_context,
+            "max_connections": None,
+            "max_keepalive_connections": MAX_IDLE,
+            "keepalive_expiry": KEEPALIVE_SECONDS,
+            "network_backend": DeadlineBackend(self._sockets, proxy),
+        }
+        if proxy is None:
+            return httpcore2.ConnectionPool(**options)
+        where = httpcore2.URL(scheme=b"http", host=proxy.host.encode(), port=proxy.port, target=b"/")
+        credentials = (proxy.credentials[0].encode(), proxy.credentials[1].encode()) if proxy.credentials else None
+        return httpcore2.HTTPProxy(proxy_url=where, proxy_auth=credentials, **options)
 
     def close(self) -> None:
         with self._pools_lock:
@@ -199,21 +202,17 @@ class GuardedTransport(httpx2.BaseTransport):
         connection, and no new one is sent."""
         self._sockets.abort()
 
-    @contextmanager
-    def told(self, request: httpx2.Request) -> Iterator[None]:
-        """Run a step of the request with what httpcore2 and the sockets raise told as httpx2's
-        errors, in plain words."""
-        try:
-            yield
-        except httpx2.TransportError:
-            raise
-        except HeadTooLarge as exc:
-            raise ResponseTooLarge(f"the response of {origin(request.url)} {exc}", request=request) from None
-        except tuple(_KINDS) as exc:
-            kind = next(kind for error, kind in _KINDS.items() if isinstance(exc, error))
-            raise self._plain(kind, request, exc)  # noqa: B904 (chained to exc by _plain, or said whole)
-        except ProxyFailure as exc:
-            raise self._plain(httpx2.ProxyError, request, exc)  # noqa: B904 (as above)
+    def told(self, request: httpx2.Request, exc: Exception) -> Exception:
+        """What httpcore2 or the sockets raised for a request, as httpx2's error in plain words;
+        any other error as it is. Raised where it is caught, it keeps `exc` as its context."""
+        if isinstance(exc, HeadTooLarge):
+            too_large = ResponseTooLarge(f"the response of {origin(request.url)} {exc}", request=request)
+            too_large.__suppress_context__ = True
+            return too_large
+        if isinstance(exc, ProxyFailure):
+            return self._plain(httpx2.ProxyError, request, exc)
+        kind = next((kind for error, kind in _KINDS.items() if isinstance(exc, error)), None)
+        return exc if kind is None else self._plain(kind, request, exc)
 
     def _plain(self, kind: type[httpx2.TransportError], request: httpx2.Request, cause: BaseException) -> httpx2.TransportError:
         """What httpcore2 or the socket layer raised as httpx2's error, chained to it; one told in
@@ -286,8 +285,10 @@ class _GuardedBody(httpx2.SyncByteStream):
         openers = 0
         stream = iter(cast(Iterable[bytes], self._response.stream))  # a sync pool's response
         while True:
-            with self._transport.told(self._request):
+            try:
                 chunk = next(stream, None)
+            except Exception as exc:
+                raise self._transport.told(self._request, exc)  # noqa: B904 (told chains it, or says it whole)
             if chunk is None:
                 self._check_depth(chunks, openers)
                 self._release()
