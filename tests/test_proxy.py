@@ -195,6 +195,20 @@ def test_a_proxy_that_is_down_is_named(scim_server, monkeypatch):
     )
 
 
+@pytest.mark.parametrize("answer", [b"SSH-2.0-OpenSSH_9.6\r\n", b""], ids=["another protocol", "closed"])
+def test_a_proxy_that_does_not_speak_http_is_named(monkeypatch, answer):
+    def not_a_proxy(connection: socket.socket) -> None:
+        read_request(connection)
+        connection.sendall(answer)
+        connection.close()
+
+    target = closed_port()
+    with RawServer(not_a_proxy) as server:
+        monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{server.port}")
+        outcome = connect.test_connection(Profile(name="p", url=f"https://127.0.0.1:{target}/v2"))
+    assert outcome.message == f"the proxy 127.0.0.1:{server.port} (HTTPS_PROXY) did not answer CONNECT 127.0.0.1:{target} in HTTP: check the variable"
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "message"),
     [

@@ -6,6 +6,7 @@ connection as the next one arrives, as servers do after an error or an idle limi
 from __future__ import annotations
 
 import socket
+import threading
 
 import httpx2
 import pytest
@@ -37,6 +38,31 @@ def test_an_idempotent_request_goes_again_on_a_new_connection():
     assert [a.status_code for a in answers] == [200, 200, 200]
     assert [connection.notes.note_of(a) for a in answers] == [RETRIED] * 3
     assert len(server.connections) == 4, "each retry on a new connection"
+
+
+def test_the_retry_goes_on_a_new_connection_not_on_another_kept_alive_one():
+    """Two connections kept alive, both closed by the server at their next request: the request
+    sent again must not go on the other one (it would fail the same way)."""
+    both_open = threading.Barrier(2, timeout=30)
+
+    def answer_together_then_close(connection: socket.socket) -> None:
+        read_request(connection)
+        if len(server.connections) <= 2:
+            both_open.wait()  # the two first requests are sent at once, on two connections
+        connection.sendall(OK)
+        read_request(connection)
+        connection.close()
+
+    with RawServer(answer_together_then_close) as server, open_client(Profile(name="retry", url=server.url, timeout=30)) as connection:
+        http = connection.client.client
+        firsts = [threading.Thread(target=http.get, args=("/Users",)) for _ in range(2)]
+        for thread in firsts:
+            thread.start()
+        for thread in firsts:
+            thread.join()
+        answer = http.get("/Users/x")
+    assert answer.status_code == 200 and connection.notes.note_of(answer) == RETRIED
+    assert len(server.connections) == 3, "the retry on a third connection"
 
 
 @pytest.mark.parametrize("method", ["POST", "PATCH"])

@@ -13,7 +13,7 @@ MAX_HEADER_BYTES = 64 * KIB
 """The header section of one response, status line included: a larger one is read no further.
 Real servers send a few KiB (RFC 9110 §5.4 lets a client refuse a larger head)."""
 MAX_HEADER_FIELDS = 100
-"""A response with this many header fields or more is read no further (Python's http.client reads 99 at most)."""
+"""A response with this many header fields or more is read no further (real servers send about 20)."""
 MAX_JSON_DEPTH = 64
 """How deep a JSON answer may nest; SCIM documents nest about ten levels."""
 MAX_BODY_CHARS = 256 * KIB

@@ -7,7 +7,6 @@ sent as Proxy-Authorization and never shown.
 
 from __future__ import annotations
 
-import base64
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,13 +27,6 @@ class Proxy:
     """The environment variable it comes from, for messages."""
     credentials: tuple[str, str] | None = field(default=None, repr=False)
     """The user and password of the URL, when it gives them."""
-
-    @property
-    def authorization(self) -> str | None:
-        """The Proxy-Authorization header's value, from the URL's credentials."""
-        if self.credentials is None:
-            return None
-        return "Basic " + base64.b64encode(":".join(self.credentials).encode()).decode("ascii")
 
     @property
     def label(self) -> str:

@@ -1,11 +1,11 @@
-"""The HTTP transport under every connection: lean, bounded in time and size, and plain-spoken.
+"""The transport under every connection: httpx2's own HTTP/1.1 (httpcore2 and h11), held to
+scim-tui's policies, and plain-spoken.
 
-- Protocol: HTTP/1.1 by the standard library's http.client, over kept-alive connections
-  (connections.py). It costs the client half the CPU of httpx2's own transport (httpcore2
-  and h11) per request; httpx2 still builds the requests and reads the responses.
-- Deadline: the profile's timeout bounds each whole request, from connecting to reading the
-  last byte. A timeout per socket operation would let a server that drips one byte at a
-  time go on forever; here every socket read and write gets what is left of the request's time.
+- Protocol, connections, proxies: httpcore2's pools, one per route (direct, or through each
+  proxy the environment sets, proxies.py: httpcore2 opens the CONNECT tunnels, sends http
+  requests whole to the proxy and adds Proxy-Authorization).
+- Deadline, head: the sockets under the pools (streams.py) bound each whole request in time,
+  from connecting to its last byte, and each response head in size.
 - Size: a response body larger than the limit is read no further, and the request fails.
   The limit counts the body as decoded: requests ask for no compression, and a gzip or
   deflate body sent anyway is decoded here, under the limit (a small "gzip bomb" cannot
@@ -13,46 +13,69 @@
   refused, never handed to a decoder without a limit.
 - Nesting: a JSON body nested deeper than MAX_JSON_DEPTH is refused before anyone parses it
   (a parser's recursion would fail, or take the process down).
+- A server in trouble: the connection that carried a 5xx is not used again (the server may drop
+  it, and the next request on it would fail for another check's sake).
+- A kept-alive connection the server closed before any byte of its answer: a GET, PUT or DELETE
+  goes again once on a new connection, and its answer says so (note_of); a POST or PATCH never.
 - Reasons: socket, TLS and protocol errors are raised as httpx2's transport errors, with a
   sentence a person understands (what happened and what to do), the original kept as the cause.
 """
 
 from __future__ import annotations
 
-import contextlib
-import http.client
 import socket
 import ssl
 import threading
 import time
 import zlib
+from collections.abc import Iterable
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
+from typing import cast
 from weakref import WeakKeyDictionary
 
+import httpcore2
 import httpx2
 
 from scim_tui.checker.json_shape import json_depth_problem
 from scim_tui.checker.limits import MAX_JSON_DEPTH
 from scim_tui.checker.limits import byte_size
-from scim_tui.net.connections import Connection
-from scim_tui.net.connections import HeadTooLarge
-from scim_tui.net.connections import Origin
-from scim_tui.net.connections import Pool
-from scim_tui.net.connections import ProxyFailure
+from scim_tui.net.proxies import Proxy
 from scim_tui.net.proxies import ProxyFor
+from scim_tui.net.streams import Attempt
+from scim_tui.net.streams import DeadlineBackend
+from scim_tui.net.streams import HeadTooLarge
+from scim_tui.net.streams import ProxyFailure
+from scim_tui.net.streams import Sockets
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 """The methods sent again when a kept-alive connection was closed before any answer (never POST or PATCH)."""
 RETRIED = "sent again on a new connection: the server had closed the kept-alive one before answering"
-DROPPED = (http.client.RemoteDisconnected, ConnectionResetError)
-"""How a connection closed before any byte of its answer shows."""
+KEEPALIVE_SECONDS = 5.0
+"""How long an idle connection is kept for the next request."""
+MAX_IDLE = 16
+"""Idle connections kept per route: more than the concurrency a run uses."""
+_KINDS: dict[type[Exception], type[httpx2.TransportError]] = {
+    httpcore2.ConnectTimeout: httpx2.ConnectTimeout,
+    httpcore2.ReadTimeout: httpx2.ReadTimeout,
+    httpcore2.WriteTimeout: httpx2.WriteTimeout,
+    httpcore2.PoolTimeout: httpx2.PoolTimeout,
+    httpcore2.ConnectError: httpx2.ConnectError,
+    httpcore2.ReadError: httpx2.ReadError,
+    httpcore2.WriteError: httpx2.WriteError,
+    httpcore2.ProxyError: httpx2.ProxyError,
+    httpcore2.UnsupportedProtocol: httpx2.UnsupportedProtocol,
+    httpcore2.LocalProtocolError: httpx2.LocalProtocolError,
+    httpcore2.RemoteProtocolError: httpx2.RemoteProtocolError,
+}
+"""httpcore2's errors as httpx2's."""
+_DROPPED = (httpcore2.RemoteProtocolError, httpcore2.ReadError)
+"""How a connection closed or reset before its answer shows."""
 
 
 class ResponseTooLarge(httpx2.ReadError):
-    """A response body longer than the connection's limit."""
+    """A response body longer than the connection's limit, or a head past the limits of streams.py."""
 
 
 class ResponseUnreadable(httpx2.DecodingError):
@@ -60,11 +83,15 @@ class ResponseUnreadable(httpx2.DecodingError):
 
 
 class GuardedTransport(httpx2.BaseTransport):
-    """HTTP/1.1 over kept-alive connections (connections.py), with a deadline per request, a
-    response size limit and human reasons."""
+    """httpcore2's HTTP/1.1 with a deadline per request, bounded heads and bodies, a retry on a
+    dropped kept-alive connection, and human reasons."""
 
     def __init__(self, ssl_context: ssl.SSLContext, timeout: float, max_response_bytes: int, proxy_for: ProxyFor | None = None):
-        self._pool = Pool(ssl_context, proxy_for)
+        self._ssl_context = ssl_context
+        self._proxy_for = proxy_for
+        self._sockets = Sockets()
+        self._pools: dict[Proxy | None, httpcore2.ConnectionPool] = {}
+        self._pools_lock = threading.Lock()
         self.timeout = timeout
         self.max_response_bytes = max_response_bytes
         self._notes: WeakKeyDictionary[httpx2.Response, str] = WeakKeyDictionary()
@@ -76,130 +103,121 @@ class GuardedTransport(httpx2.BaseTransport):
             return self._notes.get(response)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        deadline = time.monotonic() + self.timeout
         request.headers["Accept-Encoding"] = "identity"
-        body = request.read()
         url = request.url
-        address = (url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme, 80))
-        connection = self._connection(request, address, deadline)
-        retried = None
+        proxy = self._proxy_for(url.scheme, url.host) if self._proxy_for else None
+        sent = httpcore2.Request(
+            method=request.method,
+            url=httpcore2.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+            headers=request.headers.raw,
+            content=request.read(),  # whole, so that it can be sent again
+            extensions=request.extensions,
+        )
         try:
-            response = self._send(connection, request, body)
-        except DROPPED as dropped:
-            # A kept-alive connection the server closed before answering a byte: an idempotent
-            # request goes again on a new connection, as browsers and curl do (RFC 9112 §9.3.1).
-            if not connection.served or request.method not in IDEMPOTENT:
-                raise self._dropped(request, dropped)  # noqa: B904 (_dropped chains it, or ends the chain when it says it whole)
-            connection = self._connection(request, address, deadline, fresh=True)
-            try:
-                response = self._send(connection, request, body)
-            except DROPPED as again:
-                raise self._dropped(request, again)  # noqa: B904 (as above)
-            retried = RETRIED
-        headers = response.getheaders()
-        declared = response.getheader("Content-Length", "")
-        if declared.isdigit() and int(declared) > self.max_response_bytes:
+            retried, response = self._send(request, sent, proxy, time.monotonic() + self.timeout)
+        except Exception as exc:
+            raise self.told(request, exc)  # noqa: B904 (told chains it, or says it whole)
+        answer = self._answer(request, response)
+        if retried:
+            with self._notes_lock:
+                self._notes[answer] = RETRIED
+        return answer
+
+    def _send(self, request: httpx2.Request, sent: httpcore2.Request, proxy: Proxy | None, deadline: float) -> tuple[bool, httpcore2.Response]:
+        """The response's head, and whether the request went twice: a kept-alive connection the
+        server closed before answering a byte sends an idempotent request again on a new one,
+        as browsers and curl do (RFC 9112 §9.3.1)."""
+        pool = self._pool(proxy)
+        attempt = Attempt(deadline)
+        try:
+            with attempt:
+                return False, pool.handle_request(sent)
+        except httpcore2.ProxyError as refused:  # only through a proxy: CONNECT answered with another status than 2xx
+            raise _refusal(cast(Proxy, proxy), request, str(refused)) from refused
+        except _DROPPED as dropped:
+            if proxy is not None and request.url.scheme == "https" and not (attempt.tunnelled or attempt.reused):
+                raise ProxyFailure(f"the proxy {proxy.label} did not answer CONNECT {_target(request.url)} in HTTP: check the variable") from dropped
+            if not attempt.reused or attempt.answered or request.method not in IDEMPOTENT:
+                raise
+        with Attempt(deadline, fresh=True):
+            return True, pool.handle_request(sent)
+
+    def _answer(self, request: httpx2.Request, response: httpcore2.Response) -> httpx2.Response:
+        """httpx2's response to the request, its body read under the limits (_GuardedBody)."""
+        headers = response.headers
+        declared = next((value for name, value in headers if name.lower() == b"content-length"), b"")
+        if request.method != "HEAD" and declared.isdigit() and int(declared) > self.max_response_bytes:
             response.close()
-            connection.close()
             raise self.too_large(request)
+        encoding = b",".join(value for name, value in headers if name.lower() == b"content-encoding").decode("latin-1")
         try:
-            decoder = _decoder(response.getheader("Content-Encoding", ""))
+            decoder = _decoder(encoding)
         except ValueError as refused:
             response.close()
-            connection.close()
             raise ResponseUnreadable(f"the response of {origin(request.url)} {refused}", request=request) from None
         if decoder is not None:
             # Decoded here, so that httpx gets (and measures) the plain body.
-            headers = [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
-        answer = httpx2.Response(
+            headers = [(k, v) for k, v in headers if k.lower() not in (b"content-encoding", b"content-length")]
+        return httpx2.Response(
             response.status,
-            # As bytes, exactly as sent (http.client read them as latin-1): a value beyond ASCII
-            # is no error, httpx2 decodes it as it can.
-            headers=[(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers],
-            stream=_GuardedBody(response, connection, self, request, decoder),
-            extensions={
-                "http_version": b"HTTP/1.0" if response.version == 10 else b"HTTP/1.1",
-                "reason_phrase": response.reason.encode("latin-1", "replace"),
-            },
+            headers=headers,  # as bytes, exactly as sent: a value beyond ASCII is no error, httpx2 decodes it as it can
+            stream=_GuardedBody(response, self, request, decoder),
+            extensions={key: response.extensions[key] for key in ("http_version", "reason_phrase") if key in response.extensions},
         )
-        if retried:
-            with self._notes_lock:
-                self._notes[answer] = retried
-        return answer
 
-    def _connection(self, request: httpx2.Request, address: Origin, deadline: float, fresh: bool = False) -> Connection:
-        with self.guard(request, httpx2.ConnectTimeout, httpx2.ConnectError):
-            return self._pool.connection(address, deadline, fresh)
+    def _pool(self, proxy: Proxy | None) -> httpcore2.ConnectionPool:
+        """The pool of a route: direct (None), or through that proxy."""
+        pool = self._pools.get(proxy)
+        if pool is not None:
+            return pool
+        with self._pools_lock:
+            if proxy not in self._pools:
+                self._pools[proxy] = self._new_pool(proxy)
+            return self._pools[proxy]
 
-    def _send(self, connection: Connection, request: httpx2.Request, body: bytes) -> http.client.HTTPResponse:
-        """Send the request on the connection and read the head of its response. A connection
-        closed before any byte of the answer raises as http.client does (the caller may retry)."""
-        try:
-            with self.guard(request, httpx2.WriteTimeout, httpx2.WriteError):
-                # Through a proxy, an http request names its whole URL (RFC 9112 §3.2.2).
-                target = str(request.url.copy_with(fragment=None)) if connection.forward else request.url.raw_path.decode("ascii")
-                connection.putrequest(request.method, target, skip_host=True, skip_accept_encoding=True)
-                for name, value in request.headers.raw:
-                    connection.putheader(name, value)
-                if connection.forward and connection.forward.authorization:
-                    connection.putheader("Proxy-Authorization", connection.forward.authorization)
-                # The server may have answered (an error status, a TLS alert) and closed before
-                # reading the whole request: what it said is read below.
-                with contextlib.suppress(ConnectionError, ssl.SSLError):
-                    connection.endheaders(body or None)
-            with self.guard(request, httpx2.ReadTimeout, httpx2.ReadError, passing=DROPPED):
-                return connection.getresponse()
-        except BaseException:
-            connection.close()
-            raise
-
-    def _dropped(self, request: httpx2.Request, exc: BaseException) -> httpx2.TransportError:
-        """A connection closed or reset before any answer, as httpx2's error in plain words."""
-        kind = httpx2.RemoteProtocolError if isinstance(exc, http.client.HTTPException) else httpx2.ReadError
-        return self._plain(kind, request, exc)
-
-    def release(self, connection: Connection) -> None:
-        """Give back a connection whose response was read whole."""
-        self._pool.release(connection)
+    def _new_pool(self, proxy: Proxy | None) -> httpcore2.ConnectionPool:
+        """httpcore2's pool for a route, on the deadline sockets, with no limit on connections
+        (a run opens as many as it has checks at once)."""
+        options: dict[str, Any] = {
+            "ssl_context": self._ssl_context,
+            "max_connections": None,
+            "max_keepalive_connections": MAX_IDLE,
+            "keepalive_expiry": KEEPALIVE_SECONDS,
+            "network_backend": DeadlineBackend(self._sockets, proxy),
+        }
+        if proxy is None:
+            return httpcore2.ConnectionPool(**options)
+        where = httpcore2.URL(scheme=b"http", host=proxy.host.encode(), port=proxy.port, target=b"/")
+        credentials = (proxy.credentials[0].encode(), proxy.credentials[1].encode()) if proxy.credentials else None
+        return httpcore2.HTTPProxy(proxy_url=where, proxy_auth=credentials, **options)
 
     def close(self) -> None:
-        self._pool.close()
+        with self._pools_lock:
+            pools = list(self._pools.values())
+        for pool in pools:
+            pool.close()
 
     def abort(self) -> None:
         """End every request at once, from any thread: each fails as if the server closed its
         connection, and no new one is sent."""
-        self._pool.abort()
+        self._sockets.abort()
 
-    @contextmanager
-    def guard(
-        self,
-        request: httpx2.Request,
-        timed_out: type[httpx2.TransportError],
-        failed: type[httpx2.TransportError],
-        passing: tuple[type[BaseException], ...] = (),
-    ) -> Iterator[None]:
-        """Run a step of the request with what the socket layer raises told as httpx2's
-        errors (`timed_out`, `failed`, or a protocol error), in plain words; `passing` go as they are."""
-        passed: tuple[type[BaseException], ...] = (httpx2.TransportError, *passing)
-        try:
-            yield
-        except passed:
-            raise
-        except TimeoutError as exc:
-            raise self._plain(timed_out, request, exc)  # noqa: B904 (chained to exc by _plain, or said whole)
-        except HeadTooLarge as exc:
-            raise ResponseTooLarge(f"the response of {origin(request.url)} {exc}", request=request) from None
-        except http.client.HTTPException as exc:  # a response that is not HTTP, or cut short
-            raise self._plain(httpx2.RemoteProtocolError, request, exc)  # noqa: B904 (as above)
-        except OSError as exc:  # refused, unresolved, reset, TLS
-            raise self._plain(failed, request, exc)  # noqa: B904 (as above)
-        except ValueError as exc:  # a header or URL http.client refuses to send
-            raise httpx2.LocalProtocolError(str(exc), request=request) from exc
+    def told(self, request: httpx2.Request, exc: Exception) -> Exception:
+        """What httpcore2 or the sockets raised for a request, as httpx2's error in plain words;
+        any other error as it is. Raised where it is caught, it keeps `exc` as its context."""
+        if isinstance(exc, HeadTooLarge):
+            too_large = ResponseTooLarge(f"the response of {origin(request.url)} {exc}", request=request)
+            too_large.__suppress_context__ = True
+            return too_large
+        if isinstance(exc, ProxyFailure):
+            return self._plain(httpx2.ProxyError, request, exc)
+        kind = next((kind for error, kind in _KINDS.items() if isinstance(exc, error)), None)
+        return exc if kind is None else self._plain(kind, request, exc)
 
     def _plain(self, kind: type[httpx2.TransportError], request: httpx2.Request, cause: BaseException) -> httpx2.TransportError:
-        """What the socket layer raised as httpx2's error, chained to it; one told in plain words
-        ends its chain there, so that no message adds the socket's own words ("[Errno 111]
-        Connection refused", "timed out") after it."""
+        """What httpcore2 or the socket layer raised as httpx2's error, chained to it; one told in
+        plain words ends its chain there, so that no message adds the socket's own words
+        ("[Errno 111] Connection refused", "timed out") after it."""
         error = kind(str(cause) or type(cause).__name__, request=request)
         error.__cause__ = cause
         reason = human_reason(error, request, self.timeout)
@@ -215,6 +233,22 @@ class GuardedTransport(httpx2.BaseTransport):
             f"the response of {origin(request.url)} is larger than {limit} (the profile's max_response_bytes): it was read no further",
             request=request,
         )
+
+
+def _refusal(proxy: Proxy, request: httpx2.Request, answer: str) -> ProxyFailure:
+    """A proxy's refusal to tunnel to the request's origin (`answer`: its status and reason), with the fix."""
+    fix = (
+        "put the proxy's user and password in its URL (http://user:password@host:port)"
+        if answer.startswith("407")
+        else "check that it may reach that host, or list the host in NO_PROXY"
+    )
+    return ProxyFailure(f"the proxy {proxy.label} refused to tunnel to {_target(request.url)} ({answer}): {fix}")
+
+
+def _target(url: httpx2.URL) -> str:
+    """host:port, as CONNECT names it."""
+    port = url.port or DEFAULT_PORTS.get(url.scheme)
+    return f"[{url.host}]:{port}" if ":" in url.host else f"{url.host}:{port}"
 
 
 def _decoder(header: str) -> Any:
@@ -235,12 +269,11 @@ def _decoder(header: str) -> Any:
 
 class _GuardedBody(httpx2.SyncByteStream):
     """A response body read under the request's deadline (the socket's), and no further than
-    the size limit (counted after decoding, when the transport decodes it). The connection
-    goes back to the pool once the body is read whole."""
+    the size limit (counted after decoding, when the transport decodes it). The connection goes
+    back to its pool once the body is read whole, unless the answer was a 5xx."""
 
-    def __init__(self, response: http.client.HTTPResponse, connection: Connection, transport: GuardedTransport, request: httpx2.Request, decoder: Any = None):
+    def __init__(self, response: httpcore2.Response, transport: GuardedTransport, request: httpx2.Request, decoder: Any = None):
         self._response = response
-        self._connection: Connection | None = connection
         self._transport = transport
         self._request = request
         self._decoder = decoder
@@ -250,12 +283,13 @@ class _GuardedBody(httpx2.SyncByteStream):
         received = 0
         chunks: list[bytes] = []
         openers = 0
+        stream = iter(cast(Iterable[bytes], self._response.stream))  # a sync pool's response
         while True:
-            with self._transport.guard(self._request, httpx2.ReadTimeout, httpx2.ReadError):
-                chunk = self._response.read(65536)
-                if not chunk and self._response.length:
-                    raise http.client.IncompleteRead(b"", self._response.length)
-            if not chunk:
+            try:
+                chunk = next(stream, None)
+            except Exception as exc:
+                raise self._transport.told(self._request, exc)  # noqa: B904 (told chains it, or says it whole)
+            if chunk is None:
                 self._check_depth(chunks, openers)
                 self._release()
                 return
@@ -264,6 +298,7 @@ class _GuardedBody(httpx2.SyncByteStream):
                 chunk = self._decode(chunk, limit - received + 1)
             received += len(chunk)
             if received > limit:
+                self.close()
                 raise self._transport.too_large(self._request)
             chunks.append(chunk)
             openers += chunk.count(b"[") + chunk.count(b"{")
@@ -282,24 +317,18 @@ class _GuardedBody(httpx2.SyncByteStream):
         try:
             return self._decoder.decompress(chunk, room)
         except zlib.error as exc:
+            self.close()
             raise httpx2.DecodingError(f"the response of {origin(self._request.url)} is not valid compressed data ({exc})", request=self._request) from exc
 
     def _release(self) -> None:
-        connection, self._connection = self._connection, None
-        if connection is None:
-            return
-        if self._response.will_close or self._response.status >= 500:
-            # A server in trouble may drop the connection after such an answer, and the next
-            # request on it would fail for another check's sake: the next one gets a new connection.
-            connection.close()
-        else:
-            self._transport.release(connection)
+        if self._response.status >= 500:
+            # A server in trouble may drop the connection after such an answer: closed, the pool
+            # gives the next request a new one.
+            self._response.extensions["network_stream"].close()
+        self.close()
 
     def close(self) -> None:
-        # A body left unread leaves the connection unusable for another request.
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        # A body left unread leaves the connection unusable for another request: httpcore2 closes it.
         self._response.close()
 
 
