@@ -142,7 +142,7 @@ def test_a_header_value_beyond_ascii_is_kept_as_sent_not_a_traceback(serve):
     """RFC 9110 §5.5 lets a field value carry bytes beyond ASCII (obs-text); a server sends one
     in every answer, the probe made before the run included."""
     server = serve(Broken(make_app()).rewrite(None, ".*", lambda answer: (answer[0], [*answer[1], ("X-Note", "café")], answer[2])))
-    process = scim_tui_here("check", "--url", server.url, "--include-tags", "misc", "--format", "json")
+    process = scim_tui_here("check", "--url", server.url, "--include-tags", "misc", "--format", "json", "--every-exchange")
     assert process.returncode == 0 and "Traceback" not in process.stderr, process.stderr
     [result] = [r for r in json.loads(process.stdout)["results"] if r["status"] != "SKIPPED"]
     assert result["exchanges"][0]["response_headers"]["x-note"] == "café"
