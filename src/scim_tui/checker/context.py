@@ -589,9 +589,9 @@ def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
 
 
 UNLISTED_PER_QUERY = 20
+"""How many deleted resources the clean-up asks about in one query (`id eq "…" or …`), keeping its URL short."""
 HANDOVER_POLL = 0.1
 """How often (seconds) a check waiting for a resource handed over looks whether the run is stopping."""
-"""How many deleted resources the clean-up asks about in one query (`id eq "…" or …`), keeping its URL short."""
 
 
 @dataclass(frozen=True)

@@ -430,12 +430,15 @@ def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckR
         return
     handing = _handing_over(context, steps)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="scim-tui-check") as pool:
-        pending: list[Future[list[CheckResult]]] = [None] * len(steps)  # type: ignore[list-item]
+        pending: list[Future[list[CheckResult]]] = []
         try:
             # a pool starts what it was given in that order: a check waiting for what one
             # started "first" hands over never holds back that one (References.fresh)
-            for index in sorted(range(len(steps)), key=lambda n: START_RANK[steps[n].checker.start]):
-                pending[index] = pool.submit(_run_handing_over, context, steps[index], handing)
+            started = {
+                n: pool.submit(_run_handing_over, context, steps[n], handing)
+                for n in sorted(range(len(steps)), key=lambda n: START_RANK[steps[n].checker.start])
+            }
+            pending = [started[n] for n in range(len(steps))]
             for future in pending:
                 yield future.result()
         finally:
