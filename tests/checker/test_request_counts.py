@@ -14,6 +14,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Exchange
+from scim_tui.checker.exchanges import Role
 from scim_tui.demo import make_app
 from tests.support.servers import Broken
 from tests.support.servers import make_client
@@ -285,3 +286,24 @@ def test_the_bulk_max_operations_probe_is_sent_once_a_run():
     probes = [r for r in results if r.title == "bulk_max_operations"]
     assert len(probes) == 2 and {r.status for r in probes} == {probes[0].status} and probes[0].status is not Status.SKIPPED
     assert all([e.method for e in r.exchanges] == ["POST"] for r in probes)
+
+
+@pytest.mark.parametrize("jobs", [1, 8])
+def test_what_object_creation_hands_over_is_taken_by_its_one_taker_at_any_number_of_jobs(serve, jobs):
+    """object_creation starts first; object_replacement writes to the resource it made with every
+    attribute, check_add_attribute to the one with its required attributes only, each waiting for
+    it, however many checks run at once: the run makes the same resources at any number of jobs."""
+    server = serve(make_app())
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud"}, jobs=jobs)))
+
+    def sent(check: str, kind: str, methods: tuple[str, ...]) -> list[Exchange]:
+        return [e for r in results if r.title == check and r.resource_type == kind for e in r.exchanges if e.method in methods]
+
+    for kind in ("User", "Group"):
+        posted = [e for e in sent("object_creation", kind, ("POST",)) if e.status_code == 201]
+        # the one judged (every attribute; a reference it points at is made before it), then the last (the least)
+        made = [json.loads(e.response_body or "{}").get("id") for e in ([e for e in posted if e.role is Role.JUDGED][:1] + posted[-1:])]
+        written = {check: {e.url.rsplit("/", 1)[-1] for e in sent(check, kind, ("PUT", "PATCH"))} for check in ("object_replacement", "check_add_attribute")}
+        assert written == {"object_replacement": {made[0]}, "check_add_attribute": {made[1]}}, (kind, made, written)
+    assert stored(server.url) == []

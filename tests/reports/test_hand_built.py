@@ -17,7 +17,6 @@ from scim_tui.checker import Exchange
 from scim_tui.checker import Status
 from scim_tui.reports import FORMATS
 from scim_tui.reports import RunReport
-from scim_tui.reports import json_report
 from scim_tui.reports import write_report
 from scim_tui.selection import Selection
 
@@ -106,16 +105,6 @@ def test_json(report):
     assert [exchange["url"] for exchange in document["run_exchanges"]] == [PROBE.url], "the run's own requests, those no result carries"
     assert document["leftovers"] == ["User/7f3e (still there: its DELETE answered 500)"]
     assert RunReport.from_dict(document).results[1].reason == results()[1].reason, "it reads back"
-
-
-@pytest.mark.parametrize("compact", [False, True], ids=["report", "history"])
-@pytest.mark.parametrize("every_exchange", [False, True])
-def test_the_json_written_in_pieces_is_the_report_encoded_whole(report, compact, every_exchange):
-    """The results are encoded one by one as the text is written (never all their values in
-    memory at once), and the text is exactly the whole report's JSON."""
-    layout = {"separators": (",", ":")} if compact else {"indent": 2}
-    whole = json.dumps(report.to_dict(every_exchange), ensure_ascii=False, **layout) + ("" if compact else "\n")
-    assert "".join(json_report.pieces(report, compact=compact, every_exchange=every_exchange)) == whole
 
 
 def test_junit(report):

@@ -435,7 +435,7 @@ def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckR
             # a pool starts what it was given in that order: a check waiting for what one
             # started "first" hands over never holds back that one (References.fresh)
             started = {
-                n: pool.submit(_run_handing_over, context, steps[n], handing)
+                n: pool.submit(_run_handing_over, context, steps[n], handing.get(n))
                 for n in sorted(range(len(steps)), key=lambda n: START_RANK[steps[n].checker.start])
             }
             pending = [started[n] for n in range(len(steps))]
@@ -451,24 +451,24 @@ def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckR
 
 
 def _handing_over(context: CheckContext, steps: list[Step]) -> dict[int, type[Resource[Any]]]:
-    """The steps that hand the resources they create over (Checker.start "first"), by their id(),
-    each with its model: the checks needing fresh ones of that model wait for it."""
+    """The steps that hand the resources they create over (Checker.start "first"), by their index
+    in `steps`, each with its model: the checks needing fresh ones of that model wait for it."""
     handing: dict[int, type[Resource[Any]]] = {}
-    for step in steps:
+    for index, step in enumerate(steps):
         model = context.model_for(step.resource_type) if step.checker.start == "first" and step.resource_type else None
         if model is not None and deselected(step, context.conf) is None:
             context.references.expect(model)
-            handing[id(step)] = model
+            handing[index] = model
     return handing
 
 
-def _run_handing_over(context: CheckContext, step: Step, handing: dict[int, type[Resource[Any]]]) -> list[CheckResult]:
-    """Run a step; one handing resources over says, however it ended, that it handed what it could."""
+def _run_handing_over(context: CheckContext, step: Step, handed: type[Resource[Any]] | None) -> list[CheckResult]:
+    """Run a step; one handing resources of `handed` over says, however it ended, that it handed what it could."""
     try:
         return run_step(context, step)
     finally:
-        if id(step) in handing:
-            context.references.settle(handing[id(step)])
+        if handed is not None:
+            context.references.settle(handed)
 
 
 def run_step(context: CheckContext, step: Step) -> list[CheckResult]:

@@ -25,7 +25,7 @@ def pieces(report: RunReport, compact: bool = False, every_exchange: bool = Fals
     buffer: list[str] = []
     size = 0
     encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")) if compact else json.JSONEncoder(indent=2, ensure_ascii=False)
-    for chunk in encoder.iterencode(report.to_dict(every_exchange, streamed=True)):
+    for chunk in encoder.iterencode(report.to_dict(every_exchange)):
         buffer.append(chunk)
         size += len(chunk)
         if size >= PIECE:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Iterable
-from collections.abc import Iterator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
@@ -140,15 +139,10 @@ class RunReport:
         """One line such as ``140 checks · 138 SUCCESS · 2 ERROR``; ``style`` may decorate each count."""
         return summary_line(self.results, style)  # type: ignore[arg-type]
 
-    def to_dict(self, every_exchange: bool = False, streamed: bool = False) -> dict[str, Any]:
+    def to_dict(self, every_exchange: bool = False) -> dict[str, Any]:
         """The report as JSON values. Each result carries its exchanges when it is not a SUCCESS, or
         with `every_exchange` (a SUCCESS's are counted in `exchanges_left_out` instead); the HAR
-        holds every one. `streamed` makes each result's values as an encoder reaches it (Streamed)."""
-
-        def results() -> Iterator[dict[str, Any]]:
-            for key, result in self.keyed():
-                yield self._result_dict(key, result, every_exchange or result.status is not Status.SUCCESS)
-
+        holds every one."""
         return {
             "schema_version": self.schema_version,
             "tool": {"name": "scim-tui", "version": self.tool_version},
@@ -160,7 +154,7 @@ class RunReport:
             "counts": {status.name: count for status, count in self.counts().items()},
             "leftovers": self.leftovers,
             "readiness": [{"check_id": str(r.check_id), "status": r.status.name, "reason": r.reason} for r in self.readiness],
-            "results": Streamed(len(self.results), results) if streamed else list(results()),
+            "results": [self._result_dict(key, result, every_exchange or result.status is not Status.SUCCESS) for key, result in self.keyed()],
             "run_exchanges": [exchange.to_dict() for exchange, result in self.every_exchange() if result is None],
         }
 
@@ -195,23 +189,6 @@ class RunReport:
             closing_leftovers=[item for item in saved.leftovers if item not in named],
             exchanges=[Exchange.from_dict(exchange.model_dump()) for exchange in saved.run_exchanges],
         )
-
-
-class Streamed(list[Any]):
-    """A list whose items are made as they are iterated, never held together: JSONEncoder.iterencode
-    (the pure-Python encoder it always uses) asks a list only whether it is empty, then iterates it.
-    A run of thousands of results is encoded without all their values in memory at once."""
-
-    def __init__(self, length: int, items: Callable[[], Iterator[Any]]) -> None:
-        super().__init__()
-        self._length = length
-        self._items = items
-
-    def __len__(self) -> int:
-        return self._length
-
-    def __iter__(self) -> Iterator[Any]:
-        return self._items()
 
 
 def result_to_dict(result: CheckResult, exchanges: bool = True) -> dict[str, Any]:
