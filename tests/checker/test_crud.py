@@ -201,14 +201,17 @@ def test_what_a_query_still_lists_after_its_deletion_is_named_left_on_the_server
 
 
 class FirstStillListed(HiddenNotDeleted):
-    """Only the first User deleted stays in the lists (a GET of it answers 404). A filter joining
-    clauses with `or` is "honoured", "refused" with 400, or "ignored": answered with what the server
-    reads of it, here the User named "theirs" alone (as a server answers that drops what it cannot
-    read of a filter, or the filter itself, listing a page of Users that were not asked about)."""
+    """Only the first User deleted of those never replaced stays in the lists (a GET of it answers
+    404): one the clean-up deletes (object_deletion deletes the one object_replacement replaced). A
+    filter joining clauses with `or` is "honoured", "refused" with 400, or "ignored": answered with
+    what the server reads of it, here the User named "theirs" alone (as a server answers that drops
+    what it cannot read of a filter, or the filter itself, listing a page of Users that were not
+    asked about)."""
 
     def __init__(self, app, or_filter: str):
         super().__init__(app)
         self.or_filter = or_filter
+        self.replaced: set[str] = set()
 
     def intercept(self, environ):
         if self.or_filter != "honoured" and " or " in unquote_plus(environ.get("QUERY_STRING", "")):
@@ -216,7 +219,9 @@ class FirstStillListed(HiddenNotDeleted):
                 return 400, SCIM_JSON, scim_error(400, "or is not supported")
             environ["QUERY_STRING"] = urlencode({"filter": 'userName eq "theirs"'})
         found = re.fullmatch(r"/v2/Users/([^/]+)", environ.get("PATH_INFO", ""))
-        if found and environ["REQUEST_METHOD"] == "DELETE" and self.hidden and found[1] not in self.hidden:
+        if found and environ["REQUEST_METHOD"] == "PUT":
+            self.replaced.add(found[1])
+        if found and environ["REQUEST_METHOD"] == "DELETE" and ((self.hidden and found[1] not in self.hidden) or found[1] in self.replaced):
             return None
         return super().intercept(environ)
 

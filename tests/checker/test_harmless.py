@@ -116,7 +116,7 @@ def held_posts(serve):
 def test_a_creation_answered_too_late_is_found_at_the_end_of_the_run_and_deleted(held_posts):
     """Creations whose POST timed out were left, and the report said nothing was."""
     held, url, bystanders = held_posts(create_first=True)
-    [result] = run(url, timeout=0.5, only={CheckId("object_creation", "User")})
+    [result] = run(url, timeout=2, only={CheckId("object_creation", "User")})
     assert result.status is Status.ERROR and result.reason.startswith("POST /v2/Users failed: ")
     assert held.arrived == 1
     assert run_leftovers(url) == [], "found by its userName at the end of the run, and deleted"
@@ -126,7 +126,7 @@ def test_a_creation_answered_too_late_is_found_at_the_end_of_the_run_and_deleted
 
 def test_a_creation_that_may_still_happen_is_named_as_may_remain(held_posts):
     held, url, bystanders = held_posts(create_first=False)
-    [result] = run(url, timeout=0.5, only={CheckId("object_creation", "User")})
+    [result] = run(url, timeout=2, only={CheckId("object_creation", "User")})
     [left] = result.leftovers
     assert left.startswith('User with userName "scim-tui-') and left.endswith("(may remain: its POST got no answer in time)")
     held.released.set()  # the server creates it now, after the run

@@ -4,6 +4,8 @@ the checks of a run, never pointed at twice by one check, deleted when the run e
 from __future__ import annotations
 
 import json
+import threading
+from typing import Any
 from urllib.parse import urlsplit
 
 from scim_tui.checker import CheckConfig
@@ -21,6 +23,7 @@ from tests.support.servers import http_client
 from tests.support.servers import make_client
 from tests.support.servers import stored
 from tests.support.unlike import LocationsByUserName
+from tests.support.unlike import ReferencedKept
 
 
 def body(text: str | None) -> dict:
@@ -115,4 +118,43 @@ def test_a_member_value_is_the_id_the_server_gave_not_read_out_of_its_location(s
         assert context.references.manager.cleanup() == []
     assert member["value"] == user["id"] == served["id"]
     assert member["$ref"] == user["meta"]["location"] and urlsplit(member["$ref"]).path == f"/v2/Users/{user['userName']}"
+    assert stored(server.url) == []
+
+
+class RefusedFirst(ReferencedKept):
+    """ReferencedKept, whose DELETE of a resource that references another waits until the DELETE
+    of a referenced one was refused (at most CEILING seconds): the clean-up deleting several
+    resources side by side meets the refusal, whatever the machine's speed."""
+
+    CEILING = 30
+
+    def __init__(self, app: Any):
+        super().__init__(app)
+        self.refusal = threading.Event()
+
+    def intercept(self, environ: dict[str, Any]) -> Any:
+        answer = super().intercept(environ)
+        if answer is not None:
+            self.refusal.set()
+        elif environ["REQUEST_METHOD"] == "DELETE" and self.references(environ):
+            self.refusal.wait(self.CEILING)
+        return answer
+
+    def references(self, environ: dict[str, Any]) -> bool:
+        """Whether the resource being deleted names another as its manager or a member."""
+        status, _headers, served = self.call(environ, REQUEST_METHOD="GET", CONTENT_LENGTH="0")
+        resource = json.loads(served or b"{}") if status == 200 else {}
+        manager = resource.get("urn:ietf:params:scim:schemas:extension:enterprise:2.0:User", {}).get("manager")
+        return bool(manager or resource.get("members"))
+
+
+def test_a_resource_whose_deletion_was_refused_while_others_went_is_deleted_once_they_are_gone(serve):
+    """Several jobs delete the run's resources side by side: one a server refuses to delete while
+    another still references it (409) is deleted once the others are gone."""
+    broken = RefusedFirst(make_app())
+    server = serve(broken)
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(jobs=4, include_tags={"crud:read"})))
+    assert broken.refusal.is_set(), "no deletion was refused: the test did not put the clean-up to the test"
+    assert all(r.leftovers == [] for r in results)
     assert stored(server.url) == []

@@ -44,6 +44,7 @@ REAL_FAULTS: dict[str, set[str]] = {
     # A resource deleted, deleted again: "MUST return a 404 (Not Found) error code for all operations
     # associated with the previously deleted resource" (RFC 7644 §3.6).
     "soft delete": {"object_deletion", "not_found_writes"},
+    "referenced resources kept": set(),
     "duplicates accepted": {"creation_errors"},
     "PATCH 501 though claimed": {"check_add_attribute"},
     "PATCH unsupported, said": set(),

@@ -336,6 +336,31 @@ class SoftDelete(Middleware):
         return (204, [], b"") if status < 300 else (status, headers, body)
 
 
+class ReferencedKept(Middleware):
+    """Refuses (409) to delete a User or a Group that another resource still references (a User
+    naming it its manager, a Group listing it as a member), as a store with foreign keys does:
+    what references it must be deleted first."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        found = re.fullmatch(r"/v2/(Users|Groups)/([^/]+)", environ.get("PATH_INFO", ""))
+        if environ["REQUEST_METHOD"] != "DELETE" or found is None or not self.referenced(environ, unquote(found[2])):
+            return None
+        return 409, SCIM_JSON, _error(409, "another resource still references it: delete that one first")
+
+    def referenced(self, environ: dict[str, Any], resource_id: str) -> bool:
+        """Whether a User or Group other than `resource_id` references it."""
+        for path in ("/v2/Users", "/v2/Groups"):
+            _status, _headers, body = self.call(
+                environ, REQUEST_METHOD="GET", PATH_INFO=path, QUERY_STRING="count=1000", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")}
+            )
+            for resource in json.loads(body or b"{}").get("Resources", []):
+                manager = (resource.get(ENTERPRISE) or {}).get("manager") or {}
+                values = [manager.get("value"), *(member.get("value") for member in resource.get("members") or [])]
+                if resource.get("id") != resource_id and resource_id in values:
+                    return True
+        return False
+
+
 class DuplicatesAccepted(Middleware):
     """Creates a User whose userName is taken (201), where RFC 7643 §4.1.1 says it MUST be unique."""
 
@@ -577,6 +602,7 @@ PERSONALITIES: dict[str, Personality] = {
     "filter ignored": Personality(lambda: filter_ignored(make_app())),
     "replay body beyond the schema": Personality(lambda: replay_beyond_the_schema(make_app())),
     "soft delete": Personality(lambda: SoftDelete(make_app())),
+    "referenced resources kept": Personality(lambda: ReferencedKept(make_app())),
     "duplicates accepted": Personality(lambda: DuplicatesAccepted(make_app())),
     "PATCH 501 though claimed": Personality(lambda: patch_not_implemented(make_app())),
     "PATCH unsupported, said": Personality(lambda: patch_unsupported_and_said(make_app())),

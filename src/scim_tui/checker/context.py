@@ -10,6 +10,7 @@ from dataclasses import field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Literal
 from typing import TypeVar
 
 from scim2_models import Context
@@ -42,12 +43,14 @@ from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import markers_in
 from scim_tui.checker.guard import unsafe_id_problem
 from scim_tui.checker.pacing import Pacer
+from scim_tui.checker.parallel import side_by_side
 from scim_tui.checker.recorder import Recorder
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.recorder import cleaning_up
 from scim_tui.checker.recorder import current_exchanges
 from scim_tui.checker.recorder import install_recorder
 from scim_tui.checker.recorder import recorder_of
+from scim_tui.checker.registry import HandOver
 from scim_tui.checker.results import CheckConfig
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.secrets import Secrets
@@ -205,6 +208,8 @@ class ResourceManager:
         self.unlisting: list[Owned] = []
         """The run's own manager: the resources deleted during the run, whose absence from queries
         its clean-up asks about last, several in one query (RFC 7644 §3.6)."""
+        self.refused: list[Owned] = []
+        """The resources whose DELETE its clean-up sent was refused, or failed (tried again last)."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
 
     def record(self, item: Owned | Pending) -> None:
@@ -343,38 +348,36 @@ class ResourceManager:
                     self.forgotten.append(item)
 
     def cleanup(self) -> list[str]:
-        """Delete what this check created, newest first, then look for the creations whose outcome
+        """Delete what this check created (`_deleted`), then look for the creations whose outcome
         is unknown. Return what could not be deleted, or may remain. Whether queries still list
         what was deleted is asked by the run's own manager, last (`unlisting`).
 
         A creation that may still happen later (its POST got no answer in time) is handed to the
         run's own manager, which looks for it once the run ends. A Ctrl-C while cleaning up stops
         the run: the deletion under way is tried again, unless the run was stopping already (a
-        second Ctrl-C skips it, not the others). The interruption is raised again once every
-        deletion was tried, carrying what is left (`leftovers`), for whoever tells the user.
+        second Ctrl-C skips it, not the others; with several jobs, each deletion goes on to its
+        end). The interruption is raised again once every deletion was tried, carrying what is
+        left (`leftovers`), for whoever tells the user.
         """
         with self._lock:
             owned, pending = self.owned, self.pending
             self.owned, self.pending = [], []
         run_manager = self.context.references.manager
-        leftovers: list[str] = []
-        interrupted: KeyboardInterrupt | None = None
-        order: list[Owned | Pending] = [*reversed(owned), *pending]
-        for item in order:
-            if isinstance(item, Pending) and item.late and run_manager is not self:
+        leftovers, interrupted = self._deleted(list(reversed(owned)))
+        for item in pending:
+            if item.late and run_manager is not self:
                 run_manager.record(item)
                 continue
-            left, interruption = self._cleaned(item, self._delete if isinstance(item, Owned) else self._sweep)
+            left, interruption = self._cleaned(item, self._sweep)
             leftovers.extend(left)
             interrupted = interruption or interrupted
         with self._lock:
             forgotten, self.forgotten = self.forgotten, []
         run_manager.unlist(forgotten)
         if run_manager is self:  # last: a resource created since at one of their ids is deleted by then
-            for chunk in self._unlisting_chunks():
-                left, interruption = self._cleaned(chunk, self._unlisted)
-                leftovers.extend(left)
-                interrupted = interruption or interrupted
+            unlisted, interruption = self._side_by_side(self._unlisting_chunks(), self._unlisted)
+            leftovers.extend(_flat(unlisted))
+            interrupted = interruption or interrupted
         if interrupted is not None:
             interrupted.leftovers = [*getattr(interrupted, "leftovers", []), *leftovers]  # type: ignore[attr-defined]
             raise interrupted
@@ -393,6 +396,28 @@ class ResourceManager:
         for item in items:
             by_endpoint.setdefault(item.endpoint, []).append(item)
         return [group[start : start + UNLISTED_PER_QUERY] for group in by_endpoint.values() for start in range(0, len(group), UNLISTED_PER_QUERY)]
+
+    def _deleted(self, owned: list[Owned]) -> tuple[list[str], KeyboardInterrupt | None]:
+        """Delete `owned` (newest first), `jobs` at a time: what is left, and the Ctrl-C met. A
+        resource whose DELETE was refused or failed is tried again once the others were deleted,
+        one after another, newest first (a server may refuse to delete what another references)."""
+        with self._lock:
+            self.refused = []
+        outcomes, interrupted = self._side_by_side(owned, self._delete)
+        with self._lock:
+            refused, self.refused = {(item.endpoint, item.id) for item in self.refused}, []
+        if len(owned) > 1 and self.context.conf.jobs > 1 and not self.context.stopping.is_set():
+            for index, item in enumerate(owned):
+                if (item.endpoint, item.id) in refused:
+                    outcomes[index], interruption = self._cleaned(item, self._delete)
+                    interrupted = interruption or interrupted
+        return _flat(outcomes), interrupted
+
+    def _side_by_side(self, items: list[Any], clean: Callable[[Any], list[str]]) -> tuple[list[list[str]], KeyboardInterrupt | None]:
+        """What is left of each item once `clean`ed (`_cleaned`), `jobs` at a time, and the last Ctrl-C met."""
+        outcomes, waited = side_by_side(lambda item: self._cleaned(item, clean), items, self.context.conf.jobs, self.context.stopping)
+        interruptions = [waited, *(interruption for _left, interruption in outcomes)]
+        return [left for left, _interruption in outcomes], next((i for i in reversed(interruptions) if i is not None), None)
 
     def _cleaned(self, item: Owned | Pending | list[Owned], clean: Callable[[Any], list[str]]) -> tuple[list[str], KeyboardInterrupt | None]:
         """What is left of one item (or a chunk of the same endpoint) once `clean` deleted (or looked
@@ -433,17 +458,23 @@ class ResourceManager:
         try:
             answer = self.context.client.request("DELETE", item.url)
             if answer.status_code not in (200, 204):
-                return self._gone_already(item) if answer.status_code == 404 else [str(item)]
+                return self._gone_already(item) if answer.status_code == 404 else self._refused(item)
             with noted(GONE_NOTE):
                 after = self.context.client.request("GET", item.url)
         except Exception:
-            return [str(item)]
+            return self._refused(item)
         if after.status_code in (404, 410):
             self.context.references.manager.unlist([item])
             return self._gone(item)
         if 200 <= after.status_code < 300:
             return [f"{item} (still there: its DELETE answered {answer.status_code}, yet a GET still serves it)"]
         return [f"{item} (may remain: its DELETE answered {answer.status_code}, then a GET answered {after.status_code})"]
+
+    def _refused(self, item: Owned) -> list[str]:
+        """A resource whose DELETE was refused or failed: it remains."""
+        with self._lock:
+            self.refused.append(item)
+        return [str(item)]
 
     def _gone_already(self, item: Owned) -> list[str]:
         """A resource whose DELETE answered 404: gone, once the run's clean-up asked queries about it."""
@@ -566,6 +597,10 @@ class ResourceManager:
         return [] if told else None
 
 
+def _flat(lefts: list[list[str]]) -> list[str]:
+    return [name for left in lefts for name in left]
+
+
 def _listed_resources(listed: dict[str, Any] | None) -> list[Any] | None:
     """The resources of a ListResponse (none when it says it holds none), None when it is no list."""
     if listed is None:
@@ -590,6 +625,8 @@ def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
 
 UNLISTED_PER_QUERY = 20
 """How many deleted resources the clean-up asks about in one query (`id eq "…" or …`), keeping its URL short."""
+Spare = Literal["full", "least", "replaced"]
+"""A resource handed over: created with every writable attribute or the required ones only, or replaced."""
 HANDOVER_POLL = 0.1
 """How often (seconds) a check waiting for a resource handed over looks whether the run is stopping."""
 
@@ -626,22 +663,22 @@ class References:
         self.manager = manager
         self._made: dict[type[Resource[Any]], list[Referenced]] = {}
         self._fixtures: dict[type[Resource[Any]], Resource[Any]] = {}
-        self._spare: dict[tuple[type[Resource[Any]], bool], list[Resource[Any]]] = {}
+        self._spare: dict[tuple[type[Resource[Any]], Spare], list[Resource[Any]]] = {}
         self._shared: dict[Hashable, Any] = {}
-        self._handed: dict[type[Resource[Any]], threading.Event] = {}
-        """Set once the check handing over fresh resources of a model (object_creation) ended."""
+        self._handed: dict[tuple[type[Resource[Any]], HandOver], threading.Event] = {}
+        """Set once the check handing resources of a model over (Checker.hands_over) ended."""
         self._lock = threading.RLock()  # held while making one, which may need references itself
 
-    def expect(self, model: type[Resource[Any]]) -> None:
-        """A check of the run will hand over fresh resources of `model` (`offer`): `fresh` waits
-        for it, so that the run makes as many resources at any number of jobs."""
+    def expect(self, model: type[Resource[Any]], kind: HandOver) -> None:
+        """A check of the run will hand resources of `model` over (`offer`): the check taking them
+        waits for it, so that the run makes as many resources at any number of jobs."""
         with self._lock:
-            self._handed.setdefault(model, threading.Event())
+            self._handed.setdefault((model, kind), threading.Event())
 
-    def settle(self, model: type[Resource[Any]]) -> None:
-        """The check handing over resources of `model` ended, whatever it could hand over."""
+    def settle(self, model: type[Resource[Any]], kind: HandOver) -> None:
+        """The check handing resources of `model` over ended, whatever it could hand over."""
         with self._lock:
-            self._handed.setdefault(model, threading.Event()).set()
+            self._handed.setdefault((model, kind), threading.Event()).set()
 
     def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
         """A resource of `model` this check's references do not point at yet, made if there is none."""
@@ -662,35 +699,45 @@ class References:
             self.manager.record(item)
         return released
 
-    def offer(self, context: CheckContext, resource: Resource[Any], fill_all: bool) -> None:
-        """Hand a resource a check created and wrote nothing to (it judged the creation) to the check
-        of the run taking one made alike (`fresh`, `handed_over`); until it takes it, the run's own
-        resource manager holds it (and deletes it at the end when none did)."""
+    def offer(self, context: CheckContext, resource: Resource[Any], spare: Spare) -> None:
+        """Hand a resource a check created and judged (its creation, or its replacement) to the check
+        of the run taking one so (`fresh`, `replaced`), when the run has one (`expect`): until it
+        takes it, the run's own resource manager holds it (and deletes it at the end when none
+        did). Else the check offering it deletes it, as any of its own."""
+        kind: HandOver = "replaced" if spare == "replaced" else "created"
         with self._lock:
-            if self._kept(context, resource):
-                self._spare.setdefault((type(resource), fill_all), []).append(resource)
+            if (type(resource), kind) in self._handed and self._kept(context, resource):
+                self._spare.setdefault((type(resource), spare), []).append(resource)
 
     def fresh(self, context: CheckContext, model: type[Resource[Any]], fill_all: bool, handed_over: bool = False) -> Resource[Any]:
         """A resource of `model`, created with every writable attribute filled or with its required
-        ones only, that nothing was written to. With `handed_over`, one a check offered when there
-        is one (this check's manager deletes it from then on; the exchanges of the check that made
-        it show its POST), waiting while the check handing it over runs (`expect`): one check of a
-        kind takes it, named in its code, so that which check makes what, and the run's request
-        count, are the same at any number of jobs. Else one created now."""
-        if not handed_over:
-            return context.resource_manager.create_and_register(model, fill_all=fill_all)
+        ones only, that nothing was written to. With `handed_over`, one object_creation offered when
+        there is one (this check's manager deletes it from then on; the exchanges of object_creation
+        show its POST), waiting while it runs (`expect`): one check of a kind takes it, named in
+        its code, so that which check makes what, and the run's request count, are the same at any
+        number of jobs. Else one created now."""
+        taken = self._taken(context, model, "created", "full" if fill_all else "least") if handed_over else None
+        return taken or context.resource_manager.create_and_register(model, fill_all=fill_all)
+
+    def replaced(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any] | None:
+        """The resource object_replacement replaced (its PUT answered with every value sent), as
+        answered, when it offered one (waiting while it runs); this check's manager deletes it from
+        then on. None when there is none."""
+        return self._taken(context, model, "replaced", "replaced")
+
+    def _taken(self, context: CheckContext, model: type[Resource[Any]], kind: HandOver, spare: Spare) -> Resource[Any] | None:
+        """A spare of `model` handed over by the check handing over `kind`, once it ended."""
         with self._lock:
-            handed = self._handed.get(model)
+            handed = self._handed.get((model, kind))
         while handed is not None and not handed.wait(HANDOVER_POLL) and not context.stopping.is_set():
             pass
         with self._lock:
-            spares = self._spare.get((model, fill_all))
+            spares = self._spare.get((model, spare))
             resource = spares.pop(0) if spares else None
             if resource is not None:
                 for item in self.manager.release(str(resource.id)):
                     context.resource_manager.record(item)
-                return resource
-        return context.resource_manager.create_and_register(model, fill_all=fill_all)
+        return resource
 
     def shared(self, context: CheckContext, key: Hashable, make: Callable[[], tuple[Answer, list[Any]]]) -> Answer:
         """What `make` gives (and the resources it created, each with its id), made once a run for the

@@ -37,6 +37,7 @@ from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.recorder import RunCancelled
 from scim_tui.checker.recorder import recording
 from scim_tui.checker.registry import Checker
+from scim_tui.checker.registry import HandOver
 from scim_tui.checker.registry import all_checkers
 from scim_tui.checker.registry import filtered_out
 from scim_tui.checker.results import SUMMARY_CHECKER
@@ -424,11 +425,11 @@ ones, then the others, each in plan order. Their results still come in plan orde
 def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckResult]]:
     """The results of each step, in the order of the steps, the steps running `jobs` at a time."""
     jobs = max(1, context.conf.jobs)
-    if jobs == 1 or len(steps) < 2:  # in plan order: what a check needs handed over is, by then
-        for step in steps:
-            yield run_step(context, step)
-        return
     handing = _handing_over(context, steps)
+    if jobs == 1 or len(steps) < 2:  # in plan order: what a check needs handed over is, by then
+        for index, step in enumerate(steps):
+            yield _run_handing_over(context, step, handing.get(index))
+        return
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="scim-tui-check") as pool:
         pending: list[Future[list[CheckResult]]] = []
         try:
@@ -450,25 +451,32 @@ def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckR
                 future.cancel()
 
 
-def _handing_over(context: CheckContext, steps: list[Step]) -> dict[int, type[Resource[Any]]]:
-    """The steps that hand the resources they create over (Checker.start "first"), by their index
-    in `steps`, each with its model: the checks needing fresh ones of that model wait for it."""
-    handing: dict[int, type[Resource[Any]]] = {}
-    for index, step in enumerate(steps):
-        model = context.model_for(step.resource_type) if step.checker.start == "first" and step.resource_type else None
-        if model is not None and deselected(step, context.conf) is None:
-            context.references.expect(model)
-            handing[index] = model
+def _handing_over(context: CheckContext, steps: list[Step]) -> dict[int, tuple[type[Resource[Any]], HandOver]]:
+    """The steps that hand resources over (Checker.hands_over) to a step of the run taking them
+    (Checker.takes), by their index in `steps`, each with its model and what it hands: the step
+    taking them waits for it."""
+    running = [
+        (index, step, context.model_for(step.resource_type))
+        for index, step in enumerate(steps)
+        if step.resource_type and deselected(step, context.conf) is None
+    ]
+    taken = {(model, step.checker.takes) for _index, step, model in running if step.checker.takes}
+    handing: dict[int, tuple[type[Resource[Any]], HandOver]] = {}
+    for index, step, model in running:
+        kind = step.checker.hands_over
+        if kind is not None and model is not None and (model, kind) in taken:
+            context.references.expect(model, kind)
+            handing[index] = (model, kind)
     return handing
 
 
-def _run_handing_over(context: CheckContext, step: Step, handed: type[Resource[Any]] | None) -> list[CheckResult]:
-    """Run a step; one handing resources of `handed` over says, however it ended, that it handed what it could."""
+def _run_handing_over(context: CheckContext, step: Step, handed: tuple[type[Resource[Any]], HandOver] | None) -> list[CheckResult]:
+    """Run a step; one handing resources over says, however it ended, that it handed what it could."""
     try:
         return run_step(context, step)
     finally:
         if handed is not None:
-            context.references.settle(handed)
+            context.references.settle(*handed)
 
 
 def run_step(context: CheckContext, step: Step) -> list[CheckResult]:

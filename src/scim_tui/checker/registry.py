@@ -16,6 +16,8 @@ Scope = Literal["server", "resource_type", "model", "results"]
 """What a checker is given beside the context: nothing, a ResourceType, a resource model, or
 the results of the run's other checks (a verdict on them, given once they all ended)."""
 Start = Literal["first", "early", "any"]
+HandOver = Literal["created", "replaced"]
+"""What a checker hands over (Checker.hands_over): the resources it created, or the one it replaced."""
 """When the engine starts a checker among the checks of the resource types (Checker.start)."""
 
 
@@ -37,6 +39,13 @@ class Checker:
     "first" for a check handing the resources it creates to those needing fresh ones (they wait for
     it: References.fresh), "early" for one sending many requests one after another (started before
     the short ones, so that its length does not add to theirs), "any" in plan order."""
+    hands_over: HandOver | None = None
+    """What it hands to one later check of the resource type (References.offer): the resources it
+    created ("created", object_creation) or the one it replaced ("replaced", object_replacement).
+    Handed only when a check of the run takes them (`takes`), which waits for it: it comes later
+    in plan order, so the pool starts it after this one."""
+    takes: HandOver | None = None
+    """What it takes from an earlier check of the resource type, when that check runs (`hands_over`)."""
 
     @property
     def per_type(self) -> bool:
@@ -61,10 +70,18 @@ _CHECKERS: dict[str, Checker] = {}
 """Filled once, when the check modules are imported; never changed by a run."""
 
 
-def checker(*tags: str, section: str, rfc: int = 7644, schema: str | None = None, start: Start = "any") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def checker(
+    *tags: str,
+    section: str,
+    rfc: int = 7644,
+    schema: str | None = None,
+    start: Start = "any",
+    hands_over: HandOver | None = None,
+    takes: HandOver | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a checker with its tags and the section of an RFC (7644 unless said) it verifies;
     `schema` keeps it to the resource type of that core schema; `start` says when the engine
-    starts it (Checker.start).
+    starts it (Checker.start); `hands_over` what it hands to a later check and `takes` what it takes from an earlier one (Checker.hands_over).
 
     The scope comes from the name of the second parameter: none, ``resource_type``,
     ``model`` or ``results``.
@@ -75,7 +92,7 @@ def checker(*tags: str, section: str, rfc: int = 7644, schema: str | None = None
         scope: Scope = "server" if not params else params[0]  # type: ignore[assignment]
         if scope not in ("server", "resource_type", "model", "results"):
             raise TypeError(f"{func.__name__}: unknown checker parameter {scope!r}")
-        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc, schema, start)
+        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc, schema, start, hands_over, takes)
         return func
 
     return register

@@ -57,7 +57,7 @@ def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -
     return answer, None
 
 
-@checker("crud", "crud:create", section="3.3", start="first")
+@checker("crud", "crud:create", section="3.3", start="first", hands_over="created")
 def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """POST on a resource endpoint creates a resource (RFC 7644 §3.3).
 
@@ -86,7 +86,7 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     else:
         full = CheckResult(Status.SUCCESS, reason=f"{answered}.", data=created)
     judged = results_of(context, 0, [full])[0]
-    context.references.offer(context, created, fill_all=True)  # a later check writes to it instead of making its own
+    context.references.offer(context, created, "full")  # a later check writes to it instead of making its own
     return [judged, _least_creation(context, model)]
 
 
@@ -120,7 +120,7 @@ def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckR
     adaptation = context.creations.adaptation(model)
     refused = refusal(context.exchanges[mark:], resource_path(context, model))
     if refused is None or adaptation is None:
-        context.references.offer(context, created, fill_all=False)
+        context.references.offer(context, created, "least")
         return results_of(
             context,
             mark,

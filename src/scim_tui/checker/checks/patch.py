@@ -274,7 +274,7 @@ def _replaceable(attribute: Attribute) -> bool:
     return attribute.mutability in (Mutability.read_write, Mutability.write_only)
 
 
-@checker("crud", "crud:update", section="3.5.2.1", start="early")
+@checker("crud", "crud:update", section="3.5.2.1", start="early", takes="created")
 def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """PATCH add gives a resource each attribute it lacked (RFC 7644 §3.5.2.1).
 

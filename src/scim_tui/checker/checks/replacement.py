@@ -22,19 +22,21 @@ from scim_tui.checker.features import claims
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
 from scim_tui.checker.guard import id_text
+from scim_tui.checker.guard import markers_in
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
 
-@checker("crud", "crud:update", section="3.5.1")
+@checker("crud", "crud:update", section="3.5.1", hands_over="replaced", takes="created")
 def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """PUT replaces a resource with new values of its mutable attributes (RFC 7644 §3.5.1).
 
-    Creates a resource, then PUTs it with a new value for every writable
-    attribute (immutable ones keep theirs), then deletes it. SUCCESS when the
-    answer is 200 with the new values; ERROR on another status, an error, or an
-    answer still holding old values.
+    Takes the resource object_creation made with every writable attribute filled (or creates
+    one), then PUTs it with a new value for every writable attribute (immutable ones keep
+    theirs). SUCCESS when the answer is 200 with the new values, and the resource goes to
+    object_deletion (deleted by the end of the run when it does not run); ERROR on another
+    status, an error, or an answer still holding old values.
     """
     created = context.references.fresh(context, model, fill_all=True, handed_over=True)  # object_creation's
     path = context.root_path(resource_path(context, model, created.id))
@@ -45,6 +47,7 @@ def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> lis
     stale = _unchanged(model, replacement.model_dump(), answer.model_dump())
     if stale:
         return [CheckResult(Status.ERROR, reason=f"PUT {path} answered 200, but {'; '.join(stale)}.", data=answer)]
+    context.references.offer(context, answer, "replaced")  # what the server holds is known: object_deletion deletes it
     return [CheckResult(Status.SUCCESS, reason=f"PUT {path} answered 200 with the new values of the {model.__name__}.", data=answer)]
 
 
@@ -78,17 +81,18 @@ def _unchanged(model: type[Resource[Any]], sent: dict[str, Any], answered: dict[
     return stale
 
 
-@checker("crud", "crud:delete", section="3.6")
+@checker("crud", "crud:delete", section="3.6", takes="replaced")
 def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """DELETE removes a resource: 204, then a GET answers 404, and queries omit it (RFC 7644 §3.6).
 
-    Creates a resource, deletes it, reads it again, then (when the server claims filter) queries
-    it by a value the run gave it. SUCCESS when DELETE answers 204, the GET 404 and the query
+    Takes the resource object_replacement replaced (its PUT answered with every value sent), or
+    creates one, deletes it, reads it again, then (when the server claims filter) queries it by
+    a value the run gave it. SUCCESS when DELETE answers 204, the GET 404 and the query
     lists it no more; ERROR when DELETE answers another status, the resource can still be read,
     the GET answers another status than 404, or the query still lists it (a service provider
     MAY keep the record, but MUST answer 404 for it and MUST omit it from query results).
     """
-    created = context.references.fresh(context, model, fill_all=True)
+    created = context.references.replaced(context, model) or context.references.fresh(context, model, fill_all=True)
     path = resource_path(context, model, created.id)
     deleted = context.client.request("DELETE", path)
     request = f"DELETE {context.root_path(path)}"
@@ -96,24 +100,26 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
         return [CheckResult(Status.ERROR, reason=f"{request} answered {deleted.status_code} instead of 204.", data=body_of(deleted))]
     after = context.client.request("GET", path)
     if after.status_code == 404:
-        return [_omitted_from_queries(context, model, str(created.id), request)]
+        return [_omitted_from_queries(context, model, created, request)]
     if 200 <= after.status_code < 300:
         reason = f"{request} answered 204, but the {model.__name__} can still be read."
         return [CheckResult(Status.ERROR, reason=reason, data=body_of(after), cause=kept_after_delete(context.root_path(path)))]
     return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but a GET then answered {after.status_code} instead of 404.", data=body_of(after))]
 
 
-def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], resource_id: str, request: str) -> CheckResult:
+def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], deleted: Resource[Any], request: str) -> CheckResult:
     """The result of `request` (a DELETE answered 204, then a GET 404) once a query filtered on a
-    value the run gave the resource no longer lists it (ERROR when it does); the resource is
-    forgotten once gone from both."""
+    value the run gave the resource, as it was last answered, no longer lists it (ERROR when it
+    does); the resource is forgotten once gone from both."""
     said = f"{request} answered 204, and a GET then answered 404"
     endpoint = resource_path(context, model)
+    resource_id = str(deleted.id)
     owned = context.guard.owned(endpoint, resource_id)
-    if owned is None or not owned.markers or not claims(context, "filter"):
+    markers = markers_in(deleted.model_dump())  # a replaced resource holds the values of its PUT
+    if owned is None or not markers or not claims(context, "filter"):
         context.resource_manager.forget(resource_id)
         return CheckResult(Status.SUCCESS, reason=f"{said}.")
-    marker = owned.markers[0]
+    marker = markers[0]
     query = f'{marker.attribute} eq "{marker.value}"'
     listed = context.client.request("GET", endpoint, params={"filter": query})
     named = f"GET {context.root_path(endpoint)}?filter={query}"
