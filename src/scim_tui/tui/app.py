@@ -120,8 +120,9 @@ class ScimTuiApp(App[None]):
         self._listen(STOPPING_SIGNALS)
         self._read_settings()
         self._read_keymap()
-        self.push_screen(ProfilesScreen())
-        if self.profile is not None:
+        if self.profile is None:
+            self.push_screen(ProfilesScreen())
+        else:  # the run screen alone, drawn sooner: the profiles are read when escape goes back to them
             self.open_run(self.profile)
         self.call_after_refresh(self.load_the_rest)
 
@@ -210,6 +211,14 @@ class ScimTuiApp(App[None]):
         from scim_tui.tui.screens.run import RunScreen  # the profiles home needs it not: loaded when a profile opens, or after the first screen
 
         self.push_screen(RunScreen(profile, clock=self.clock))
+
+    def back_to_profiles(self) -> None:
+        """Leave the run screen for the profiles under it; when the app opened on a profile, there
+        are none yet: the run screen gives way to them."""
+        if len(self.screen_stack) > 2:
+            self.pop_screen()
+        else:
+            self.switch_screen(ProfilesScreen())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("quit_app", "help_key"):

@@ -401,7 +401,7 @@ class RunScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_back(self) -> None:
-        self.dismiss()
+        cast("ScimTuiApp", self.app).back_to_profiles()
 
     @on(RunPlanned)
     def plan(self, message: RunPlanned) -> None:
@@ -686,7 +686,7 @@ class RunScreen(Screen[None]):
         if action == "cancel":
             return self.progress.phase is Phase.RUNNING
         if action == "back":
-            return not self.running and len(self.app.screen_stack) > 2
+            return not self.running
         if action == "run":
             return None if self.running else True
         if action in ("export", "rerun_failed"):
