@@ -41,7 +41,6 @@ from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.help import keys_of
-from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.settings import SettingsScreen
 from scim_tui.tui.terminal import hangup_safe
@@ -239,6 +238,8 @@ class ScimTuiApp(App[None]):
 
     async def action_quit(self) -> None:
         """ctrl+q, from any screen: a profile form holding edits asks before they are dropped."""
+        from scim_tui.tui.screens.profile_form import ProfileFormScreen  # loaded by now if a form is open
+
         if any(isinstance(screen, ProfileFormScreen) and screen.edited for screen in self.screen_stack):
             self.push_screen(ConfirmScreen("Quit and discard your edits to this profile?"), lambda yes: self.exit() if yes else None)
         else:
