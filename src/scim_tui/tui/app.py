@@ -77,6 +77,7 @@ class ScimTuiApp(App[None]):
         """The embedded server the demo profile targets, started on its first use, stopped at exit."""
         self._demo_lock = threading.Lock()
         self._demo_stopped = False
+        """Set at exit, once the demo server is stopped: no worker starts another after it."""
         self.settings = Settings()
         """The theme and the view choices, read at start-up, saved as they change."""
         self.unsaved: str | None = None
@@ -131,7 +132,7 @@ class ScimTuiApp(App[None]):
         (it needs none of them), so opening a profile or a result does not wait for them."""
         try:
             import_module("scim_tui.tui.screens.run")  # waits, if a profile opened first is loading it
-            import_module("scim_tui.tui.screens.result")
+            import_module("scim_tui.tui.screens.result")  # the run screen loads it when a result opens
             import_module("scim_tui.tui.runner")  # the engine and scim2-client, which the run screen's workers load
             # What the imports built lives until exit: out of the collector's full passes, which
             # otherwise stall the screen ~80 ms each once a run has 10,000 results. Here, not at
@@ -207,7 +208,7 @@ class ScimTuiApp(App[None]):
     def open_run(self, profile: Profile) -> None:
         """Open the run screen of a profile above the current screen; the demo server starts in
         its workers' threads (`served`), once the screen is drawn."""
-        from scim_tui.tui.screens.run import RunScreen  # the profiles home needs it not: loaded when a profile opens, or after the first screen
+        from scim_tui.tui.screens.run import RunScreen  # loaded here or by load_the_rest: the profiles home does not need it
 
         self.push_screen(RunScreen(profile, clock=self.clock))
 
