@@ -6,12 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from scim_tui.choices import FORMATS
-from scim_tui.reports import entra_gallery
-from scim_tui.reports import har
-from scim_tui.reports import json_report
-from scim_tui.reports import junit
-from scim_tui.reports import markdown
-from scim_tui.reports import text
 from scim_tui.reports.model import SCHEMA_VERSION
 from scim_tui.reports.model import RunReport
 
@@ -27,17 +21,31 @@ def write_report(report: RunReport, format: str, *, color: bool = False, every_e
 
 def report_pieces(report: RunReport, format: str, *, color: bool = False, every_exchange: bool = False) -> Iterator[str]:  # noqa: A002
     """The report in pieces, to be written as they come (the JSON report, the largest, is never whole in memory)."""
+    # Each writer loads when a report of its format is written: the app's first screen needs the
+    # model only (the JUnit writer alone loads xml.etree: tens of milliseconds).
     if format == "json":
+        from scim_tui.reports import json_report
+
         yield from json_report.pieces(report, every_exchange=every_exchange)
     elif format == "text":
+        from scim_tui.reports import text
+
         yield text.render(report, color=color)
     elif format == "junit":
+        from scim_tui.reports import junit
+
         yield junit.render(report)
     elif format == "markdown":
+        from scim_tui.reports import markdown
+
         yield markdown.render(report)
     elif format == "har":
+        from scim_tui.reports import har
+
         yield har.render(report)
     elif format == "entra-gallery":
+        from scim_tui.reports import entra_gallery
+
         yield entra_gallery.render(report)
     else:
         raise ValueError(f"Unknown report format {format!r}: choose one of {', '.join(FORMATS)}.")

@@ -11,6 +11,10 @@ Schema, kept in report.schema.json by `scripts/report_schema.py` (a test holds i
 
 from __future__ import annotations
 
+import ast
+import inspect
+import itertools
+import textwrap
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -18,6 +22,7 @@ from typing import Annotated
 from typing import Any
 from typing import Literal
 from typing import TypeVar
+from typing import cast
 
 from pydantic import AfterValidator
 from pydantic import AwareDatetime
@@ -26,6 +31,9 @@ from pydantic import ConfigDict
 from pydantic import Field
 from pydantic import JsonValue
 from pydantic import ValidationError
+from pydantic.json_schema import GenerateJsonSchema
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core.core_schema import ModelSchema
 
 from scim_tui.checker import Status
 from scim_tui.checker.exchanges import Role
@@ -48,7 +56,10 @@ def in_this_era(moment: datetime) -> datetime:
 
 
 class _Saved(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True, use_attribute_docstrings=True)
+    # The fields' docstrings describe them in the JSON Schema (json_schema), read when it is made:
+    # pydantic's use_attribute_docstrings looks for each class's source as the module loads, which
+    # doubled the time this module takes to load, on the way to the app's first screen.
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
 class SavedExchange(_Saved):
@@ -156,9 +167,30 @@ class SavedReport(_Saved):
     """The requests of the run that no result carries: the probe before the run, discovery, the resources the checks share, clean-up."""
 
 
+class _Described(GenerateJsonSchema):
+    """Each field of a model described by its docstring, as pydantic's use_attribute_docstrings would."""
+
+    def model_schema(self, schema: ModelSchema) -> JsonSchemaValue:
+        json_schema = super().model_schema(schema)
+        for name, text in attribute_docstrings(schema["cls"]).items():
+            json_schema["properties"][name].setdefault("description", text)
+        return json_schema
+
+
+def attribute_docstrings(cls: type) -> dict[str, str]:
+    """The docstring written under each annotated attribute of a class, by the attribute's name."""
+    body = cast(ast.ClassDef, ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]).body
+    return {
+        field.target.id: inspect.cleandoc(docstring.value.value)
+        for field, docstring in itertools.pairwise(body)
+        if isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name)
+        if isinstance(docstring, ast.Expr) and isinstance(docstring.value, ast.Constant) and isinstance(docstring.value.value, str)
+    }
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON report's JSON Schema (draft 2020-12), made from the models: a report holds no field they do not declare."""
-    schema = SavedReport.model_json_schema(mode="serialization")
+    schema = SavedReport.model_json_schema(mode="serialization", schema_generator=_Described)
     for model in [schema, *schema.get("$defs", {}).values()]:
         if "properties" in model:
             model["additionalProperties"] = False

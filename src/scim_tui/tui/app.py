@@ -25,6 +25,7 @@ from textual.worker import Worker
 from textual.worker import WorkerState
 
 from scim_tui.checker.exchanges import describe_error
+from scim_tui.errors import UserError
 from scim_tui.signals import STOPPING_SIGNALS
 from scim_tui.store.keymap import KeymapError
 from scim_tui.store.keymap import keymap_file
@@ -40,7 +41,6 @@ from scim_tui.tui.commands import ScreenCommands
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.help import HelpScreen
 from scim_tui.tui.screens.help import keys_of
-from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.screens.profiles import ProfilesScreen
 from scim_tui.tui.screens.settings import SettingsScreen
 from scim_tui.tui.terminal import hangup_safe
@@ -76,6 +76,8 @@ class ScimTuiApp(App[None]):
         self.demo_server: DemoServer | None = None
         """The embedded server the demo profile targets, started on its first use, stopped at exit."""
         self._demo_lock = threading.Lock()
+        self._demo_stopped = False
+        """Set at exit, once the demo server is stopped: no worker starts another after it."""
         self.settings = Settings()
         """The theme and the view choices, read at start-up, saved as they change."""
         self.unsaved: str | None = None
@@ -94,15 +96,16 @@ class ScimTuiApp(App[None]):
 
     def served(self, profile: Profile) -> Profile:
         """The profile as a client opens it: the demo profile gets the URL of the app's demo
-        server, started on first use (from any thread)."""
+        server, started on first use. Called from workers' threads: it loads scim2-server and
+        binds a port, so a thread asking while another starts it waits for that start; a start
+        that failed is a UserError in one line (the next use tries again)."""
         if not profile.demo:
             return profile
         with self._demo_lock:
+            if self._demo_stopped:
+                raise UserError("The app is closing: the demo server is stopped.")
             if self.demo_server is None:
-                from scim_tui.demo import DemoServer  # scim2-server loads only for the demo profile
-
-                self.demo_server = DemoServer()
-                self.demo_server.start()
+                self.demo_server = start_demo_server()
         return profile.model_copy(update={"url": self.demo_server.url})
 
     def run_ended(self, screen: MessagePump, finished: RunFinished) -> None:
@@ -117,21 +120,26 @@ class ScimTuiApp(App[None]):
         self._listen(STOPPING_SIGNALS)
         self._read_settings()
         self._read_keymap()
-        self.push_screen(ProfilesScreen())
-        if self.profile is not None:
+        if self.profile is None:
+            self.push_screen(ProfilesScreen())
+        else:  # the run screen alone, drawn sooner: the profiles are read when escape goes back to them
             self.open_run(self.profile)
         self.call_after_refresh(self.load_the_rest)
 
     @work(thread=True, group="load", exit_on_error=False, description="Loading the engine")
     def load_the_rest(self) -> None:
-        """Load the run screen and the engine once the first screen is drawn (it needs neither),
-        so opening a profile does not wait for them."""
-        import_module("scim_tui.tui.screens.run")  # waits, if a profile opened first is loading it
-        import_module("scim_tui.tui.runner")  # the engine and scim2-client, which the run screen's workers load
-        # What the imports built lives until exit: out of the collector's full passes, which
-        # otherwise stall the screen ~80 ms each once a run has 10,000 results. Here, not at
-        # mount: the engine is part of it, and it loads after the first screen.
-        gc.freeze()
+        """Load the run screen, the result screen and the engine once the first screen is drawn
+        (it needs none of them), so opening a profile or a result does not wait for them."""
+        try:
+            import_module("scim_tui.tui.screens.run")  # waits, if a profile opened first is loading it
+            import_module("scim_tui.tui.screens.result")  # the run screen loads it when a result opens
+            import_module("scim_tui.tui.runner")  # the engine and scim2-client, which the run screen's workers load
+            # What the imports built lives until exit: out of the collector's full passes, which
+            # otherwise stall the screen ~80 ms each once a run has 10,000 results. Here, not at
+            # mount: the engine is part of it, and it loads after the first screen.
+            gc.freeze()
+        finally:
+            gc.enable()  # `scim-tui` turned it off until the first screen was drawn (cli/main.py)
 
     def _read_settings(self) -> None:
         try:
@@ -198,10 +206,19 @@ class ScimTuiApp(App[None]):
             self.exit(return_code=128 + signum)
 
     def open_run(self, profile: Profile) -> None:
-        """Open the run screen of a profile above the current screen."""
-        from scim_tui.tui.screens.run import RunScreen  # the engine loads with it, after the first screen is drawn
+        """Open the run screen of a profile above the current screen; the demo server starts in
+        its workers' threads (`served`), once the screen is drawn."""
+        from scim_tui.tui.screens.run import RunScreen  # loaded here or by load_the_rest: the profiles home does not need it
 
-        self.push_screen(RunScreen(self.served(profile), clock=self.clock))
+        self.push_screen(RunScreen(profile, clock=self.clock))
+
+    def back_to_profiles(self) -> None:
+        """Leave the run screen for the profiles under it; when the app opened on a profile, there
+        are none yet: the run screen gives way to them."""
+        if len(self.screen_stack) > 2:
+            self.pop_screen()
+        else:
+            self.switch_screen(ProfilesScreen())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("quit_app", "help_key"):
@@ -222,6 +239,8 @@ class ScimTuiApp(App[None]):
 
     async def action_quit(self) -> None:
         """ctrl+q, from any screen: a profile form holding edits asks before they are dropped."""
+        from scim_tui.tui.screens.profile_form import ProfileFormScreen  # loaded by now if a form is open
+
         if any(isinstance(screen, ProfileFormScreen) and screen.edited for screen in self.screen_stack):
             self.push_screen(ConfirmScreen("Quit and discard your edits to this profile?"), lambda yes: self.exit() if yes else None)
         else:
@@ -236,9 +255,28 @@ class ScimTuiApp(App[None]):
             with suppress(NotImplementedError, RuntimeError, ValueError):
                 loop.remove_signal_handler(signum)
         with self._demo_lock:
+            self._demo_stopped = True
             if self.demo_server is not None:
                 self.demo_server.stop()
         gc.unfreeze()
+
+
+def start_demo_server() -> DemoServer:
+    """The embedded server, serving; a UserError in one line when it cannot start."""
+    try:
+        from scim_tui.demo import DemoServer  # scim2-server loads only for the demo profile, in a worker's thread
+
+        server = DemoServer()
+    except Exception as exc:  # a broken installation: one line, never a traceback
+        raise UserError(f"The demo server did not start: {describe_error(exc)}") from exc
+    try:
+        server.start()
+    except OSError as exc:
+        raise UserError(
+            f"The demo server did not start: it cannot listen on {server.host} ({exc.strerror or exc}); check the loopback interface, "
+            "or open a profile of your own server."
+        ) from exc
+    return server
 
 
 def is_form(screen: object) -> bool:

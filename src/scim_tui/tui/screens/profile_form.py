@@ -56,14 +56,8 @@ from scim_tui.store.profiles import save_profile
 from scim_tui.tui.screens.changed_on_disk import ChangedOnDiskScreen
 from scim_tui.tui.screens.changed_on_disk import Resolution
 from scim_tui.tui.screens.confirm import ConfirmScreen
+from scim_tui.tui.screens.profiles import AUTH_LABELS
 
-AUTH_LABELS = {
-    AuthKind.NONE: "None",
-    AuthKind.BEARER: "Bearer token",
-    AuthKind.BASIC: "HTTP basic (user and password)",
-    AuthKind.HEADERS: "Custom headers (API key)",
-    AuthKind.OAUTH2: "OAuth 2.0 client credentials",
-}
 UNCHANGED = "unchanged"
 SECRET_HINT = "or env:VARIABLE"
 

@@ -37,8 +37,6 @@ from scim_tui.store.profiles import ProfileSource
 from scim_tui.store.profiles import delete_profile
 from scim_tui.store.profiles import load_profiles
 from scim_tui.tui.screens.confirm import ConfirmScreen
-from scim_tui.tui.screens.profile_form import AUTH_LABELS
-from scim_tui.tui.screens.profile_form import ProfileFormScreen
 from scim_tui.tui.widgets.facts import facts_table
 from scim_tui.tui.widgets.motion import MotionOptionList
 
@@ -47,6 +45,16 @@ if TYPE_CHECKING:
     from scim_tui.tui.app import ScimTuiApp
 
 Entry = Profile | BrokenProfile
+
+
+AUTH_LABELS = {
+    AuthKind.NONE: "None",
+    AuthKind.BEARER: "Bearer token",
+    AuthKind.BASIC: "HTTP basic (user and password)",
+    AuthKind.HEADERS: "Custom headers (API key)",
+    AuthKind.OAUTH2: "OAuth 2.0 client credentials",
+}
+"""How each kind of authentication is named, in the profiles' details and in the form."""
 
 
 def masked(value: str | None) -> str:
@@ -229,17 +237,21 @@ class ProfilesScreen(Screen[None]):
             cast("ScimTuiApp", self.app).open_run(profile)
 
     def action_new(self) -> None:
-        self.app.push_screen(ProfileFormScreen(), self.form_closed)
+        self.open_form()
 
     def action_edit(self) -> None:
         if profile := self.selected_profile("edit", editable=True):
-            self.app.push_screen(ProfileFormScreen(profile, source=self.sources.get(profile.name)), self.form_closed)
+            self.open_form(profile, source=self.sources.get(profile.name))
 
     def action_duplicate(self) -> None:
         if profile := self.selected_profile("duplicate"):
             taken = {entry.name.casefold() for entry in self.entries if isinstance(entry, Profile)}
-            copy = profile.model_copy(update={"name": copy_name(profile.name, taken)})
-            self.app.push_screen(ProfileFormScreen(copy, duplicate=True), self.form_closed)
+            self.open_form(profile.model_copy(update={"name": copy_name(profile.name, taken)}), duplicate=True)
+
+    def open_form(self, profile: Profile | None = None, *, duplicate: bool = False, source: ProfileSource | None = None) -> None:
+        from scim_tui.tui.screens.profile_form import ProfileFormScreen  # with Textual's TextArea: loaded when a form opens, not for the first screen
+
+        self.app.push_screen(ProfileFormScreen(profile, duplicate=duplicate, source=source), self.form_closed)
 
     def form_closed(self, profile: Profile | None) -> None:
         if profile is not None:

@@ -37,6 +37,7 @@ from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import printable
 from scim_tui.checker.tag_index import CHECKS_BY_TAG
+from scim_tui.errors import UserError
 from scim_tui.net.cutoff import Cutoff
 from scim_tui.selection import Selection
 from scim_tui.store import history
@@ -47,7 +48,6 @@ from scim_tui.store.baseline import Entry
 from scim_tui.store.baseline import Judgement
 from scim_tui.store.baseline import label
 from scim_tui.store.history import RunChanges
-from scim_tui.store.journal import left_behind
 from scim_tui.store.profile_baseline import ProfileBaseline
 from scim_tui.store.profiles import Profile
 from scim_tui.store.settings import Settings
@@ -72,7 +72,6 @@ from scim_tui.tui.screens.accept import AcceptScreen
 from scim_tui.tui.screens.confirm import ConfirmScreen
 from scim_tui.tui.screens.export import ExportChoice
 from scim_tui.tui.screens.export import ExportScreen
-from scim_tui.tui.screens.result import ResultScreen
 from scim_tui.tui.widgets.check_tree import CheckTree
 from scim_tui.tui.widgets.check_tree import checked_of
 from scim_tui.tui.widgets.filter_input import FilterInput
@@ -203,8 +202,9 @@ class RunScreen(Screen[None]):
         app.settings_signal.subscribe(self, self.apply_settings)
         self._show_progress()
         self.call_after_refresh(self._refocus)
-        self.call_after_refresh(self.find_resource_types)  # its thread loads the engine: once the screen is drawn
-        self.read_last_run()
+        # Once the screen is drawn: their threads start the demo server, load the engine, read the history.
+        self.call_after_refresh(self.find_resource_types)
+        self.call_after_refresh(self.read_last_run)
 
     def apply_settings(self, settings: Settings) -> None:
         """Show the results as the settings say (at start, and when the settings screen changes them)."""
@@ -271,7 +271,12 @@ class RunScreen(Screen[None]):
     def find_resource_types(self) -> None:
         from scim_tui.tui.runner import find_resource_types
 
-        find_resource_types(self.profile, self.post_message, self.reading)
+        try:
+            profile = cast("ScimTuiApp", self.app).served(self.profile)
+        except UserError as error:  # the demo server did not start
+            self.post_message(ResourceTypesFound([], error=str(error)))
+            return
+        find_resource_types(profile, self.post_message, self.reading)
 
     def on_unmount(self) -> None:
         """Leaving the screen (or the app) abandons what waits on the server and has created
@@ -349,6 +354,8 @@ class RunScreen(Screen[None]):
     def _start(self, request: RunRequest) -> None:
         """Start a run; when runs of this server ended before their clean-up, ask first whether
         to look for what they left and delete what the run proves its own."""
+        from scim_tui.store.journal import left_behind  # with the run's guard: loaded by the first run, not the first frame
+
         left = 0 if self.profile.demo else left_behind(self.profile.url)
         if not left:
             self._begin(request)
@@ -377,8 +384,13 @@ class RunScreen(Screen[None]):
     def run_checks(self, request: RunRequest) -> None:
         from scim_tui.tui.runner import Runner
 
-        worker = get_current_worker()
-        Runner(self.post_message, lambda: worker.is_cancelled, ended=partial(cast("ScimTuiApp", self.app).run_ended, self)).run(request)
+        worker, app = get_current_worker(), cast("ScimTuiApp", self.app)
+        try:
+            request = replace(request, profile=app.served(request.profile))  # waits while the demo server starts
+        except UserError as error:
+            app.run_ended(self, RunFinished(request.run_id, cancelled=worker.is_cancelled, error=None if worker.is_cancelled else str(error)))
+            return
+        Runner(self.post_message, lambda: worker.is_cancelled, ended=partial(app.run_ended, self)).run(request)
 
     def action_cancel(self) -> None:
         """Cancel the run: its running checks end and clean up, or, before they begin, at once."""
@@ -389,7 +401,7 @@ class RunScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_back(self) -> None:
-        self.dismiss()
+        cast("ScimTuiApp", self.app).back_to_profiles()
 
     @on(RunPlanned)
     def plan(self, message: RunPlanned) -> None:
@@ -635,6 +647,8 @@ class RunScreen(Screen[None]):
 
     @on(ResultsTable.Opened, "#results")
     def open_result(self, message: ResultsTable.Opened) -> None:
+        from scim_tui.tui.screens.result import ResultScreen  # its exchange views load when a result opens, not for the first frame
+
         if message.key is not None and (row := self.state.rows.get(message.key)) is not None:
             self.app.push_screen(ResultScreen(row, running=self.running))
 
@@ -672,7 +686,7 @@ class RunScreen(Screen[None]):
         if action == "cancel":
             return self.progress.phase is Phase.RUNNING
         if action == "back":
-            return not self.running and len(self.app.screen_stack) > 2
+            return not self.running
         if action == "run":
             return None if self.running else True
         if action in ("export", "rerun_failed"):
