@@ -460,11 +460,11 @@ def _handing_over(context: CheckContext, steps: list[Step]) -> dict[int, tuple[t
         for index, step in enumerate(steps)
         if step.resource_type and deselected(step, context.conf) is None
     ]
-    taken = {(model, step.checker.takes) for _index, step, model in running if step.checker.takes}
+    taken = {(model, step.checker.takes): index for index, step, model in reversed(running) if step.checker.takes}  # the first taker's
     handing: dict[int, tuple[type[Resource[Any]], HandOver]] = {}
     for index, step, model in running:
         kind = step.checker.hands_over
-        if kind is not None and model is not None and (model, kind) in taken:
+        if kind is not None and model is not None and taken.get((model, kind), -1) > index:  # a taker waits only for a step before it
             context.references.expect(model, kind)
             handing[index] = (model, kind)
     return handing

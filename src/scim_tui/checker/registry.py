@@ -16,9 +16,9 @@ Scope = Literal["server", "resource_type", "model", "results"]
 """What a checker is given beside the context: nothing, a ResourceType, a resource model, or
 the results of the run's other checks (a verdict on them, given once they all ended)."""
 Start = Literal["first", "early", "any"]
+"""When the engine starts a checker among the checks of the resource types (Checker.start)."""
 HandOver = Literal["created", "replaced"]
 """What a checker hands over (Checker.hands_over): the resources it created, or the one it replaced."""
-"""When the engine starts a checker among the checks of the resource types (Checker.start)."""
 
 
 @dataclass(frozen=True)
