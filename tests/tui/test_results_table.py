@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rich.segment import Segment
 from textual.app import App
 from textual.app import ComposeResult
+from textual.geometry import Region
 from textual.message import Message
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.checker.exchanges import Exchange
 from scim_tui.tui import app as tui_app
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.messages import ResultsBatch
@@ -89,6 +92,50 @@ async def test_ten_thousand_results_draw_only_the_lines_on_screen(local, monkeyp
         assert len(drawn) <= 2 * height
         assert table.selected_key == screen.state.order[-1]
         assert "reason 9999" in lines(table)[-1]
+
+
+def drawn(table: ResultsTable) -> list[list[Segment]]:
+    """The table's lines as last drawn: each line is kept until a refresh asks for it again."""
+    return [list(strip) for strip in table.render_lines(Region(0, 0, table.size.width, table.size.height))]
+
+
+def drawn_whole(table: ResultsTable) -> list[list[Segment]]:
+    """The table's lines drawn again, every one of them."""
+    table.refresh()
+    return drawn(table)
+
+
+def shared_failure(i: int) -> CheckResult:
+    """A failure of the same request as every other: from the second one on, they share one line."""
+    return CheckResult(
+        Status.ERROR, title=f"check_with_a_long_name_{i}", resource_type="User", exchanges=[Exchange("GET", "http://h/v2/Users", status_code=500)]
+    )
+
+
+async def test_the_lines_drawn_again_after_a_batch_or_a_key_are_those_that_changed(local):
+    """A batch draws again only its lines and those a cause joined, a key the lines the cursor left
+    and reached: what shows then is what drawing every line gives, at each step, and the scrollbar
+    follows the lines."""
+    results = [CheckResult(Status.SUCCESS, title=f"check_with_a_long_name_{i}", reason=f"reason {i}", resource_type="User") for i in range(600)]
+    results[3], results[250] = shared_failure(3), shared_failure(250)  # the second joins the first, on screen
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        table = table_of(pilot)
+        table.focus()
+        screen.run_id = 7
+        for start, size in [*((start, 5) for start in range(0, 40, 5)), *((start, 40) for start in range(40, len(results), 40))]:  # on screen, then below it
+            screen.post_message(ResultsBatch(7, results[start : start + size]))
+            await pilot.pause()
+            assert drawn(table) == drawn_whole(table), f"after the batch at {start}"
+            assert table.show_vertical_scrollbar == (table.row_count + 1 > table.size.height), "a scrollbar once the lines and the header outgrow the pane"
+            assert not table.show_vertical_scrollbar or table.vertical_scrollbar.window_virtual_size == table.row_count + 1, "it follows the lines"
+        assert table.entries[4].key == "cause:GET /v2/Users answered 500"
+        for key in ["down", "down", "up", "pagedown", "down", "end", "up", "home", "down"]:
+            await pilot.press(key)
+            await pilot.pause()
+            assert drawn(table) == drawn_whole(table), f"after {key}"
 
 
 def lines(table: ResultsTable) -> list[str]:

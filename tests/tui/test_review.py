@@ -20,8 +20,10 @@ from scim_tui.reports.summary import counts
 from scim_tui.reports.summary import size_of
 from scim_tui.store import baseline
 from scim_tui.store.baseline import Entry
+from scim_tui.tui.run_state import SERVER_GROUP
 from scim_tui.tui.run_state import Filter
 from scim_tui.tui.run_state import Mark
+from scim_tui.tui.run_state import Row
 from scim_tui.tui.run_state import RunState
 from scim_tui.tui.widgets.result_lines import CauseLine
 from scim_tui.tui.widgets.result_lines import Lines
@@ -167,3 +169,43 @@ def test_a_cause_shared_from_the_second_result_on_takes_the_first_ones_line():
     assert [row.key for row in lines.entries[-1].item.rows] == ["User/check_0#0", "User/check_1#0", "User/check_2#0"]
     assert state.counts()[Status.ERROR] == 3 and state.rows["User/check_0#0"].cause is state.rows["User/check_2#0"].cause
     assert CheckId("check_1", "User") in state.failed_checks()
+
+
+def place_by_looking_at_every_row(order: list[Row], row: Row) -> int:
+    """Where a new row goes, found over every row: after the last one of its check, else at the end
+    of its group, the server's group first, any new other group last."""
+    same_check = [i for i, other in enumerate(order) if other.result.check_id == row.result.check_id]
+    if same_check:
+        return same_check[-1] + 1
+    groups = [other.group for other in order]
+    if row.group in groups:
+        return len(groups) - groups[::-1].index(row.group)
+    if row.group == SERVER_GROUP:
+        return next((i for i, group in enumerate(groups) if group != SERVER_GROUP), len(groups))
+    return len(groups)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_rows_are_placed_as_a_look_at_every_row_places_them(seed):
+    """Each new row is placed by its check's and its group's last keys: in the place a look at every
+    row gives, through runs, batches of any group and reruns giving more or fewer results."""
+    rng = random.Random(seed)
+    state, expected = RunState(), []
+    for _step in range(300):
+        action = rng.choices(["run", "batch", "rerun"], weights=[1, 12, 3])[0]
+        if action == "run":
+            state.start()
+            expected = []
+        elif action == "batch" or not state.rows:
+            change = state.add([random_result(rng) for _ in range(rng.randrange(1, 12))])
+            for row in change.appended:
+                expected.insert(place_by_looking_at_every_row(expected, row), row)
+        else:
+            check = rng.choice(sorted({row.result.check_id for row in state.rows.values()}, key=str))
+            state.start(rerun=frozenset({check}))
+            again = [CheckResult(rng.choice(list(Status)), title=check.checker, resource_type=check.resource_type) for _ in range(rng.randrange(0, 4))]
+            for row in state.add(again).appended:
+                expected.insert(place_by_looking_at_every_row(expected, row), row)
+            state.finish()
+            expected = [row for row in expected if row.key in state.rows]
+        assert state.order == [row.key for row in expected]

@@ -172,10 +172,9 @@ class RunState:
         self._done = 0
         """The checks of the current run seen so far, summaries aside."""
         self._rerun: frozenset[CheckId] | None = None
-        self._checks: set[CheckId] = set()
-        """The checks that have rows."""
-        self._groups: set[str] = set()
-        """The groups that have (or had, in this run) rows."""
+        self._last_of_check: dict[CheckId, str] = {}
+        self._last_of_group: dict[str, str] = {}
+        """The key of the last row of each check and of each group, where the next one goes."""
         self.tally = Tally()
         self._review = Review()
 
@@ -187,8 +186,8 @@ class RunState:
             self.verdicts = {}
             self.rows.clear()
             self.order.clear()
-            self._checks.clear()
-            self._groups.clear()
+            self._last_of_check.clear()
+            self._last_of_group.clear()
             self.tally = Tally()
             self._review = self._review.emptied()
         self._seen.clear()
@@ -252,6 +251,8 @@ class RunState:
             for key in [key for key in self.order if self._stale(self.rows[key])]:
                 self._forget(self.rows.pop(key))
             self.order = [key for key in self.order if key in self.rows]
+            self._last_of_check = {self.rows[key].result.check_id: key for key in self.order}  # the last one of each wins
+            self._last_of_group = {self.rows[key].group: key for key in self.order}
         if report is not None and not self.joining:
             self.facts = replace(report, results=[], accepted={})
         self._rerun = None
@@ -277,30 +278,25 @@ class RunState:
         return 0 < seen <= row.index
 
     def _insert(self, row: Row) -> bool:
-        """Place a new row after the last one of its check, else at the end of its group; whether it went at the end."""
+        """Place a new row after the last one of its check, else at the end of its group (the
+        server's group first); whether it went at the end. Its place is found by key, not by
+        looking at every row: a batch costs what it holds, even when it goes before the end."""
         self.rows[row.key] = row
-        position = self._position(row)
-        self._checks.add(row.result.check_id)
-        self._groups.add(row.group)
+        check_id, group = row.result.check_id, row.group
+        after = self._last_of_check.get(check_id) or self._last_of_group.get(group)
+        if after is not None:
+            position = self._place_of(after) + 1
+        else:  # a new group: the server's goes first, any other last
+            position = 0 if group == SERVER_GROUP else len(self.order)
+        if after is None or after == self._last_of_group[group]:
+            self._last_of_group[group] = row.key
+        self._last_of_check[check_id] = row.key
         self.order.insert(position, row.key)
         return position == len(self.order) - 1
 
-    def _position(self, row: Row) -> int:
-        check_id = row.result.check_id
-        if self.order:
-            last = self.rows[self.order[-1]]
-            new_group = row.group not in self._groups and row.group != SERVER_GROUP
-            if last.result.check_id == check_id or (check_id not in self._checks and (row.group == last.group or new_group)):
-                return len(self.order)  # the usual case while a run streams in: O(1)
-        same_check = [i for i, key in enumerate(self.order) if self.rows[key].result.check_id == check_id]
-        if same_check:
-            return same_check[-1] + 1
-        groups = [self.rows[key].group for key in self.order]
-        if row.group in groups:
-            return len(groups) - groups[::-1].index(row.group)
-        if row.group == SERVER_GROUP:
-            return next((i for i, group in enumerate(groups) if group != SERVER_GROUP), len(groups))
-        return len(groups)
+    def _place_of(self, key: str) -> int:
+        """Where a row is in the order: the last one while a run streams in, else found by key."""
+        return len(self.order) - 1 if self.order[-1] == key else self.order.index(key)
 
     def mark_checks(self, marks: dict[CheckId, Mark]) -> None:
         """Mark every row of these checks (changes since the previous run)."""

@@ -55,6 +55,7 @@ from scim_tui.store.settings import Sort
 from scim_tui.tui.commands import PaletteCommand
 from scim_tui.tui.export import export_report
 from scim_tui.tui.export import exports_dir
+from scim_tui.tui.heap import RunHeap
 from scim_tui.tui.messages import AcceptAsked
 from scim_tui.tui.messages import PastRunRead
 from scim_tui.tui.messages import RerunAsked
@@ -159,6 +160,7 @@ class RunScreen(Screen[None]):
         """The profile, with the selection on screen (remembered in the app's state, never in its file)."""
         self.clock = clock
         self.state = RunState()
+        self.heap = RunHeap(clock)
         self.view = Filter()
         self.progress = Progress()
         self.run_id = 0
@@ -280,9 +282,11 @@ class RunScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         """Leaving the screen (or the app) abandons what waits on the server and has created
-        nothing: the resource types' read, a run that has not begun its checks."""
+        nothing: the resource types' read, a run that has not begun its checks; the rows its
+        runs froze go with it (heap.py)."""
         self.reading.cut()
         self.cutoff.cut()
+        self.app.call_after_refresh(self.heap.forget)  # once the screen is gone: its rows with it
 
     @on(ResourceTypesFound)
     def show_resource_types(self, message: ResourceTypesFound) -> None:
@@ -374,6 +378,9 @@ class RunScreen(Screen[None]):
         self.progress = Progress(phase=Phase.RUNNING, shown=self.view.statuses)
         self.started = self.clock()
         self._refresh_results()
+        if request.options.only is None:  # the rows shown are dropped: what they left frozen goes
+            cast("ScimTuiApp", self.app).last_run_end = None  # holds the last run's report, and its results
+            self.heap.forget()
         self._ticker = self._ticker or self.set_interval(0.5, self._tick)
         self._ticker.resume()
         self.run_checks(request)
@@ -431,6 +438,7 @@ class RunScreen(Screen[None]):
         self._show_progress()
         if change.updated:
             self._tell_rows(change.updated)
+        self.heap.settle()
 
     @on(RunFinished)
     def finish(self, message: RunFinished) -> None:
@@ -438,6 +446,7 @@ class RunScreen(Screen[None]):
             return
         joining = self.state.joining  # a rerun's rows join the run shown; its start and duration stay the run's
         self.state.finish(message.report)
+        self.heap.settle(now=True)
         if message.changes:
             self.state.mark_checks(changes_by_check(message.changes))
         self.judgement = self.state.review(self.baseline.entries, today())

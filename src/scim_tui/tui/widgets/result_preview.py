@@ -12,6 +12,7 @@ from scim_tui.store.baseline import Entry
 from scim_tui.tui.run_state import Row
 from scim_tui.tui.widgets.status import mark_text
 from scim_tui.tui.widgets.status import status_text
+from scim_tui.tui.widgets.steady import update_steady
 
 HINT = Text("The highlighted result's reason shows here; enter opens it with its HTTP exchanges.", style="dim")
 
@@ -77,4 +78,4 @@ class ResultPreview(Static):
     def _show(self, text: Text) -> None:
         if text.plain != self.shown:
             self.shown = text.plain
-            self.update(text)
+            update_steady(self, text)

@@ -193,13 +193,24 @@ class ResultsTable(ScrollView, can_focus=True):
         the rows shown (`joined`) now share: the cost is the batch's, not the run's."""
         rows = list(rows)
         self.rows += rows
-        current = self._key_at(self.cursor_row)
+        current, shown = self._key_at(self.cursor_row), len(self.entries)
         touched = self.lines.extend(rows, joined)
         if touched is None:
             self._lay_out()
             return
-        self.columns = self.columns.widest(Columns.of(touched))
-        self.virtual_size = Size(0, len(self.entries) + HEADER_LINES)
+        columns = self.columns.widest(Columns.of(touched))
+        # The virtual size set as `virtual_size = ...` would draw every line again: set quietly, the
+        # layout (for the scrollbar) draws none, and only the lines added and those that changed are.
+        self.set_reactive(ResultsTable.virtual_size, Size(0, len(self.entries) + HEADER_LINES))
+        self.refresh(layout=True, repaint=False)
+        if columns != self.columns:
+            self.columns = columns
+            self.refresh()
+        else:
+            self.refresh_lines(shown + HEADER_LINES, len(self.entries) - shown)
+            for line in touched:
+                if (place := self.lines.index[line.key]) < shown:
+                    self.refresh_line(place + HEADER_LINES)
         self._place_cursor(self.cursor_row, current, scroll=False)
 
     def _lay_out(self) -> None:
@@ -207,6 +218,7 @@ class ResultsTable(ScrollView, can_focus=True):
         self.lines.lay_out(self.rows)
         self.columns = Columns.of(self.entries)
         self.virtual_size = Size(0, len(self.entries) + HEADER_LINES)
+        self.refresh()
         row = self.lines.index.get(current, self.cursor_row) if current is not None else self.cursor_row
         self._place_cursor(row, current, scroll=row != self.cursor_row)
 
@@ -288,10 +300,13 @@ class ResultsTable(ScrollView, can_focus=True):
         self._place_cursor(row, self._key_at(self.cursor_row), scroll=True)
 
     def _place_cursor(self, row: int, before: str | None, scroll: bool) -> None:
-        self.cursor_row = max(0, min(row, len(self.entries) - 1))
-        if scroll:
-            self._scroll_to_cursor()
-        self.refresh()
+        """Move the cursor; the lines it left and reached are drawn again (all of them, if it scrolled)."""
+        left, self.cursor_row = self.cursor_row, max(0, min(row, len(self.entries) - 1))
+        if scroll and self._scroll_to_cursor():
+            self.refresh()
+        else:
+            self.refresh_line(left + HEADER_LINES)
+            self.refresh_line(self.cursor_row + HEADER_LINES)
         if self._key_at(self.cursor_row) != before:
             self.post_message(self.CursorMoved(self, self.selected_key))
 
@@ -299,12 +314,16 @@ class ResultsTable(ScrollView, can_focus=True):
     def _page(self) -> int:
         return max(1, self.scrollable_content_region.height - HEADER_LINES)
 
-    def _scroll_to_cursor(self) -> None:
+    def _scroll_to_cursor(self) -> bool:
+        """Scroll the cursor's line into view; whether that took a scroll."""
         top = round(self.scroll_y)
         if self.cursor_row < top:
             self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
         elif self.cursor_row >= top + self._page:
             self.scroll_to(y=self.cursor_row - self._page + 1, animate=False, immediate=True)
+        else:
+            return False
+        return True
 
     def on_resize(self) -> None:
         """A pane that shrank (the preview below grew, the terminal did) keeps the cursor in view."""

@@ -21,6 +21,7 @@ from scim_tui.reports.text import left_on_server
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.widgets.status import STATUS_STYLES
 from scim_tui.tui.widgets.status import mark_text
+from scim_tui.tui.widgets.steady import update_steady
 
 
 class Phase(StrEnum):
@@ -124,10 +125,10 @@ class RunStatus(Vertical):
         bar = self.query_one(ProgressBar)
         bar.display = progress.phase in (Phase.RUNNING, Phase.CANCELLING)  # once it ended, the outcome takes the whole line
         bar.update(total=max(progress.planned, progress.done, 1) if progress.planned else None, progress=progress.done)
-        self.query_one("#run-outcome", Static).update(outcome_text(progress))
+        update_steady(self.query_one("#run-outcome", Static), outcome_text(progress))
         counts, summary = self.query_one("#run-counts", Static), counts_text(progress)
         counts.display = bool(summary.plain)
-        counts.update(summary)
+        update_steady(counts, summary)
         line = self.query_one("#run-baseline", Static)
         line.display = bool(progress.baseline)
-        line.update(Text(progress.baseline or ""))
+        update_steady(line, Text(progress.baseline or ""))
