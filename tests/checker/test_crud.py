@@ -176,6 +176,21 @@ def test_a_deleted_resource_a_query_still_lists_is_an_error(serve):
     ), result.reason
 
 
+@pytest.mark.parametrize("jobs", [1, 4])
+def test_the_query_after_deleting_the_replaced_resource_asks_for_the_values_its_put_gave(serve, jobs):
+    """object_deletion deletes the User object_replacement replaced: a query on the userName of its
+    creation would list nothing (the PUT changed it) and hide a server that keeps listing it."""
+    server = serve(HiddenNotDeleted(make_app()))
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud:create", "crud:update", "crud:delete"}, resource_types=["User"], jobs=jobs)))
+    [replacement] = [r for r in results if r.title == "object_replacement" and r.resource_type == "User"]
+    [deletion] = [r for r in results if r.title == "object_deletion" and r.resource_type == "User"]
+    [put] = [e for e in replacement.exchanges if e.method == "PUT"]
+    assert [e.method for e in deletion.exchanges][:1] == ["DELETE"], "it deleted the User handed over, and created none"
+    assert deletion.status is Status.ERROR
+    assert f'filter=userName eq "{json.loads(put.request_body or "{}")["userName"]}" still lists it' in (deletion.reason or ""), deletion.reason
+
+
 def test_what_a_query_still_lists_after_its_deletion_is_named_left_on_the_server_once(serve):
     """RFC 7644 §3.6: the clean-up's GET answering 404 is not enough; a resource a query on its
     marker still lists is left on the server, named once for the run (a count and the first few)."""

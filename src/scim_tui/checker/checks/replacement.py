@@ -21,6 +21,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.guard import Marker
 from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import markers_in
 from scim_tui.checker.registry import checker
@@ -92,7 +93,8 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
     the GET answers another status than 404, or the query still lists it (a service provider
     MAY keep the record, but MUST answer 404 for it and MUST omit it from query results).
     """
-    created = context.references.replaced(context, model) or context.references.fresh(context, model, fill_all=True)
+    replaced = context.references.replaced(context, model)
+    created = replaced or context.references.fresh(context, model, fill_all=True)
     path = resource_path(context, model, created.id)
     deleted = context.client.request("DELETE", path)
     request = f"DELETE {context.root_path(path)}"
@@ -100,22 +102,24 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
         return [CheckResult(Status.ERROR, reason=f"{request} answered {deleted.status_code} instead of 204.", data=body_of(deleted))]
     after = context.client.request("GET", path)
     if after.status_code == 404:
-        return [_omitted_from_queries(context, model, created, request)]
+        # a replaced resource holds the values its PUT answered, not those of its creation
+        markers = markers_in(replaced.model_dump()) if replaced is not None else None
+        return [_omitted_from_queries(context, model, str(created.id), request, markers)]
     if 200 <= after.status_code < 300:
         reason = f"{request} answered 204, but the {model.__name__} can still be read."
         return [CheckResult(Status.ERROR, reason=reason, data=body_of(after), cause=kept_after_delete(context.root_path(path)))]
     return [CheckResult(Status.ERROR, reason=f"{request} answered 204, but a GET then answered {after.status_code} instead of 404.", data=body_of(after))]
 
 
-def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], deleted: Resource[Any], request: str) -> CheckResult:
+def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], resource_id: str, request: str, markers: tuple[Marker, ...] | None) -> CheckResult:
     """The result of `request` (a DELETE answered 204, then a GET 404) once a query filtered on a
-    value the run gave the resource, as it was last answered, no longer lists it (ERROR when it
-    does); the resource is forgotten once gone from both."""
+    value the run gave the resource (one of `markers`, else of its creation) no longer lists it
+    (ERROR when it does); the resource is forgotten once gone from both."""
     said = f"{request} answered 204, and a GET then answered 404"
     endpoint = resource_path(context, model)
-    resource_id = str(deleted.id)
     owned = context.guard.owned(endpoint, resource_id)
-    markers = markers_in(deleted.model_dump())  # a replaced resource holds the values of its PUT
+    if markers is None:
+        markers = owned.markers if owned is not None else ()
     if owned is None or not markers or not claims(context, "filter"):
         context.resource_manager.forget(resource_id)
         return CheckResult(Status.SUCCESS, reason=f"{said}.")
