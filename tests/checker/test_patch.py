@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import re
@@ -22,6 +23,7 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.patch import check_add_attribute
+from scim_tui.checker.exchanges import Role
 from scim_tui.demo import make_app
 from tests.support.servers import Broken
 from tests.support.servers import make_client
@@ -45,6 +47,11 @@ def by_path(results) -> dict:
     return {r.reason.split(": ", 1)[0]: r for r in results}
 
 
+def judged(result) -> list:
+    """The requests a result judged (not the GET proving the resource the run's before its first PATCH)."""
+    return [e for e in result.exchanges if e.role is Role.JUDGED]
+
+
 @pytest.mark.parametrize("checker", PATCH_CHECKERS)
 def test_each_attribute_path_is_its_own_result(serve, checker):
     server = serve(make_app())
@@ -55,7 +62,10 @@ def test_each_attribute_path_is_its_own_result(serve, checker):
     assert "groups" not in results and "id" not in results  # read-only
     for path, result in results.items():
         operations = [json.loads(e.request_body)["Operations"] for e in result.exchanges if e.method == "PATCH"]
-        assert operations and all(operation[0]["path"] == path for operation in operations)
+        assert operations and all(any(operation["path"] == path for operation in sent) for sent in operations)
+    # Paths none of which holds another go in one request (RFC 7644 §3.5.2), each keeping its result.
+    patches = {id(e) for result in results.values() for e in result.exchanges if e.method == "PATCH"}
+    assert len(patches) < len(results) / 4
     assert stored(server.url) == []
 
 
@@ -75,8 +85,8 @@ def test_each_patch_goes_as_clients_send_it_and_a_204_is_verified_by_reading_the
     for path in ("displayName", "name.givenName", f"{ENTERPRISE}:employeeNumber", f"{ENTERPRISE}:manager.value"):
         result = results[path]
         assert result.status is Status.SUCCESS and "a GET after the 204 answer" in result.reason, result.reason
-        patch, read = result.exchanges
-        assert [(e.method, e.status_code) for e in result.exchanges] == [("PATCH", 204), ("GET", 200)]
+        patch, read = judged(result)
+        assert [(e.method, e.status_code) for e in judged(result)] == [("PATCH", 204), ("GET", 200)]
         assert urlsplit(patch.url).query == "" and read.url == patch.url
         assert list(result.data) == [path] and result.data[path] is not None
     assert all(r.status is Status.SUCCESS for r in results.values())
@@ -110,16 +120,16 @@ def test_a_200_answer_holding_the_whole_resource_is_verified_from_its_body(serve
     server = serve(Broken(make_app()).reroute("PATCH", USER, QUERY_STRING="excludedAttributes=password"))
     results = run(server.url, checker)
     result = by_path(results)["displayName"]
-    assert [(e.method, e.status_code) for e in result.exchanges] == [("PATCH", 200)]
-    assert "userName" in json.loads(result.exchanges[0].response_body)
+    assert [(e.method, e.status_code) for e in judged(result)] == [("PATCH", 200)]
+    assert "userName" in json.loads(judged(result)[0].response_body)
     assert all(r.status is Status.SUCCESS for r in results), [r.reason for r in results if r.status is not Status.SUCCESS]
 
 
 @pytest.mark.parametrize("checker", PATCH_CHECKERS)
 def test_answers_of_200_and_204_mixed_still_succeed(serve, checker):
-    """Every other PATCH answered 204: what the 200s showed and the GETs read make one view of the resource."""
+    """One PATCH in three answered 200, the others 204: what the 200s showed and the GETs read make one view of the resource."""
     app = make_app()
-    turns = itertools.cycle([app, Broken(app).reroute("PATCH", USER, QUERY_STRING="excludedAttributes=password")])
+    turns = itertools.cycle([Broken(app).reroute("PATCH", USER, QUERY_STRING="excludedAttributes=password"), app, app])
 
     def alternating(environ, start_response):
         return (next(turns) if environ["REQUEST_METHOD"] == "PATCH" else app)(environ, start_response)
@@ -153,7 +163,7 @@ def test_a_200_turned_into_a_204_without_body_still_succeeds(serve):
     server = serve(silenced)
     results = run(server.url, "check_add_attribute")
     assert results and all(r.status is Status.SUCCESS for r in results)
-    assert [e.method for e in by_path(results)["nickName"].exchanges] == ["PATCH", "GET"]
+    assert [e.method for e in judged(by_path(results)["nickName"])] == ["PATCH", "GET"]
 
 
 @pytest.mark.parametrize(
@@ -231,3 +241,72 @@ def test_an_attribute_returned_only_on_request_is_not_expected_in_the_answers(se
     assert result.status is Status.SUCCESS
     assert re.fullmatch(r'nickName: \w+ accepted; nickName is declared "returned": "request", so (the value|its absence) cannot be read back\.', result.reason)
     assert stored(server.url) == []
+
+
+def _on_several_operations(app, status: int, applied: bool = False, alone=None):
+    """A server answering `status` to a PATCH of more than one operation: one taking one operation
+    a request (400, or 501 Not Implemented), or, when `applied`, one that applies them and fails after
+    (not atomic, RFC 7644 §3.5.2). `alone` answers the other requests (`app` when not given)."""
+
+    def serve(environ, start_response):
+        if environ["REQUEST_METHOD"] == "PATCH":
+            body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+            environ = {**environ, "wsgi.input": io.BytesIO(body)}
+            if len(json.loads(body).get("Operations", [])) > 1:
+                if applied:
+                    b"".join(app(environ, lambda *args: lambda data: None))
+                start_response(f"{status} Refused", [("Content-Type", "application/scim+json")])
+                return [scim_error(status, "one operation a request")]
+        return (alone or app)(environ, start_response)
+
+    return serve
+
+
+def patch_results(url: str) -> list:
+    with make_client(url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"crud:update"}, resource_types=["User"])))
+    return [r for r in results if r.title in PATCH_CHECKERS and r.resource_type == "User"]
+
+
+def single_operations(result) -> list[str]:
+    """The paths of the PATCH requests of one operation a result holds."""
+    sent = [json.loads(e.request_body)["Operations"] for e in judged(result) if e.method == "PATCH"]
+    return [operations[0]["path"] for operations in sent if len(operations) == 1]
+
+
+@pytest.mark.parametrize(("status", "applied"), [(400, False), (501, False), (500, True)], ids=["refused", "not implemented", "applied then failed"])
+def test_a_server_failing_a_patch_of_several_operations_has_each_path_judged_by_its_own(serve, status, applied):
+    """The paths go together first; when that request fails, each is sent alone, planned on the
+    resource read again, and judged by its own answer. The request of several operations is in no
+    result: its answer does not read as PATCH failing as a whole (a 501 would SKIP the other checks)."""
+    server = serve(_on_several_operations(make_app(), status, applied))
+    results = patch_results(server.url)
+    assert {r.title for r in results} == set(PATCH_CHECKERS)
+    assert all(r.status is Status.SUCCESS for r in results), [r.reason for r in results if r.status is not Status.SUCCESS]
+    for result in results:
+        path = result.reason.split(": ", 1)[0]
+        assert single_operations(result)[-1] == path, (path, single_operations(result))
+        assert all(e.status_code != status for e in result.exchanges)
+    assert stored(server.url) == []
+
+
+def test_a_server_applying_the_first_operation_only_has_the_others_judged_by_their_own(serve):
+    """A PATCH of several operations of which the server applied only the first: the paths its
+    answer does not show done are sent again alone, and judged by their own answer."""
+    server = serve(Broken(make_app()).rewrite_request_json("PATCH", USER, lambda body: {**body, "Operations": body["Operations"][:1]}))
+    results = patch_results(server.url)
+    assert results and all(r.status is Status.SUCCESS for r in results), [r.reason for r in results if r.status is not Status.SUCCESS]
+    alone = [r for r in results if single_operations(r)]
+    assert len(alone) > len(results) / 2
+    assert all(single_operations(r)[-1] == r.reason.split(": ", 1)[0] for r in alone)
+
+
+def test_after_a_patch_that_failed_each_path_is_planned_on_the_resource_read_again(serve):
+    """A server that applied the operations of a PATCH before failing it, and ignores a PATCH of one
+    operation: each path's own request is planned on the resource read again, so a boolean is given
+    the value it does not hold (given the one the failed request left, an ignored PATCH would read as done)."""
+    app = make_app()
+    server = serve(_on_several_operations(app, 500, applied=True, alone=Broken(app).answer("PATCH", USER, 204, b"")))
+    results = by_path(run(server.url, "check_replace_attribute"))
+    assert results["active"].status is Status.ERROR, results["active"].reason
+    assert results["active"].reason.startswith("active: after replace, a GET after the 204 answer holds")

@@ -756,15 +756,15 @@ class References:
     def read_only(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
         """A resource of `model` with every writable attribute filled, shared by the checks of a run
         that only read it (a read, a list, a filter), so that their verdicts stay apart: none
-        writes to it, and references may point at it. The first check needing it makes it (its exchanges show the POST); the run's
+        writes to it, and no reference points at it (a group listing it as a member would change
+        its `groups`; and whether it was made before a check needing a reference would change what
+        the run makes, at several jobs). The first check needing it makes it (its exchanges show the POST); the run's
         own resource manager deletes it when the run ends. A creation that failed is tried again
         by the next check."""
         with self._lock:
             fixture = self._fixtures.get(model)
             if fixture is None:
                 fixture = context.resource_manager.create_and_register(model, fill_all=True)
-                released = self._kept(context, fixture)
+                self._kept(context, fixture)
                 self._fixtures[model] = fixture
-                if released:  # nothing writes to it: references may point at it too
-                    self._made.setdefault(model, []).append(_referenced(fixture, released, model))
         return fixture

@@ -95,6 +95,27 @@ Judge = Callable[[dict[str, Any], str], CheckResult]
 
 
 @dataclass
+class Planned:
+    """One path's PATCH operation (after `first`, an add giving a remove something to take), and
+    how the resource after it is judged; `accepted` is the reason of a path whose value is never
+    returned, for which a PATCH answered 2xx is all there is to see."""
+
+    path: Path[Any]
+    operation: dict[str, Any]
+    judge: Judge
+    accepted: str | None = None
+    first: dict[str, Any] | None = None
+
+
+Plan = Callable[[CheckContext, Target, Path[Any], Attribute], Planned]
+"""What a check sends at a path, given the resource as last seen."""
+
+
+def operation(op: PatchOperation.Op, path: Path[Any], value: Any = None) -> dict[str, Any]:
+    return {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
+
+
+@dataclass
 class Unread(CheckResult):
     """A path's PATCH answered 204: judged once a GET shows the resource. One GET shows the outcome
     of every PATCH of a round of paths none of which holds another (`_rounds`)."""
@@ -103,10 +124,9 @@ class Unread(CheckResult):
     label: str | None = None
 
 
-def _patched(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], value: Any = None) -> dict[str, Any] | None:
-    """Send one PATCH operation; the resource answered (what is known of it from then on), or None after a 204."""
-    operation = {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
-    seen = sent_patch(context, target, [operation])
+def _patched(context: CheckContext, target: Target, operations: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Send PATCH operations; the resource answered (what is known of it from then on), or None after a 204."""
+    seen = sent_patch(context, target, operations)
     if seen is not None:
         target.current = deepcopy(seen)  # later answers replace it; the result keeps what was seen
     return seen
@@ -117,6 +137,55 @@ def _verdict(path: Path[Any], seen: dict[str, Any] | None, judge: Judge) -> Chec
     return judge(seen, PATCH_ANSWER) if seen is not None else Unread(Status.SUCCESS, judge=judge, label=str(path))
 
 
+def _alone(context: CheckContext, target: Target, plan: Plan, path: Path[Any], attribute: Attribute) -> CheckResult:
+    """A path's own PATCH request, planned on the resource as last seen: its result stands."""
+    planned = plan(context, target, path, attribute)
+    if planned.first is not None:
+        _patched(context, target, [planned.first])
+    seen = _patched(context, target, [planned.operation])
+    if planned.accepted is not None:
+        return CheckResult(Status.SUCCESS, reason=planned.accepted, data=examined(seen or {}, path))
+    return _verdict(path, seen, planned.judge)
+
+
+def _together(context: CheckContext, target: Target, paths_round: Round, plan: Plan) -> dict[int, CheckResult]:
+    """The paths of a round in one PATCH request (RFC 7644 §3.5.2: its operations apply in turn, as
+    one), the resource after it read back once if it answered 204: the results of the paths it
+    shows done, by their place. A path it does not show done (or all of them, when the request
+    failed) is left out, to be checked with a PATCH of its own: a server that mishandles several
+    operations in one request, or that judges the resource they leave, is judged path by path as
+    before, and the requests that were not its own are in none of its results."""
+    mark = len(context.exchanges)  # planning may make a resource to point a reference at
+    plans = {index: plan(context, target, path, attribute) for index, path, attribute in paths_round}
+    try:
+        if firsts := [planned.first for planned in plans.values() if planned.first is not None]:
+            _patched(context, target, firsts)
+        seen, source = send_patch(context, target, [planned.operation for planned in plans.values()])
+    except Exception:
+        _resync(context, target)  # an atomic PATCH changed nothing (RFC 7644 §3.5.2); a server may not be
+        return {}
+    target.current = deepcopy(seen)
+    sent = context.exchanges[mark:]
+    settled: dict[int, CheckResult] = {}
+    for index, planned in plans.items():
+        if planned.accepted is not None:
+            result = CheckResult(Status.SUCCESS, reason=planned.accepted, data=examined(seen, planned.path))
+        else:
+            result = checked(context, partial(planned.judge, seen, source), str(planned.path))
+        if result.status is Status.SUCCESS:
+            result.exchanges = list(sent)
+            settled[index] = result
+    return settled
+
+
+def _resync(context: CheckContext, target: Target) -> None:
+    """Read the resource again after a PATCH that failed: the paths' own requests are planned on what it holds."""
+    try:
+        target.current = deepcopy(read_back(context, target))
+    except Exception:  # the paths' own requests will meet what stops it, each in its result
+        return
+
+
 def _related(keys: tuple[str, ...], other: tuple[str, ...]) -> bool:
     """Whether one path holds the other (``name`` holds ``name.givenName``; an extension holds its
     attributes), given the keys leading to each: a PATCH of one may change the other's value."""
@@ -125,12 +194,12 @@ def _related(keys: tuple[str, ...], other: tuple[str, ...]) -> bool:
 
 
 Round = list[tuple[int, Path[Any], Attribute]]
-"""Paths none of which holds another, each with its place in the check's order: read back by one GET."""
+"""Paths none of which holds another, each with its place in the check's order: patched together."""
 
 
 def _rounds(ordered: list[tuple[Path[Any], Attribute]]) -> list[Round]:
     """The paths cut into rounds: each goes in the round after the last one holding a path related
-    to it, so that related paths are patched (and read) in their order, and the others share a read."""
+    to it, so that related paths are patched (and read) in their order, and the others together."""
     rounds: list[Round] = []
     placed: list[tuple[tuple[str, ...], int]] = []
     for index, (path, attribute) in enumerate(ordered):
@@ -141,6 +210,16 @@ def _rounds(ordered: list[tuple[Path[Any], Attribute]]) -> list[Round]:
             rounds.append([])
         rounds[level].append((index, path, attribute))
     return rounds
+
+
+def _round(context: CheckContext, target: Target, paths_round: Round, plan: Plan, runner: Steps) -> dict[int, CheckResult]:
+    """The results of a round's paths, by their place: those one PATCH of them all shows done, then
+    each other with a PATCH of its own (those answered 204 read back together, `_read_unread`)."""
+    settled = _together(context, target, paths_round, plan) if len(paths_round) > 1 and runner.lost is None else {}
+    left = [(index, path, attribute) for index, path, attribute in paths_round if index not in settled]
+    done = runner.run([(str(path), partial(_alone, context, target, plan, path, attribute)) for _, path, attribute in left])
+    settled.update(zip((index for index, _, _ in left), _read_unread(context, target, done, runner), strict=True))
+    return settled
 
 
 def _read_unread(context: CheckContext, target: Target, results: list[CheckResult], runner: Steps) -> list[CheckResult]:
@@ -182,14 +261,15 @@ def _run(
     verb: str,
     wanted: Callable[[Attribute], bool],
     fill_all: bool,
-    check_one: Callable[[CheckContext, Target, Path[Any], Attribute], CheckResult],
+    plan: Plan,
     children_first: bool = False,
 ) -> list[CheckResult]:
-    """Check each wanted path of a resource in turn; results come in the order of the paths.
+    """Check each wanted path of a resource; results come in the order of the paths.
 
     With `children_first`, sub-attributes are patched before the attribute holding them. The
-    paths whose PATCH answered 204 are read back together, one GET after each round of paths
-    none of which holds another (`_rounds`), each path keeping its own result.
+    paths go in rounds of paths none of which holds another (`_rounds`), each round first in one
+    PATCH request, then path by path for those it did not show done (`_round`), each path keeping
+    its own result.
     """
     skipped = unclaimed(context, "patch")
     if skipped:
@@ -205,28 +285,28 @@ def _run(
     runner = Steps(context)
     placed: dict[int, CheckResult] = {}
     for paths_round in _rounds(ordered):
-        done = runner.run([(str(path), partial(check_one, context, target, path, attribute)) for _, path, attribute in paths_round])
-        placed.update(zip((index for index, _, _ in paths_round), _read_unread(context, target, done, runner), strict=True))
+        placed.update(_round(context, target, paths_round, plan, runner))
     results = [placed[index] for index in range(len(ordered))]
     return results[::-1] if children_first else results
 
 
-def _written(context: CheckContext, target: Target, op: PatchOperation.Op, path: Path[Any], attribute: Attribute) -> CheckResult:
-    """PATCH add or replace a new value at `path`, then check the resource holds it."""
-    value = attribute_value(context, attribute, avoid=value_at(target.current, path))
-    seen = _patched(context, target, op, path, value)
-    if attribute.hidden:
-        data = examined(seen or {}, path)
-        return CheckResult(Status.SUCCESS, reason=f"{path}: {op.value} accepted; {attribute.declaration}, so the value cannot be read back.", data=data)
+def _writing(op: PatchOperation.Op) -> Plan:
+    """PATCH add or replace a new value at a path; the resource must hold it then."""
 
-    def judge(resource: dict[str, Any], source: str) -> CheckResult:
-        data = examined(resource, path)
-        expected, actual = normalized(target.model, path, value), value_at(resource, path)
-        if not matches(expected, actual):
-            return CheckResult(Status.ERROR, reason=f"{path}: after {op.value}, {source} holds {shown(actual)} instead of {shown(expected)}.", data=data)
-        return CheckResult(Status.SUCCESS, reason=f"{path}: the value given by {op.value} is in {source}.", data=data)
+    def plan(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> Planned:
+        value = attribute_value(context, attribute, avoid=value_at(target.current, path))
 
-    return _verdict(path, seen, judge)
+        def judge(resource: dict[str, Any], source: str) -> CheckResult:
+            data = examined(resource, path)
+            expected, actual = normalized(target.model, path, value), value_at(resource, path)
+            if not matches(expected, actual):
+                return CheckResult(Status.ERROR, reason=f"{path}: after {op.value}, {source} holds {shown(actual)} instead of {shown(expected)}.", data=data)
+            return CheckResult(Status.SUCCESS, reason=f"{path}: the value given by {op.value} is in {source}.", data=data)
+
+        accepted = f"{path}: {op.value} accepted; {attribute.declaration}, so the value cannot be read back." if attribute.hidden else None
+        return Planned(path, operation(op, path, value), judge, accepted)
+
+    return plan
 
 
 def examined(resource: dict[str, Any], path: Path[Any]) -> dict[str, Any]:
@@ -235,23 +315,11 @@ def examined(resource: dict[str, Any], path: Path[Any]) -> dict[str, Any]:
     return {str(path): value_at(resource, path)}
 
 
-def _add_one(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> CheckResult:
-    return _written(context, target, PatchOperation.Op.add, path, attribute)
-
-
-def _replace_one(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> CheckResult:
-    return _written(context, target, PatchOperation.Op.replace_, path, attribute)
-
-
-def _remove_one(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> CheckResult:
-    """PATCH remove `path` (given a value first when it has none), then check the resource no longer holds it."""
+def _removing(context: CheckContext, target: Target, path: Path[Any], attribute: Attribute) -> Planned:
+    """PATCH remove a path (given a value first when it has none); the resource must no longer hold it."""
+    first = None
     if not attribute.hidden and unassigned(value_at(target.current, path)):
-        _patched(context, target, PatchOperation.Op.add, path, attribute_value(context, attribute))
-    seen = _patched(context, target, PatchOperation.Op.remove, path)
-    if attribute.hidden:
-        return CheckResult(
-            Status.SUCCESS, reason=f"{path}: remove accepted; {attribute.declaration}, so its absence cannot be read back.", data=examined(seen or {}, path)
-        )
+        first = operation(PatchOperation.Op.add, path, attribute_value(context, attribute))
 
     def judge(resource: dict[str, Any], source: str) -> CheckResult:
         data, left = examined(resource, path), value_at(resource, path)
@@ -259,7 +327,8 @@ def _remove_one(context: CheckContext, target: Target, path: Path[Any], attribut
             return CheckResult(Status.ERROR, reason=f"{path}: after remove, {source} still holds {shown(left)}.", data=data)
         return CheckResult(Status.SUCCESS, reason=f"{path}: the attribute is gone from {source}.", data=data)
 
-    return _verdict(path, seen, judge)
+    accepted = f"{path}: remove accepted; {attribute.declaration}, so its absence cannot be read back." if attribute.hidden else None
+    return Planned(path, operation(PatchOperation.Op.remove, path), judge, accepted, first)
 
 
 def _addable(attribute: Attribute) -> bool:
@@ -279,15 +348,17 @@ def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> li
     """PATCH add gives a resource each attribute it lacked (RFC 7644 §3.5.2.1).
 
     Creates a resource with its required attributes only, then adds a value to
-    every writable, optional attribute path in turn: base attributes, the
+    every writable, optional attribute path: base attributes, the
     sub-attributes of complex attributes, and extension attributes addressed by
-    their schema URN, each PATCH sent as clients send it (no "attributes").
-    One result per path: SUCCESS when the 200 answer holds the value (or a GET
-    does, after a 204); ERROR when the request fails or the value is missing.
+    their schema URN, each PATCH sent as clients send it (no "attributes"); the
+    paths none of which holds another go in one PATCH, and a path it does not
+    show done is sent again alone, whose answer judges it. One result per path:
+    SUCCESS when the 200 answer holds the value (or a GET does, after a 204);
+    ERROR when the request fails or the value is missing.
     SKIPPED when nothing can be added, or when the ServiceProviderConfig does not
     claim PATCH support.
     """
-    return _run(context, model, "added", _addable, False, _add_one)
+    return _run(context, model, "added", _addable, False, _writing(PatchOperation.Op.add))
 
 
 @checker("crud", "crud:update", section="3.5.2.2", start="early")
@@ -295,16 +366,17 @@ def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) ->
     """PATCH remove takes each attribute off a resource (RFC 7644 §3.5.2.2).
 
     Creates a resource with every writable attribute filled, then removes every
-    optional, mutable attribute path in turn (base attributes, sub-attributes,
+    optional, mutable attribute path (base attributes, sub-attributes,
     extension attributes by URN; sub-attributes before the attribute holding
-    them), giving it a value first when an earlier removal took it away. One
+    them, the others together as check_add_attribute sends them), giving it a
+    value first when an earlier removal took it away. One
     result per path: SUCCESS when the answer (or a GET after a 204) no longer
     holds the attribute; ERROR when the request fails or the attribute is still
     there. SKIPPED when nothing can be removed, or when the ServiceProviderConfig
     does not claim PATCH support.
     """
     # Children first: removing `name` first would leave each name.* path to be given a value again.
-    return _run(context, model, "removed", _removable, True, _remove_one, children_first=True)
+    return _run(context, model, "removed", _removable, True, _removing, children_first=True)
 
 
 @checker("crud", "crud:update", section="3.5.2.3", start="early")
@@ -312,10 +384,11 @@ def check_replace_attribute(context: CheckContext, model: type[Resource[Any]]) -
     """PATCH replace gives each attribute of a resource a new value (RFC 7644 §3.5.2.3).
 
     Creates a resource with every writable attribute filled, then replaces the
-    value of every mutable attribute path in turn (base attributes,
-    sub-attributes, extension attributes by URN). One result per path: SUCCESS when the answer (or a GET
+    value of every mutable attribute path (base attributes, sub-attributes,
+    extension attributes by URN; together as check_add_attribute sends them).
+    One result per path: SUCCESS when the answer (or a GET
     after a 204) holds the new value; ERROR when the request fails or the old
     value stays. SKIPPED when nothing can be replaced, or when the
     ServiceProviderConfig does not claim PATCH support.
     """
-    return _run(context, model, "replaced", _replaceable, True, _replace_one)
+    return _run(context, model, "replaced", _replaceable, True, _writing(PatchOperation.Op.replace_))

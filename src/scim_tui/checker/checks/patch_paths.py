@@ -2,8 +2,9 @@
 
 Entra ID and Okta select one value of a multi-valued attribute with a value filter
 (``emails[type eq "work"].value``, ``members[value eq "<id>"]``), send attributes without
-a path, and put several operations in one request. The checks of patch.py address one
-attribute path at a time; these send those shapes, on attributes found in the schema.
+a path, and put several operations in one request. The checks of patch.py judge one
+attribute path at a time (sending paths together, each judged again alone when that request
+failed); these send those shapes, on attributes found in the schema.
 """
 
 from __future__ import annotations
