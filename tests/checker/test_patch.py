@@ -310,3 +310,36 @@ def test_after_a_patch_that_failed_each_path_is_planned_on_the_resource_read_aga
     results = by_path(run(server.url, "check_replace_attribute"))
     assert results["active"].status is Status.ERROR, results["active"].reason
     assert results["active"].reason.startswith("active: after replace, a GET after the 204 answer holds")
+
+
+def _second_least_user_refused(app):
+    """A server that creates one User with its required attributes only, then answers 500 to the others."""
+    least = {"schemas", "userName", "displayName", "externalId"}
+    made = []
+
+    def serve(environ, start_response):
+        if environ["REQUEST_METHOD"] == "POST" and environ["PATH_INFO"] == "/v2/Users":
+            body = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+            environ = {**environ, "wsgi.input": io.BytesIO(body)}
+            if set(json.loads(body)) <= least:
+                made.append(body)
+                if len(made) > 1:
+                    start_response("500 Internal Server Error", [("Content-Type", "application/scim+json")])
+                    return [scim_error(500)]
+        return app(environ, start_response)
+
+    return serve
+
+
+def test_a_path_whose_value_could_not_be_made_fails_alone(serve):
+    """Replacing manager (manager.$ref, the enterprise extension as a whole) takes a User to point at
+    that the check does not point at yet: when the server refuses to create it, those paths are
+    SKIPPED naming it, and the paths sent with them are judged all the same."""
+    server = serve(_second_least_user_refused(make_app()))
+    results = by_path(run(server.url, "check_replace_attribute"))
+    for path in (ENTERPRISE, f"{ENTERPRISE}:manager", f"{ENTERPRISE}:manager.$ref"):
+        manager = results.pop(path)
+        assert manager.status is Status.SKIPPED and "could not be created: POST /v2/Users answered 500" in manager.reason, manager.reason
+    assert len(results) > 10 and all(r.status is Status.SUCCESS for r in results.values()), [
+        r.reason for r in results.values() if r.status is not Status.SUCCESS
+    ]

@@ -156,7 +156,10 @@ def _together(context: CheckContext, target: Target, paths_round: Round, plan: P
     operations in one request, or that judges the resource they leave, is judged path by path as
     before, and the requests that were not its own are in none of its results."""
     mark = len(context.exchanges)  # planning may make a resource to point a reference at
-    plans = {index: plan(context, target, path, attribute) for index, path, attribute in paths_round}
+    try:
+        plans = {index: plan(context, target, path, attribute) for index, path, attribute in paths_round}
+    except Exception:  # each path plans again in its own step, whose result says what stopped it
+        return {}
     try:
         if firsts := [planned.first for planned in plans.values() if planned.first is not None]:
             _patched(context, target, firsts)
