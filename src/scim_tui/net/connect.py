@@ -56,6 +56,22 @@ REFUSED = (401, 403, 407)
 """The statuses that refuse a request's credentials (407: the proxy's)."""
 
 
+class ProfileClient(SyncSCIMClient):
+    """scim2-client on httpx2, for one profile's connection: whether an endpoint stays under the
+    base URL (scim2-client asks before each request, by building a whole request) is worked out
+    once per endpoint, as the base URL of a connection never changes."""
+
+    def __init__(self, client: httpx2.Client, *args: Any, **kwargs: Any) -> None:
+        super().__init__(client, *args, **kwargs)
+        self._under_base_url: dict[str, bool] = {}
+
+    def _stays_under_base_url(self, endpoint: str) -> bool:
+        known = self._under_base_url.get(endpoint)
+        if known is None:
+            known = self._under_base_url[endpoint] = super()._stays_under_base_url(endpoint)
+        return known
+
+
 class ConnectError(UserError):
     """A profile that cannot be turned into a client; the message is one line naming the fix."""
 
@@ -134,7 +150,7 @@ def open_client(profile: Profile, cutoff: Cutoff | None = None) -> Iterator[Conn
         http = stack.enter_context(_http_client(profile, transport, base_url=url, headers=headers, auth=auth))
         if isinstance(auth, ClientCredentials):
             _first_token(auth)
-        yield Connection(SyncSCIMClient(http), url, secrets, documents, notes=transport)
+        yield Connection(ProfileClient(http), url, secrets, documents, notes=transport)
 
 
 def discovery_documents(files: DiscoveryFiles) -> dict[str, Any]:
