@@ -257,3 +257,24 @@ def test_an_unusable_profile_is_a_one_line_error(profile, message, monkeypatch):
         pass
     assert message in str(error.value) and "\n" not in str(error.value)
     assert connect.test_connection(profile).message == str(error.value)
+
+
+def test_the_profile_client_keeps_refusing_an_endpoint_that_leaves_the_base_url():
+    """Whether an endpoint stays under the base URL is worked out once per endpoint, with the
+    same answer every time: an endpoint on another host is refused on each request."""
+    from scim2_client import InvalidServiceDescriptionException
+    from scim2_models import ResourceType
+    from scim2_models import ScimProvider
+    from scim2_models import User
+
+    types = [
+        ResourceType(id="User", name="User", endpoint="/Users", schema_=User.__schema__),
+        ResourceType(id="Elsewhere", name="Elsewhere", endpoint="https://elsewhere.example/Users", schema_=User.__schema__),
+    ]
+    with open_client(Profile(name="p", url="http://127.0.0.1:9/scim/v2")) as connection:
+        client = connection.client
+        client.provider = ScimProvider([User], types)
+        for _ in range(2):
+            assert client.resource_endpoint("User") == "/Users"
+            with pytest.raises(InvalidServiceDescriptionException, match="not under the base URL"):
+                client.resource_endpoint("Elsewhere")
