@@ -388,7 +388,7 @@ def _http_client(profile: Profile, transport: GuardedTransport, **options: objec
         timeout=profile.timeout,
         follow_redirects=False,
         trust_env=False,
-        **options,  # type: ignore[arg-type]
+        **options,
     )
 
 
