@@ -285,7 +285,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--jobs", type=int, default=4, help="the concurrency of the scale scenario")
-    parser.add_argument("--far-repeats", type=int, default=1, help=f"rounds at {FAR_LATENCY_MS} ms (scim2-tester takes ~45 s each)")
+    parser.add_argument("--far-repeats", type=int, default=1, help=f"rounds at {FAR_LATENCY_MS} ms (scim2-tester takes ~45 s each; 0 leaves them out)")
     parser.add_argument("--no-scale", action="store_true", help="leave out the growth series and the scale scenario")
     parser.add_argument("--scale-child", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
@@ -302,7 +302,7 @@ def main() -> None:
     figures: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     figures["compare"] = compare(args.repeats, JOBS_OPTIONS)
     figures["compare_latency"] = compare(args.repeats, [1, 4], LATENCY_MS)
-    figures["compare_far"] = compare(args.far_repeats, [DEFAULT_JOBS], FAR_LATENCY_MS)
+    figures["compare_far"] = compare(args.far_repeats, [DEFAULT_JOBS], FAR_LATENCY_MS) if args.far_repeats else {}
     save(figures)
     print(report(figures), flush=True)  # before the scale runs: minutes more, and a figure kept if one fails
     if not args.no_scale:
@@ -369,7 +369,7 @@ def target_figures(figures: dict[str, Any]) -> list[float | None]:
         max(f["requests"]["max"] for f in spec_runs),
         compare[EVERY]["requests"]["median"],
         compare[jobs]["paired_ratio"]["median"],
-        figures["compare_far"][jobs]["paired_ratio"]["median"],
+        figures["compare_far"][jobs]["paired_ratio"]["median"] if figures["compare_far"] else None,
         compare[EVERY]["paired_ratio"]["median"],
         scale_run["peak_mib"] if scale_run else None,
     ]

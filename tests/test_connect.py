@@ -8,6 +8,7 @@ import time
 from typing import Any
 from urllib.parse import quote
 
+import httpx2
 import pytest
 
 from scim_tui.checker import CheckConfig
@@ -257,3 +258,40 @@ def test_an_unusable_profile_is_a_one_line_error(profile, message, monkeypatch):
         pass
     assert message in str(error.value) and "\n" not in str(error.value)
     assert connect.test_connection(profile).message == str(error.value)
+
+
+def test_the_profile_client_keeps_refusing_an_endpoint_that_leaves_the_base_url():
+    """Whether an endpoint stays under the base URL is worked out once per endpoint, with the
+    same answer every time: an endpoint on another host is refused on each request."""
+    from scim2_client import InvalidServiceDescriptionException
+    from scim2_models import ResourceType
+    from scim2_models import ScimProvider
+    from scim2_models import User
+
+    types = [
+        ResourceType(id="User", name="User", endpoint="/Users", schema_=User.__schema__),
+        ResourceType(id="Elsewhere", name="Elsewhere", endpoint="https://elsewhere.example/Users", schema_=User.__schema__),
+    ]
+    with open_client(Profile(name="p", url="http://127.0.0.1:9/scim/v2")) as connection:
+        client = connection.client
+        client.provider = ScimProvider([User], types)
+        for _ in range(2):
+            assert client.resource_endpoint("User") == "/Users"
+            with pytest.raises(InvalidServiceDescriptionException, match="not under the base URL"):
+                client.resource_endpoint("Elsewhere")
+
+
+@pytest.mark.parametrize(
+    "path", ["/Users/2819c223", 'Users?filter=userName eq "bjensen"', "/Schemas/urn:ietf:params:scim:schemas:core:2.0:User", "/a/../Groups#top"]
+)
+def test_the_profile_client_sends_each_url_where_httpx2_would(path):
+    """A URL joined to the base URL once and reused is the one httpx2 joins itself: again on a
+    later request, and under a new base URL once it changes."""
+    plain = httpx2.Client(base_url="http://127.0.0.1:9/scim/v2")
+    with open_client(Profile(name="p", url="http://127.0.0.1:9/scim/v2")) as connection:
+        http = connection.client.client
+        for _ in range(2):
+            assert http.build_request("GET", path).url == plain.build_request("GET", path).url
+        http.base_url = plain.base_url = "http://127.0.0.1:9/other"
+        assert http.build_request("GET", path).url == plain.build_request("GET", path).url
+        assert str(http.build_request("GET", path).url).startswith("http://127.0.0.1:9/other/")

@@ -17,6 +17,7 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import Role
+from scim_tui.checker.secrets import Secrets
 from scim_tui.demo import make_app
 from scim_tui.reports.model import RunReport
 from tests.support.servers import Broken
@@ -82,6 +83,17 @@ def test_redactor_hides_credentials_in_urls():
     redactor = Redactor(["hunter22"])
     assert redactor.url("https://user:pw@host/v2/Users?access_token=abc&count=2") == "https://***@host/v2/Users?access_token=***&count=2"
     assert redactor.text('{"password": "hunter22"}') == '{"password": "***"}'
+
+
+def test_a_secret_learnt_later_is_redacted_from_the_header_fields_seen_before():
+    """Header fields redacted once are remembered, but not past a secret learnt since (a token
+    refreshed during the run): the same field is redacted anew."""
+    secrets = Secrets()
+    redactor = Redactor(secrets)
+    fields = [("X-Echo", "refreshed-7d1c9b3e"), ("Content-Type", "application/scim+json"), ("X-Echo", "other")]
+    assert redactor.headers(fields) == {"X-Echo": "refreshed-7d1c9b3e, other", "Content-Type": "application/scim+json"}
+    secrets.add("refreshed-7d1c9b3e")
+    assert redactor.headers(fields) == {"X-Echo": "***, other", "Content-Type": "application/scim+json"}
 
 
 def test_terminal_control_characters_from_a_server_never_reach_a_result(serve):

@@ -71,16 +71,22 @@ def documents(found: Listing, model: type[Document]) -> Published[Document]:
 
 def read_resource_types(context: CheckContext) -> Published[ResourceType]:
     """GET /ResourceTypes, read leniently; the run reuses what the check read."""
-    published = documents(_listing(context, "/ResourceTypes"), ResourceType)
+    published = _published(context, "/ResourceTypes", ResourceType)
     context.discovery.resource_types = published.items
     return published
 
 
 def read_schemas(context: CheckContext) -> Published[Schema]:
     """GET /Schemas, read leniently; the run reuses what the check read."""
-    published = documents(_listing(context, "/Schemas"), Schema)
+    published = _published(context, "/Schemas", Schema)
     context.discovery.schemas = published.items
     return published
+
+
+def _published(context: CheckContext, path: str, model: type[Document]) -> Published[Document]:
+    """The documents of a discovery list, validated once in a run however many checks read them
+    (CheckContext.once: each reader is given the exchanges of the GET that made them)."""
+    return context.once(f"documents of {path}", lambda: documents(_listing(context, path), model))
 
 
 def _listing(context: CheckContext, path: str) -> Listing:

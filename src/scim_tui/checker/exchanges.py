@@ -63,6 +63,8 @@ _role: ContextVar[tuple[Role, str | None]] = ContextVar("scim_tui_role", default
 
 SENSITIVE_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
 SENSITIVE_WORDS = ("token", "secret", "password", "passwd", "api-key", "apikey", "api_key", "auth", "session", "credential")
+MAX_MEMO_FIELDS = 1024
+"""The redacted header fields a Redactor keeps for the next exchanges (Redactor.headers)."""
 GENERIC_MESSAGES = frozenset({"Network error happened during request"})
 """scim2-client's wording for any transport failure; the cause that follows says more."""
 
@@ -219,6 +221,8 @@ class Redactor:
 
     def __init__(self, secrets: Secrets | Iterable[str] = ()):
         self._secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
+        self._header_memo: tuple[tuple[str, ...], dict[tuple[str, str], tuple[str, str]]] = ((), {})
+        """Header fields redacted under the secrets known then: most repeat request after request."""
 
     @property
     def secrets(self) -> list[str]:
@@ -233,11 +237,27 @@ class Redactor:
     def headers(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:
         """The headers, redacted; names and values interned, as thousands of exchanges repeat them."""
         redacted: dict[str, str] = {}
-        for name, value in headers:
-            name = sys.intern(printable(name))
-            clean = REDACTED if is_sensitive(name) else sys.intern(self.text(value) or "")
+        memo = self._fields_memo()
+        for pair in headers:
+            known = memo.get(pair)
+            if known is None:
+                known = memo[pair] = self._field(*pair)
+            name, clean = known
             redacted[name] = f"{redacted[name]}, {clean}" if name in redacted else clean
         return redacted
+
+    def _field(self, name: str, value: str) -> tuple[str, str]:
+        name = sys.intern(printable(name))
+        return name, REDACTED if is_sensitive(name) else sys.intern(self.text(value) or "")
+
+    def _fields_memo(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """The header fields redacted so far, under the secrets known now (afresh once one is
+        learnt, or once it holds MAX_MEMO_FIELDS: dates, lengths and ids vary)."""
+        known = self._secrets.known
+        under, memo = self._header_memo
+        if under is not known or len(memo) >= MAX_MEMO_FIELDS:
+            under, memo = self._header_memo = (known, {})
+        return memo
 
     def url(self, url: str) -> str:
         if "?" not in url and "@" not in url:

@@ -64,6 +64,11 @@ class Secrets:
         standing_alone = self._standing_alone
         return standing_alone.sub(REDACTED, text) if standing_alone is not None else text
 
+    @property
+    def known(self) -> tuple[str, ...]:
+        """The secrets known now, longest first: a new tuple each time one is learnt."""
+        return self._ordered
+
     def found_in(self, text: str) -> bool:
         """Whether a secret is in the text (where redact would take it out)."""
         return self.redact(text) != text

@@ -53,7 +53,46 @@ from scim_tui.store.profiles import DiscoveryFiles
 from scim_tui.store.profiles import Profile
 
 REFUSED = (401, 403, 407)
+MAX_JOINED_URLS = 512
+"""The joined URLs a connection keeps (ProfileHTTP); past it, it starts afresh."""
 """The statuses that refuse a request's credentials (407: the proxy's)."""
+
+
+class ProfileClient(SyncSCIMClient):
+    """scim2-client on httpx2, for one profile's connection: whether an endpoint stays under the
+    base URL (scim2-client asks before each request, by building a whole request) is worked out
+    once per endpoint, as the base URL of a connection never changes."""
+
+    def __init__(self, client: httpx2.Client, *args: Any, **kwargs: Any) -> None:
+        super().__init__(client, *args, **kwargs)
+        self._under_base_url: dict[str, bool] = {}
+
+    def _stays_under_base_url(self, endpoint: str) -> bool:
+        known = self._under_base_url.get(endpoint)
+        if known is None:
+            known = self._under_base_url[endpoint] = super()._stays_under_base_url(endpoint)
+        return known
+
+
+class ProfileHTTP(httpx2.Client):
+    """httpx2's client for one profile: a URL relative to the base URL is joined to it once and
+    the joined URL reused, as httpx2 would join it again (two URL parses) for each request, and a
+    run sends most of its requests to a few dozen URLs (a resource's, again and again)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self._joined: dict[str, httpx2.URL] = {}
+        self._joined_under = self.base_url
+
+    def _merge_url(self, url: httpx2.URL | str) -> httpx2.URL:
+        if not isinstance(url, str):
+            return super()._merge_url(url)
+        if self._joined_under is not self.base_url or len(self._joined) >= MAX_JOINED_URLS:
+            self._joined, self._joined_under = {}, self.base_url
+        joined = self._joined.get(url)
+        if joined is None:
+            joined = self._joined[url] = super()._merge_url(url)
+        return joined
 
 
 class ConnectError(UserError):
@@ -134,7 +173,7 @@ def open_client(profile: Profile, cutoff: Cutoff | None = None) -> Iterator[Conn
         http = stack.enter_context(_http_client(profile, transport, base_url=url, headers=headers, auth=auth))
         if isinstance(auth, ClientCredentials):
             _first_token(auth)
-        yield Connection(SyncSCIMClient(http), url, secrets, documents, notes=transport)
+        yield Connection(ProfileClient(http), url, secrets, documents, notes=transport)
 
 
 def discovery_documents(files: DiscoveryFiles) -> dict[str, Any]:
@@ -344,12 +383,12 @@ def _transport(profile: Profile, context: ssl.SSLContext, proxy_for: ProxyFor | 
 def _http_client(profile: Profile, transport: GuardedTransport, **options: object) -> httpx2.Client:
     # trust_env=False: the transport itself goes through the environment's proxies, under its
     # limits (httpx2 would give them a transport of its own).
-    return httpx2.Client(
+    return ProfileHTTP(
         transport=transport,
         timeout=profile.timeout,
         follow_redirects=False,
         trust_env=False,
-        **options,  # type: ignore[arg-type]
+        **options,
     )
 
 
