@@ -53,9 +53,9 @@ from scim_tui.store.profiles import DiscoveryFiles
 from scim_tui.store.profiles import Profile
 
 REFUSED = (401, 403, 407)
+"""The statuses that refuse a request's credentials (407: the proxy's)."""
 MAX_JOINED_URLS = 512
 """The joined URLs a connection keeps (ProfileHTTP); past it, it starts afresh."""
-"""The statuses that refuse a request's credentials (407: the proxy's)."""
 
 
 class ProfileClient(SyncSCIMClient):
