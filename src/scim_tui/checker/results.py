@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from scim_tui.checker.limits import MAX_RESOURCE_TYPES
+from scim_tui.checker.packing import PackedField
 from scim_tui.checker.pacing import Pacing
 
 if TYPE_CHECKING:
@@ -136,7 +137,9 @@ class CheckResult:
     title: str | None = None
     description: str | None = None
     reason: str | None = None
-    data: Any | None = None
+    data: Any | None = PackedField()
+    """The answer the check examined (a model, JSON values, a body's text). Kept packed: each
+    read gives a new, equal copy; set it again to change it (packing.py)."""
     tags: set[str] = field(default_factory=set)
     resource_type: str | None = None
     exchanges: list[Exchange] = field(default_factory=list)
