@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from scim_tui.checker.limits import MAX_RESOURCE_TYPES
-from scim_tui.checker.packing import PackedField
 from scim_tui.checker.pacing import Pacing
+from scim_tui.checker.packing import PackedField
 
 if TYPE_CHECKING:
     from scim_tui.checker.exchanges import Exchange
