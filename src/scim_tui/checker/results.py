@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from collections.abc import Set
 from dataclasses import dataclass
 from dataclasses import field
 from enum import IntEnum
@@ -140,7 +141,8 @@ class CheckResult:
     data: Any | None = PackedField()
     """The answer the check examined (a model, JSON values, a body's text). Kept packed: each
     read gives a new, equal copy; set it again to change it (packing.py)."""
-    tags: set[str] = field(default_factory=set)
+    tags: Set[str] = frozenset()
+    """The check's tags: its checker's own set, shared by its results (never changed)."""
     resource_type: str | None = None
     exchanges: list[Exchange] = field(default_factory=list)
     section: str | None = None
