@@ -4,6 +4,7 @@ back as equal copies, and nothing of the run's machinery (contexts, HTTP respons
 from __future__ import annotations
 
 import gc
+import threading
 import types
 from datetime import UTC
 from datetime import datetime
@@ -15,6 +16,8 @@ from scim2_models import ListResponse
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckContext
+from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.demo import make_app
 from scim_tui.reports import RunReport
@@ -72,3 +75,9 @@ def test_packed_answers_reach_the_report_and_the_history_as_json(serve, isolated
     modelled = [(result, back) for result, back in zip(results, loaded.results, strict=True) if isinstance(result.data, BaseModel)]
     assert {result.title for result, _ in modelled} >= {"search_with_attributes", "access_schema_by_id", "object_query"}
     assert all(back.data == jsonable(result.data) for result, back in modelled)
+
+
+def test_data_that_cannot_be_packed_is_kept_as_it_is():
+    held = {"lock": threading.Lock()}
+    result = CheckResult(Status.SUCCESS, data=held)
+    assert result.data is held
