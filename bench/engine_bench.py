@@ -37,13 +37,14 @@ LATENCY_MS = 5
 FAR_LATENCY_MS = 50
 """The third comparison's server answers this late, like a server across the world (issue 28's targets)."""
 EVERY = f"scim-tui --jobs {DEFAULT_JOBS}, every check (beyond SPEC.md too)"
+PEAK = "20 types × 100 attributes, every check, peak MiB"
 TARGETS = {
     "SPEC.md's checks, requests (most at any --jobs)": 230,
     "every check, requests": 480,
     f"SPEC.md's checks, --jobs {DEFAULT_JOBS}, wall / scim2-tester's, loopback": 0.35,
     f"SPEC.md's checks, --jobs {DEFAULT_JOBS}, wall / scim2-tester's, {FAR_LATENCY_MS} ms": 0.08,
     "every check, wall / scim2-tester's, loopback": 0.7,
-    "20 types × 100 attributes, every check, peak MiB": 150,
+    PEAK: 150,
 }
 """Issue 28's targets for the engine, each printed beside its figure (the app's and start-up's are
 app_bench.py's and start_bench.py's; the scale run's wall against scim2-tester's is not measured here)."""
@@ -287,6 +288,10 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=4, help="the concurrency of the scale scenario")
     parser.add_argument("--far-repeats", type=int, default=1, help=f"rounds at {FAR_LATENCY_MS} ms (scim2-tester takes ~45 s each; 0 leaves them out)")
     parser.add_argument("--no-scale", action="store_true", help="leave out the growth series and the scale scenario")
+    parser.add_argument("--only-scale", action="store_true", help="run the scale scenario alone (no comparison, no growth series, no command)")
+    parser.add_argument("--types", type=int, default=20, help="resource types of --only-scale's server")
+    parser.add_argument("--attributes", type=int, default=100, help="attributes of each of --only-scale's resource types")
+    parser.add_argument("--command", action="store_true", help="with --only-scale, then `scim-tui check --profile` on its server too")
     parser.add_argument("--scale-child", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--command-child", metavar="URL", help=argparse.SUPPRESS)
@@ -299,6 +304,12 @@ def main() -> None:
         return
 
     sys.path.insert(0, str(HERE))
+    if args.only_scale:
+        alone = scale(args.types, args.attributes, args.jobs, command=args.command)
+        load = os.getloadavg()
+        print(json.dumps(alone))
+        print(f"peak {alone['peak_mib']:.0f} MiB (target at 20 × 100: ≤ {TARGETS[PEAK]} MiB), load average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}")
+        return
     figures: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     figures["compare"] = compare(args.repeats, JOBS_OPTIONS)
     figures["compare_latency"] = compare(args.repeats, [1, 4], LATENCY_MS)

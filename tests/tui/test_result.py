@@ -148,6 +148,17 @@ async def test_the_detail_shows_the_result_and_every_exchange(serve, tmp_path, m
         assert "fixed" in shown_text(detail)
 
 
+async def test_the_detail_shows_the_answer_the_check_examined(local):
+    """The answer a result keeps packed (checker/packing.py) shows as the SCIM JSON it was."""
+    app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
+    async with app.run_test(size=SIZE) as pilot:
+        await run_checks(pilot)
+        detail = await open_row(pilot, "service_provider_config_endpoint")
+        data = plain(detail.query_one("#result-data", Static).content)
+        assert detail.row.result.data["patch"] == {"supported": True}
+        assert '"patch": {' in data and '"changePassword": {' in data and '"supported": true' in data
+
+
 async def test_escape_returns_to_the_results_with_the_cursor_where_it_was(local):
     app = ScimTuiApp(local.model_copy(update={"selection": FEW}))
     async with app.run_test(size=SIZE) as pilot:

@@ -557,7 +557,7 @@ def _label(step: Step, result: CheckResult) -> None:
     checker = step.checker
     result.title = checker.name
     result.description = checker.description
-    result.tags = set(checker.tags)
+    result.tags = checker.tags
     result.section = checker.section
     result.rfc = checker.rfc
     if step.resource_type is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from collections.abc import Set
 from dataclasses import dataclass
 from dataclasses import field
 from enum import IntEnum
@@ -13,6 +14,7 @@ from typing import Any
 
 from scim_tui.checker.limits import MAX_RESOURCE_TYPES
 from scim_tui.checker.pacing import Pacing
+from scim_tui.checker.packing import PackedField
 
 if TYPE_CHECKING:
     from scim_tui.checker.exchanges import Exchange
@@ -136,8 +138,11 @@ class CheckResult:
     title: str | None = None
     description: str | None = None
     reason: str | None = None
-    data: Any | None = None
-    tags: set[str] = field(default_factory=set)
+    data: Any | None = PackedField()
+    """The answer the check examined (a model, JSON values, a body's text). Kept packed: each
+    read gives a new, equal copy; set it again to change it (packing.py)."""
+    tags: Set[str] = frozenset()
+    """The check's tags: its checker's own set, shared by its results (never changed)."""
     resource_type: str | None = None
     exchanges: list[Exchange] = field(default_factory=list)
     section: str | None = None
