@@ -38,6 +38,7 @@ FAR_LATENCY_MS = 50
 """The third comparison's server answers this late, like a server across the world (issue 28's targets)."""
 EVERY = f"scim-tui --jobs {DEFAULT_JOBS}, every check (beyond SPEC.md too)"
 PEAK = "20 types × 100 attributes, every check, peak MiB"
+SCALE_RATIO = "20 types × 100 attributes, every check, wall / scim2-tester's"
 TARGETS = {
     "SPEC.md's checks, requests (most at any --jobs)": 230,
     "every check, requests": 480,
@@ -45,9 +46,10 @@ TARGETS = {
     f"SPEC.md's checks, --jobs {DEFAULT_JOBS}, wall / scim2-tester's, {FAR_LATENCY_MS} ms": 0.08,
     "every check, wall / scim2-tester's, loopback": 0.7,
     PEAK: 150,
+    SCALE_RATIO: 0.8,
 }
 """Issue 28's targets for the engine, each printed beside its figure (the app's and start-up's are
-app_bench.py's and start_bench.py's; the scale run's wall against scim2-tester's is not measured here)."""
+app_bench.py's and start_bench.py's)."""
 
 
 @dataclass
@@ -194,6 +196,12 @@ def scale_child(url: str, pid: int, jobs: int) -> None:
     print(json.dumps({**asdict(m), "peak_mib": peak, "results_per_s": m.results / m.wall, **history_size(results, url, m.wall)}))
 
 
+def tester_child(url: str, pid: int) -> None:
+    """Run scim2-tester once on the server in this fresh process, and print its wall time and requests as JSON."""
+    m = measure(scim2_tester_run, Server(url, pid))
+    print(json.dumps({"wall": m.wall, "requests": m.requests, "results": m.results}))
+
+
 def history_size(results: list[Any], url: str, wall: float) -> dict[str, float]:
     """What the run takes in the profile's history (compressed) and as plain JSON, and the times to record
     it and to read it back (as the next run does to compare)."""
@@ -270,6 +278,7 @@ def scale(types: int, attributes: int, jobs: int, command: bool = False) -> dict
             figures = {"types": types, "attributes": attributes, "jobs": jobs, **output}
             if command:
                 figures["command"] = _child("--command-child", target.url)
+                figures["scim2_tester"] = _child("--tester-child", target.url, "--server-pid", str(target.pid))
     return figures
 
 
@@ -291,16 +300,20 @@ def main() -> None:
     parser.add_argument("--only-scale", action="store_true", help="run the scale scenario alone (no comparison, no growth series, no command)")
     parser.add_argument("--types", type=int, default=20, help="resource types of --only-scale's server")
     parser.add_argument("--attributes", type=int, default=100, help="attributes of each of --only-scale's resource types")
-    parser.add_argument("--command", action="store_true", help="with --only-scale, then `scim-tui check --profile` on its server too")
+    parser.add_argument("--command", action="store_true", help="with --only-scale, then `scim-tui check --profile` and scim2-tester on its server too")
     parser.add_argument("--scale-child", metavar="URL", help=argparse.SUPPRESS)
     parser.add_argument("--server-pid", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--command-child", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--tester-child", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scale_child:
         scale_child(args.scale_child, args.server_pid, args.jobs)
         return
     if args.command_child:
         command_child(args.command_child)
+        return
+    if args.tester_child:
+        tester_child(args.tester_child, args.server_pid)
         return
 
     sys.path.insert(0, str(HERE))
@@ -309,6 +322,8 @@ def main() -> None:
         load = os.getloadavg()
         print(json.dumps(alone))
         print(f"peak {alone['peak_mib']:.0f} MiB (target at 20 × 100: ≤ {TARGETS[PEAK]} MiB), load average {load[0]:.1f}, {load[1]:.1f}, {load[2]:.1f}")
+        if "scim2_tester" in alone:
+            print(f"wall {alone['wall'] / alone['scim2_tester']['wall']:.2f}× scim2-tester's (target at 20 × 100: ≤ {TARGETS[SCALE_RATIO]})")
         return
     figures: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
     figures["compare"] = compare(args.repeats, JOBS_OPTIONS)
@@ -367,6 +382,14 @@ def scale_report(figures: dict[str, Any]) -> str:
         "|---|---|---|---|---|",
         f"| exit {command['status']} | {command['wall']:.1f} | {command['peak_mib']:.0f} | {command['report_mib']:.1f} | {command['history_mib']:.2f} |",
     ]
+    tester, ours = figures["scale"]["scim2_tester"], figures["scale"]
+    lines += [
+        "",
+        "| 20 types × 100 attributes, one run each | wall s | requests | results |",
+        "|---|---|---|---|",
+        f"| scim2-tester | {tester['wall']:.1f} | {tester['requests']} | {tester['results']} |",
+        f"| scim-tui, every check, --jobs {ours['jobs']} | {ours['wall']:.1f} | {ours['requests']} | {ours['results']} |",
+    ]
     return "\n".join(lines)
 
 
@@ -383,6 +406,7 @@ def target_figures(figures: dict[str, Any]) -> list[float | None]:
         figures["compare_far"][jobs]["paired_ratio"]["median"] if figures["compare_far"] else None,
         compare[EVERY]["paired_ratio"]["median"],
         scale_run["peak_mib"] if scale_run else None,
+        scale_run["wall"] / scale_run["scim2_tester"]["wall"] if scale_run and "scim2_tester" in scale_run else None,
     ]
 
 
