@@ -111,7 +111,8 @@ Plan = Callable[[CheckContext, Target, Path[Any], Attribute], Planned]
 """What a check sends at a path, given the resource as last seen."""
 
 
-def operation(op: PatchOperation.Op, path: Path[Any], value: Any = None) -> dict[str, Any]:
+def _operation(op: PatchOperation.Op, path: Path[Any], value: Any = None) -> dict[str, Any]:
+    """One PATCH operation, as JSON (RFC 7644 §3.5.2): remove carries no value."""
     return {"op": op.value, "path": str(path)} | ({} if op is PatchOperation.Op.remove else {"value": value})
 
 
@@ -307,7 +308,7 @@ def _writing(op: PatchOperation.Op) -> Plan:
             return CheckResult(Status.SUCCESS, reason=f"{path}: the value given by {op.value} is in {source}.", data=data)
 
         accepted = f"{path}: {op.value} accepted; {attribute.declaration}, so the value cannot be read back." if attribute.hidden else None
-        return Planned(path, operation(op, path, value), judge, accepted)
+        return Planned(path, _operation(op, path, value), judge, accepted)
 
     return plan
 
@@ -322,7 +323,7 @@ def _removing(context: CheckContext, target: Target, path: Path[Any], attribute:
     """PATCH remove a path (given a value first when it has none); the resource must no longer hold it."""
     first = None
     if not attribute.hidden and unassigned(value_at(target.current, path)):
-        first = operation(PatchOperation.Op.add, path, attribute_value(context, attribute))
+        first = _operation(PatchOperation.Op.add, path, attribute_value(context, attribute))
 
     def judge(resource: dict[str, Any], source: str) -> CheckResult:
         data, left = examined(resource, path), value_at(resource, path)
@@ -331,7 +332,7 @@ def _removing(context: CheckContext, target: Target, path: Path[Any], attribute:
         return CheckResult(Status.SUCCESS, reason=f"{path}: the attribute is gone from {source}.", data=data)
 
     accepted = f"{path}: remove accepted; {attribute.declaration}, so its absence cannot be read back." if attribute.hidden else None
-    return Planned(path, operation(PatchOperation.Op.remove, path), judge, accepted, first)
+    return Planned(path, _operation(PatchOperation.Op.remove, path), judge, accepted, first)
 
 
 def _addable(attribute: Attribute) -> bool:
