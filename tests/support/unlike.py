@@ -534,6 +534,8 @@ class SequentialIds(Middleware):
     a filter, a body) the uuid again."""
 
     UUID = re.compile(r"\b[0-9a-f]{32}\b")
+    ID = r"\d+"
+    """What an id this server gives looks like (a regular expression)."""
 
     def __init__(self, app: WSGI):
         super().__init__(app)
@@ -542,7 +544,7 @@ class SequentialIds(Middleware):
         self.lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        path = re.sub(r"(?<=/)(\d+)$", lambda found: self.uuids.get(found[1], "0" * 32), environ.get("PATH_INFO", ""))
+        path = re.sub(rf"(?<=/)({self.ID})$", lambda found: self.uuids.get(found[1], "0" * 32), environ.get("PATH_INFO", ""))
         query = urlencode([(key, self._back(value)) for key, value in parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True)])
         body = self._back(_body(environ).decode()).encode()
         status, headers, answer = self.call(environ, PATH_INFO=path, QUERY_STRING=query, CONTENT_LENGTH=str(len(body)), **{"wsgi.input": io.BytesIO(body)})
@@ -553,15 +555,34 @@ class SequentialIds(Middleware):
     def _number(self, found: re.Match[str]) -> str:
         with self.lock:
             if found[0] not in self.numbers:
-                number = str(len(self.numbers) + 1)
-                self.numbers[found[0]], self.uuids[number] = number, found[0]
+                given = self.named(len(self.numbers) + 1)
+                self.numbers[found[0]], self.uuids[given] = given, found[0]
             return self.numbers[found[0]]
 
+    def named(self, number: int) -> str:
+        """The id of the resource made `number`th."""
+        return str(number)
+
     def _back(self, text: str) -> str:
-        """The text with each number the server gave (a path segment, or quoted, escaped or not) its uuid again."""
+        """The text with each id the server gave (a path segment, or quoted, escaped or not) its uuid again."""
         with self.lock:
-            text = re.sub(r'(?<=/)(\d+)(?=$|[/?"])', lambda found: self.uuids.get(found[1], found[1]), text)
-            return re.sub(r'(\\?")(\d+)(\\?")', lambda found: found[1] + self.uuids.get(found[2], found[2]) + found[3], text)
+            text = re.sub(rf'(?<=/)({self.ID})(?=$|[/?"])', lambda found: self.uuids.get(found[1], found[1]), text)
+            return re.sub(rf'(\\?")({self.ID})(\\?")', lambda found: found[1] + self.uuids.get(found[2], found[2]) + found[3], text)
+
+
+class WordIds(SequentialIds):
+    """Gives resources ids made of words (``id-river``, ``id-stone`` ... ``id-river-oak``), as servers keyed on a
+    slug do: no digit, nothing of a uuid."""
+
+    WORDS = ("oak", "river", "stone", "lark", "fern", "moss", "reed", "wren")
+    ID = r"[a-z]+(?:-[a-z]+)+"
+
+    def named(self, number: int) -> str:
+        words = []
+        while number:
+            number, rest = divmod(number, len(self.WORDS))
+            words.append(self.WORDS[rest])
+        return "-".join(["id", *reversed(words)])
 
 
 class EmailUserNames(Middleware):
@@ -614,6 +635,7 @@ PERSONALITIES: dict[str, Personality] = {
     "users only": Personality(lambda: users_only(make_app())),
     "PATCH answers 204": Personality(lambda: patch_answers_204(make_app())),
     "sequential ids": Personality(lambda: SequentialIds(make_app())),
+    "word ids": Personality(lambda: WordIds(make_app())),
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
     "PUT refused": Personality(lambda: put_refused(make_app())),
 }
