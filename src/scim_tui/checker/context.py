@@ -208,8 +208,6 @@ class ResourceManager:
         self.unlisting: list[Owned] = []
         """The run's own manager: the resources deleted during the run, whose absence from queries
         its clean-up asks about last, several in one query (RFC 7644 §3.6)."""
-        self.refused: list[Owned] = []
-        """The resources whose DELETE its clean-up sent was refused, or failed (tried again last)."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
 
     def record(self, item: Owned | Pending) -> None:
@@ -400,15 +398,12 @@ class ResourceManager:
     def _deleted(self, owned: list[Owned]) -> tuple[list[str], KeyboardInterrupt | None]:
         """Delete `owned` (newest first), `jobs` at a time: what is left, and the Ctrl-C met. A
         resource whose DELETE was refused or failed is tried again once the others were deleted,
-        one after another, newest first (a server may refuse to delete what another references)."""
-        with self._lock:
-            self.refused = []
+        one after another, newest first (a server may refuse to delete what another references):
+        those left with their bare name (`_remove`)."""
         outcomes, interrupted = self._side_by_side(owned, self._delete)
-        with self._lock:
-            refused, self.refused = {(item.endpoint, item.id) for item in self.refused}, []
         if len(owned) > 1 and self.context.conf.jobs > 1 and not self.context.stopping.is_set():
             for index, item in enumerate(owned):
-                if (item.endpoint, item.id) in refused:
+                if outcomes[index] == [str(item)]:
                     outcomes[index], interruption = self._cleaned(item, self._delete)
                     interrupted = interruption or interrupted
         return _flat(outcomes), interrupted
@@ -454,27 +449,22 @@ class ResourceManager:
     def _remove(self, item: Owned) -> list[str]:
         """DELETE a resource proven the run's own, then GET it once and query its marker: [] when it
         is gone from both, else its name, saying what the server still holds (RFC 7644 §3.6: a
-        deleted resource answers 404, and is omitted from query results)."""
+        deleted resource answers 404, and is omitted from query results); its bare name when the
+        DELETE was refused or failed."""
         try:
             answer = self.context.client.request("DELETE", item.url)
             if answer.status_code not in (200, 204):
-                return self._gone_already(item) if answer.status_code == 404 else self._refused(item)
+                return self._gone_already(item) if answer.status_code == 404 else [str(item)]
             with noted(GONE_NOTE):
                 after = self.context.client.request("GET", item.url)
         except Exception:
-            return self._refused(item)
+            return [str(item)]
         if after.status_code in (404, 410):
             self.context.references.manager.unlist([item])
             return self._gone(item)
         if 200 <= after.status_code < 300:
             return [f"{item} (still there: its DELETE answered {answer.status_code}, yet a GET still serves it)"]
         return [f"{item} (may remain: its DELETE answered {answer.status_code}, then a GET answered {after.status_code})"]
-
-    def _refused(self, item: Owned) -> list[str]:
-        """A resource whose DELETE was refused or failed: it remains."""
-        with self._lock:
-            self.refused.append(item)
-        return [str(item)]
 
     def _gone_already(self, item: Owned) -> list[str]:
         """A resource whose DELETE answered 404: gone, once the run's clean-up asked queries about it."""

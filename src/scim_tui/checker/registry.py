@@ -36,8 +36,8 @@ class Checker:
     on Users); None: every resource type."""
     start: Start = "any"
     """When the engine starts it among the checks of the resource types, which run `jobs` at a time:
-    "first" for a check handing the resources it creates to those needing fresh ones (they wait for
-    it: References.fresh), "early" for one sending many requests one after another (started before
+    "first" for a check handing the resources it creates over (`hands_over`: its takers wait for
+    it, so it starts before them), "early" for one sending many requests one after another (started before
     the short ones, so that its length does not add to theirs), "any" in plan order."""
     hands_over: HandOver | None = None
     """What it hands to one later check of the resource type (References.offer): the resources it
