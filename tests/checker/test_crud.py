@@ -17,9 +17,13 @@ from scim2_server.utils import load_default_service_provider_config
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
+from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import GONE_NOTE
 from scim_tui.checker.exchanges import UNLISTED_NOTE
+from scim_tui.checker.registry import _CHECKERS
+from scim_tui.checker.registry import Checker
 from scim_tui.demo import make_app
 from scim_tui.reports import write_report
 from scim_tui.reports.model import RunReport
@@ -99,10 +103,10 @@ def test_a_server_breaking_a_rule_gives_an_error_and_is_cleaned_up(serve, checke
     [result] = run(server.url, checker)
     assert result.status is Status.ERROR
     assert re.search(expected, result.reason), result.reason
-    left = [user["id"] for user in stored(server.url, "/Users")]
-    # A user whose GET fails is never proven the run's own, so never deleted: it is named instead.
-    assert len(result.leftovers) == len(left) and all(any(user in item for item in result.leftovers) for user in left)
-    assert bool(left) is (checker == "object_query")
+    # A user whose GET fails is proven the run's own by the clean-up's search, which lists it with
+    # values the search did not name; its GET after its DELETE fails too, so the run's last query
+    # tells it is gone: nothing is named.
+    assert stored(server.url, "/Users") == [] and result.leftovers == []
 
 
 def test_a_paginated_list_is_followed_to_the_new_resource(serve):
@@ -306,3 +310,78 @@ def test_a_creation_answered_200_is_one_error_and_the_checks_needing_a_resource_
     assert [r.title for r in by_title.values() if r.status.failed] == ["object_creation", "resource_type_tests"], "the User suite's summary follows"
     assert by_title["object_query"].status is Status.SUCCESS and by_title["object_replacement"].status is Status.SUCCESS
     assert stored(server.url, "/Users") == []
+
+
+def creates_three(context, model) -> list[CheckResult]:
+    """Creates three users and leaves them to the clean-up."""
+    for _ in range(3):
+        context.resource_manager.create_and_register(model, fill_all=False)
+    return [CheckResult(Status.SUCCESS, reason="created")]
+
+
+class SoftDeletesLater(Middleware):
+    """Deletes the first user it is asked to delete; answers each later DELETE 204 and keeps the user."""
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.deleted_one = False
+        self.kept: list[str] = []
+
+    def intercept(self, environ):
+        path = environ.get("PATH_INFO", "")
+        if environ["REQUEST_METHOD"] != "DELETE" or not re.fullmatch(USER, path):
+            return None
+        if not self.deleted_one:
+            self.deleted_one = True
+            return None
+        self.kept.append(path.rsplit("/", 1)[-1])
+        return 204, [], b""
+
+
+class Held:
+    """A run's journal kept in memory: the creations not yet settled."""
+
+    def __init__(self) -> None:
+        self.held: list = []
+
+    def add(self, creation) -> None:
+        self.held.append(creation)
+
+    def remove(self, creation) -> None:
+        self.held.remove(creation)
+
+    def earlier(self) -> list:
+        return []
+
+    def recovered(self, deleted, remaining) -> None:
+        pass
+
+
+@pytest.mark.parametrize("soft_later", [False, True], ids=["deletes for good", "keeps what it deletes after the first"])
+def test_deletions_are_read_back_until_the_endpoint_is_seen_deleting_for_good(serve, monkeypatch, soft_later):
+    """RFC 7644 §3.6: a deleted resource answers 404. Once a GET after a DELETE of the clean-up answered
+    404 on /Users, later DELETEs answered 204 there are taken at their word until the run's last
+    query, which asks whether any is still listed: one it lists is read, and named still there when
+    its GET serves it (the run's journal keeps it, for the next run to look for)."""
+    app = SoftDeletesLater(make_app()) if soft_later else make_app()
+    server = serve(app)
+    monkeypatch.setitem(_CHECKERS, "creates_three", Checker("creates_three", creates_three, frozenset({"rogue"}), "3", "model"))
+    log: list = []
+    journal = Held()
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(jobs=1), only={CheckId("creates_three", "User")}, exchanges=log, journal=journal))
+    deletions = [i for i, e in enumerate(log) if e.method == "DELETE"]
+    read_back = [i for i, e in enumerate(log) if e.note == GONE_NOTE]
+    [query] = [i for i, e in enumerate(log) if e.note == UNLISTED_NOTE and " or " in unquote_plus(e.url)]
+    assert len(deletions) == 3 and read_back[0] == deletions[0] + 1 and log[read_back[0]].status_code == 404
+    assert query > deletions[-1] and all(i > query for i in read_back[1:])
+    kept = app.kept if soft_later else []
+    assert sorted(user["id"] for user in stored(server.url, "/Users")) == sorted(kept)
+    assert len(read_back) == 1 + len(kept)
+    named = [item for result in results for item in result.leftovers]
+    assert sorted(named) == sorted(f"User/{user} (still there: its DELETE answered 204, yet a GET still serves it)" for user in kept)
+    assert len(kept) == (2 if soft_later else 0)
+    users = {user["id"]: user["userName"] for user in stored(server.url, "/Users")}
+    assert sorted(marker.value for creation in journal.held for marker in creation.markers if marker.attribute == "userName") == sorted(
+        users[user] for user in kept
+    ), "the journal forgets a user its DELETE was taken at its word for once the last query saw it gone, not before"

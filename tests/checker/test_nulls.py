@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -37,10 +38,11 @@ def test_scim2_server_takes_null_as_unassigned(serve, resource_type, attribute):
     assert all(r.status is Status.SUCCESS for r in results.values()), [r.reason for r in results.values()]
     assert results["post"].reason.endswith(f"with {attribute} null answered 201, and the resource holds no value there.")
     assert results["put"].reason.endswith(f"with {attribute} null answered 200, and the resource holds no value there.")
-    assert re.search(
-        rf'adding {attribute} "scim-tui-\w+", then replacing it with null: a GET after the 204 answer holds no value\.$', results["patch null"].reason
-    )
-    assert results["patch empty"].reason.endswith('then replacing it with "": a GET after the 204 answer holds "".')
+    assert re.search(rf'replacing {attribute} "scim-tui-\w+" with null: a GET after the 204 answer holds no value\.$', results["patch null"].reason)
+    assert results["patch empty"].reason.endswith('with "": a GET after the 204 answer holds "".')
+    for label in ("patch null", "patch empty"):  # the add a request of its own, then the replace judged
+        patches = [json.loads(e.request_body)["Operations"] for e in results[label].exchanges if e.method == "PATCH"]
+        assert [[op["op"] for op in operations] for operations in patches] == [["add"], ["replace"]]
     assert stored(server.url) == []
 
 
@@ -83,20 +85,46 @@ def test_a_put_refused_as_a_method_is_not_judged_on_its_null(serve):
     assert results["post"].status is results["patch null"].status is Status.SUCCESS
 
 
-def _without_emptying(body):
-    """A PATCH whose replace with null or "" is dropped: the old value stays (Microsoft's SCIM_Null_Update)."""
-    kept = [op for op in body.get("Operations", []) if not (op.get("op") == "replace" and op.get("value") in (None, ""))]
-    return body | {"Operations": kept}
+class EmptyingIgnored(Middleware):
+    """Answers 204 to a PATCH replacing a value with null or "", and keeps the old value (Microsoft's SCIM_Null_Update)."""
+
+    def intercept(self, environ):
+        body = _json_body(environ) if environ["REQUEST_METHOD"] == "PATCH" else None
+        operations = body.get("Operations", []) if isinstance(body, dict) else []
+        if operations and all(op.get("op") == "replace" and op.get("value") in (None, "") for op in operations):
+            return 204, [], b""
+        return None
 
 
 def test_a_patch_replace_with_null_or_empty_that_keeps_the_value_is_an_error(serve):
-    server = serve(Broken(make_app()).rewrite_request_json("PATCH", r"/v2/Users/[^/]+", _without_emptying))
+    server = serve(EmptyingIgnored(make_app()))
     results = dict(zip(LABELS, run(server.url), strict=True))
     assert results["post"].status is results["put"].status is Status.SUCCESS
     assert results["patch null"].status is Status.ERROR
-    assert re.search(r'then replacing it with null: a GET after the 204 answer still holds "scim-tui-\w+" \(RFC 7643 §2\.5: ', results["patch null"].reason)
+    assert re.search(r'with null: a GET after the 204 answer still holds "scim-tui-\w+" \(RFC 7643 §2\.5: ', results["patch null"].reason)
     assert results["patch empty"].status is Status.ERROR
     assert results["patch empty"].reason.endswith("(RFC 7644 §3.5.2.3: a replace operation replaces the value at its path).")
+
+
+class AddIgnored(Middleware):
+    """Answers a PATCH adding a value 200 with the resource as it was."""
+
+    def intercept(self, environ):
+        body = _json_body(environ) if environ["REQUEST_METHOD"] == "PATCH" else None
+        if isinstance(body, dict) and [op.get("op") for op in body.get("Operations", [])] == ["add"]:
+            status, headers, _body = self.call(environ, REQUEST_METHOD="GET")
+            return 200, headers, _body
+        return None
+
+
+def test_a_value_that_could_not_be_given_first_skips_its_replace(serve):
+    """The add giving the replace a value is plumbing: a server refusing or ignoring it is
+    check_add_attribute's finding; the replace is SKIPPED saying why, never judged on nothing."""
+    results = dict(zip(LABELS, run(serve(AddIgnored(make_app())).url), strict=True))
+    for label in ("patch null", "patch empty"):
+        assert results[label].status is Status.SKIPPED
+        assert re.search(r'the PATCH adding nickName "scim-tui-\w+" answered without it, so there is no value to replace\.$', results[label].reason)
+        assert [e.method for e in results[label].exchanges] == ["PATCH"]
 
 
 def test_the_patches_are_not_sent_when_patch_is_not_claimed(serve):

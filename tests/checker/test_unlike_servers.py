@@ -65,6 +65,9 @@ REAL_FAULTS: dict[str, set[str]] = {
     # "Implementers MUST support HTTP PUT" (RFC 7644 §3.5): one finding; the checks of what a PUT
     # carries (null, an empty body, another id, lastModified) are SKIPPED naming it.
     "PUT refused": {"object_replacement"},
+    # "Operations ... an array of one or more PATCH operations" (RFC 7644 §3.5.2): the one check that
+    # needs several in one request fails; the others send theirs one at a time once several are refused.
+    "one operation per PATCH": {"patch_operations_in_order"},
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""
@@ -116,6 +119,7 @@ BLINDING_NOTHING = (
     "word ids",
     "PATCH answers 204",
     "immutable displayName",
+    "one operation per PATCH",
 )
 """Servers whose policy or fault leaves every check able to run: the run adapts to the policy,
 and the fault is one finding. What each skips, scim2-server skips too."""

@@ -528,6 +528,21 @@ def patch_answers_204(app: WSGI) -> Broken:
     return Broken(app).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", emptied)
 
 
+class OnePatchOperation(Middleware):
+    """Refuses a PATCH of several operations with 400 invalidValue ("one operation per request"),
+    as servers built for identity providers sending one at a time do; one operation alone is applied.
+    RFC 7644 §3.5.2 makes "Operations" an array "of one or more" operations, processed in order."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] != "PATCH":
+            return None
+        body = _json_body(environ)
+        operations = body.get("Operations") if isinstance(body, dict) else None
+        if isinstance(operations, list) and len(operations) > 1:
+            return 400, SCIM_JSON, _error(400, "only one operation per PATCH request is supported", "invalidValue")
+        return None
+
+
 class SequentialIds(Middleware):
     """Gives resources the ids 1, 2, 3 ... of a database sequence instead of scim2-server's uuids:
     each uuid in an answer becomes its number, and each number the client sends back (in a path,
@@ -638,4 +653,5 @@ PERSONALITIES: dict[str, Personality] = {
     "word ids": Personality(lambda: WordIds(make_app())),
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
     "PUT refused": Personality(lambda: put_refused(make_app())),
+    "one operation per PATCH": Personality(lambda: OnePatchOperation(make_app())),
 }

@@ -7,13 +7,11 @@ from collections.abc import Callable
 from collections.abc import Hashable
 from dataclasses import dataclass
 from dataclasses import field
-from types import SimpleNamespace
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import Literal
 from typing import TypeVar
 
-from scim2_models import Context
 from scim2_models import Resource
 from scim2_models import ResourceType
 from scim2_models import Schema
@@ -208,6 +206,11 @@ class ResourceManager:
         self.unlisting: list[Owned] = []
         """The run's own manager: the resources deleted during the run, whose absence from queries
         its clean-up asks about last, several in one query (RFC 7644 §3.6)."""
+        self.unconfirmed: dict[Owned, int] = {}
+        """The run's own manager: those of `unlisting` no GET was sent for after their DELETE, with
+        what the DELETE answered (their endpoint deletes for good: `deletes_for_good`)."""
+        self.deletes_for_good: set[str] = set()
+        """The run's own manager: the endpoints where a GET after a DELETE of the clean-up answered 404."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
 
     def record(self, item: Owned | Pending) -> None:
@@ -220,14 +223,12 @@ class ResourceManager:
         fill_all: bool = True,
         values: dict[str, Any] | None = None,
         checked: bool = False,
-        extra: dict[str, Any] | None = None,
         adapt: bool = True,
         **request: Any,
     ) -> Resource[Any]:
         """Create a resource with every writable attribute filled (or the required and identifying
         ones only), and `values` (JSON, by SCIM attribute name) in place of the generated ones.
-        `extra` (JSON) goes in the body as it is, beside what the model sends (what an identity
-        provider adds: `meta`, an empty `groups`). `request` goes to the HTTP request (headers=...).
+        `request` goes to the HTTP request (headers=...).
 
         The guard registers the resource for deletion when the check ends (whatever the answer);
         it is returned as the server answered, with its id. A creation that fails raises
@@ -242,7 +243,7 @@ class ResourceManager:
         adaptation = self.context.creations.adaptation(model) if least and adapt else None
         mark = len(self.context.exchanges)
         try:
-            created = self._create(model, fill_all, self._provided(model, values) if adaptation else values, extra, request, judged=checked)
+            created = self._create(model, fill_all, self._provided(model, values) if adaptation else values, request, judged=checked)
         except Exception as exc:
             failure = exc
         else:
@@ -251,7 +252,7 @@ class ResourceManager:
             return created
         refused = refusal(self.context.exchanges[mark:], self.context.client.resource_endpoint(model))
         if least and adaptation is None and refused is not None and not isinstance(failure, PrerequisiteFailed):
-            adapted = self._adapted(model, values, extra, request, refused)
+            adapted = self._adapted(model, values, request, refused)
             if adapted is not None:
                 return adapted
         # raised out of the except block, so that no exception becomes the context of its own cause
@@ -268,7 +269,6 @@ class ResourceManager:
         model: type[Resource[Any]],
         fill_all: bool,
         values: dict[str, Any] | None,
-        extra: dict[str, Any] | None,
         request: dict[str, Any],
         judged: bool = False,
     ) -> Resource[Any]:
@@ -280,12 +280,7 @@ class ResourceManager:
             # object_creation's to judge (RFC 7644 §3.3: 201), once, not every check's.
             request = {"expected_status_codes": list(NEEDED_CREATION_ANSWERS), **request}
         with sent_for(Role.JUDGED if judged else Role.CREATION, model.__name__.partition("[")[0]):  # User, not User[EnterpriseUser]
-            if extra:
-                body = payload.model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST) | extra
-                answer = self.context.client.create(body, check_request_payload=False, url=self.context.client.resource_endpoint(model), **request)
-                created = self._read_back(model, answer)
-            else:
-                created = self.context.client.create(payload, **request)
+            created = self.context.client.create(payload, **request)
         if not isinstance(created, Resource) or not created.id:
             raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
         return created
@@ -296,9 +291,7 @@ class ResourceManager:
 
         return {**provider_values(self.context, model), **(values or {})}
 
-    def _adapted(
-        self, model: type[Resource[Any]], values: dict[str, Any] | None, extra: dict[str, Any] | None, request: dict[str, Any], refused: Exchange
-    ) -> Resource[Any] | None:
+    def _adapted(self, model: type[Resource[Any]], values: dict[str, Any] | None, request: dict[str, Any], refused: Exchange) -> Resource[Any] | None:
         """The creation sent once more with what an identity provider sends, remembered for the run
         when it passes; None when it adds nothing to what was refused, or is refused too."""
         provided = self._provided(model, values)
@@ -307,27 +300,11 @@ class ResourceManager:
         if not added:
             return None
         try:
-            created = self._create(model, False, provided, extra, request)
+            created = self._create(model, False, provided, request)
         except Exception:
             return None
         self.context.creations.settle(model, Adaptation(added, refusal_text(refused)))
         return created
-
-    def _read_back(self, model: type[Resource[Any]], answer: Any) -> Any:
-        """The answer to a creation sent unchecked (a JSON body, which scim2-client gives back as
-        it came), read as the checked creation reads it: the resource, or the client's error."""
-        if not isinstance(answer, dict):
-            return answer
-        exchange = self.context.exchanges[-1]
-        headers = {name.lower(): value for name, value in exchange.response_headers.items()}
-        try:
-            return self.context.client.check_response(
-                answer, exchange.status_code, headers, expected_types=[model], scim_ctx=Context.RESOURCE_CREATION_RESPONSE
-            )
-        except Exception as exc:
-            # What the client sets on its own errors: the answer, so that the reason tells what came back.
-            exc.source = SimpleNamespace(status_code=exchange.status_code, headers=headers, text=exchange.response_body or "")  # type: ignore[attr-defined]
-            raise
 
     def release(self, resource_id: str) -> list[Owned]:
         """Stop keeping a resource (another manager keeps it from now on); return what was kept."""
@@ -381,10 +358,21 @@ class ResourceManager:
             raise interrupted
         return leftovers
 
-    def unlist(self, items: list[Owned]) -> None:
-        """Resources deleted during the run, for the run's clean-up to ask whether queries still list them."""
+    def unlist(self, items: list[Owned], deleted: int | None = None) -> None:
+        """Resources deleted during the run, for the run's clean-up to ask whether queries still list
+        them; `deleted`, what their DELETE answered when no GET was sent after it."""
         with self._lock:
             self.unlisting.extend(items)
+            if deleted is not None:
+                self.unconfirmed.update(dict.fromkeys(items, deleted))
+
+    def deleted_for_good(self, endpoint: str, seen: bool = False) -> bool:
+        """Whether a GET after a DELETE of the clean-up answered 404 on this endpoint (the run's own
+        manager keeps it); `seen`, when one just did."""
+        with self._lock:
+            if seen:
+                self.deletes_for_good.add(endpoint)
+            return endpoint in self.deletes_for_good
 
     def _unlisting_chunks(self) -> list[list[Owned]]:
         """What `unlisting` holds, by endpoint, in chunks of at most UNLISTED_PER_QUERY."""
@@ -450,21 +438,35 @@ class ResourceManager:
         """DELETE a resource proven the run's own, then GET it once and query its marker: [] when it
         is gone from both, else its name, saying what the server still holds (RFC 7644 §3.6: a
         deleted resource answers 404, and is omitted from query results); its bare name when the
-        DELETE was refused or failed."""
+        DELETE was refused or failed.
+
+        Once a GET after a DELETE answered 404 on an endpoint, the run knows that server deletes
+        for good there: a later DELETE answered 2xx is taken at its word until the run's last
+        query, which reads any resource it still lists (`_unlisted`). So is a DELETE whose GET
+        after it cannot tell (an error, an answer without the resource)."""
+        run_manager = self.context.references.manager
         try:
             answer = self.context.client.request("DELETE", item.url)
             if answer.status_code not in (200, 204):
                 return self._gone_already(item) if answer.status_code == 404 else [str(item)]
+            if run_manager.deleted_for_good(item.endpoint):
+                return self._taken_at_its_word(item, answer.status_code)
             with noted(GONE_NOTE):
                 after = self.context.client.request("GET", item.url)
         except Exception:
             return [str(item)]
-        if after.status_code in (404, 410):
-            self.context.references.manager.unlist([item])
+        still = _after_deletion(item, answer.status_code, after)
+        if still is None:
+            run_manager.deleted_for_good(item.endpoint, seen=True)
+            run_manager.unlist([item])
             return self._gone(item)
-        if 200 <= after.status_code < 300:
-            return [f"{item} (still there: its DELETE answered {answer.status_code}, yet a GET still serves it)"]
-        return [f"{item} (may remain: its DELETE answered {answer.status_code}, then a GET answered {after.status_code})"]
+        return [still] if still.startswith(f"{item} (still there") else self._taken_at_its_word(item, answer.status_code)
+
+    def _taken_at_its_word(self, item: Owned, deleted: int) -> list[str]:
+        """A resource whose DELETE answered `deleted` (2xx), not read since: the run's last query asks
+        whether it is still listed, and the journal keeps it until then."""
+        self.context.references.manager.unlist([item], deleted=deleted)
+        return self._gone(item, settled=False)
 
     def _gone_already(self, item: Owned) -> list[str]:
         """A resource whose DELETE answered 404: gone, once the run's clean-up asked queries about it."""
@@ -473,13 +475,31 @@ class ResourceManager:
 
     def _unlisted(self, items: list[Owned]) -> list[str]:
         """The names of deleted resources of one endpoint that a query still lists: one query on all
-        their ids first; each it lists, or all when it cannot tell, is asked about on its own."""
+        their ids first; each it lists, or all when it cannot tell, is asked about on its own. One
+        whose DELETE was taken at its word (`unconfirmed`) is read first: still served, it is named
+        still there (the journal keeps it); else the journal forgets it now."""
         leftovers: list[str] = []
-        for item in self._maybe_listed(items):
-            listing = self._listing(item)
-            if listing:
+        listed = self._maybe_listed(items)
+        for item in items:
+            with self._lock:
+                deleted = self.unconfirmed.pop(item, None)
+            still = self._read_after_deletion(item, deleted) if deleted is not None and item in listed else None
+            if deleted is not None and still is None:
+                self.context.guard.settle(item.creation)
+            if still is not None:
+                leftovers.append(still)
+            elif item in listed and (listing := self._listing(item)):
                 leftovers.append(f"{item} (still listed: deleted, and a GET of it answers 404, yet {listing} still lists it)")
         return leftovers
+
+    def _read_after_deletion(self, item: Owned, deleted: int) -> str | None:
+        """What a GET finds of a resource whose DELETE (answered `deleted`) was taken at its word
+        (`_remove`): None when it is gone, else its name, saying what the server still holds."""
+        try:
+            with noted(GONE_NOTE):
+                return _after_deletion(item, deleted, self.context.client.request("GET", item.url))
+        except Exception:
+            return str(item)
 
     def _maybe_listed(self, items: list[Owned]) -> list[Owned]:
         """Those of `items` that a filter on all their ids (`id eq "…" or id eq "…"`) still lists, or
@@ -527,15 +547,16 @@ class ResourceManager:
                 return None
         return None
 
-    def _gone(self, item: Owned) -> list[str]:
-        self.context.guard.gone(item)
+    def _gone(self, item: Owned, settled: bool = True) -> list[str]:
+        self.context.guard.gone(item, settled)
         with self._lock:
             self.deleted.append(str(item))
         return []
 
     def _sweep(self, pending: Pending) -> list[str]:
         """Look for a creation whose outcome is unknown by its markers, and delete what a GET of
-        its own URL proves the run's (a listing may show a marker on what is not).
+        its own URL (or a value the search did not name) proves the run's: a listing may show the
+        marker searched for on what is not.
 
         When the searches could not tell (no marker, a search refused, a filter the server
         ignores), when what they listed proved none of the run's, or when the creation may still
@@ -585,6 +606,19 @@ class ResourceManager:
             if ids:
                 return [self.context.guard.own(Owned(pending.kind, pending.endpoint, i, pending.markers), record=False) for i in ids]
         return [] if told else None
+
+
+def _after_deletion(item: Owned, deleted: int, after: Any) -> str | None:
+    """What a GET after its DELETE (answered `deleted`) says of a resource: None when it is gone
+    (404, 410), else its name: still there when the GET serves it (its values or its id), may
+    remain when it cannot tell (an error, an answer without it)."""
+    if after.status_code in (404, 410):
+        return None
+    served = json_object(after.text)
+    if 200 <= after.status_code < 300 and (carries(served, item.markers) or id_text(served.get("id")) == item.id):
+        return f"{item} (still there: its DELETE answered {deleted}, yet a GET still serves it)"
+    without = " without it" if 200 <= after.status_code < 300 else ""
+    return f"{item} (may remain: its DELETE answered {deleted}, then a GET answered {after.status_code}{without})"
 
 
 def _flat(lefts: list[list[str]]) -> list[str]:

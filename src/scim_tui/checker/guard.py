@@ -12,9 +12,10 @@ and tells it what came back. The rules:
   (``scim-tui-missing-…``), which names nothing.
 
 A resource is the run's own only when a GET of its own URL answers one of the values the run
-chose to mark it (a userName, displayName or externalId starting with ``scim-tui-``), before
-anything is written to it or deleted: for a creation's answered id as for a resource a search
-found by its marker. An answered id the run already owns, or that an answer showed before the
+chose to mark it (a userName, displayName or externalId starting with ``scim-tui-``), or a list
+shows it at its id with one of those values that the request did not name (a server may echo
+what a filter names), before anything is written to it or deleted: for a creation's answered id
+as for a resource a search found by its marker. An answered id the run already owns, or that an answer showed before the
 creation was sent, is never a new creation; nor is an answer that shows other values than those
 sent. A creation not proven the run's own (an id known before, other values, no answer in time,
 a 5xx, an answer without an id) is looked for by its markers at clean-up.
@@ -39,10 +40,12 @@ from typing import Any
 from typing import Protocol
 from urllib.parse import quote
 from urllib.parse import unquote
+from urllib.parse import unquote_plus
 from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import member
 from scim_tui.checker.exchanges import Role
+from scim_tui.checker.exchanges import body_text
 from scim_tui.checker.exchanges import noted
 from scim_tui.checker.exchanges import sent_for
 
@@ -187,7 +190,7 @@ class Owned:
     id: str
     markers: tuple[Marker, ...] = ()
     confirmed: bool = False
-    """Whether a GET of its URL showed the run's markers on it: until then nothing is written to it."""
+    """Whether a GET of its URL (or a list not naming them) showed the run's markers on it: until then nothing is written to it."""
 
     @property
     def url(self) -> str:
@@ -327,15 +330,17 @@ class Guard:
             self._owned[key] = confirmed
         return confirmed
 
-    def gone(self, item: Owned | Pending) -> None:
+    def gone(self, item: Owned | Pending, settled: bool = True) -> None:
         """A creation settled: a resource of the run proven deleted (its id may name another
-        resource from now on), or a creation that was never made; the journal forgets it."""
+        resource from now on), or a creation that was never made; the journal forgets it, unless
+        not `settled` yet (a DELETE taken at its word, until the run's last query: `settle`)."""
         if isinstance(item, Owned):
             with self._lock:
                 self._owned.pop((item.endpoint, item.id), None)
                 for where in (item.endpoint, ANYWHERE):
                     self._seen.pop((where, item.id), None)
-        self._settle(item.creation)
+        if settled:
+            self.settle(item.creation)
 
     def _take(self, item: Owned, turn: int) -> str | None:
         """Take a creation's answered id as the run's own (to be proven by a GET before any
@@ -424,10 +429,11 @@ class Guard:
 
     # After a request
 
-    def after(self, method: str, url: str, body: Any, response: Any, turn: int = 0) -> None:
+    def after(self, method: str, url: str, body: Any, response: Any, turn: int = 0, asked: str | None = None) -> None:
         """Take note of what a request created, and of the ids its answer shows; raise
         NotTheRunsOwn for a creation that must never be written to (an unsafe id, an id known
-        before, or a resource that is not the one sent)."""
+        before, or a resource that is not the one sent). `asked` is the request's whole URL, its
+        query included (`url` without the parameters sent apart)."""
         target = self._target(url)
         creating = method.upper() == "POST" and target is not None and target.path not in DISCOVERY_ENDPOINTS
         where = self._where(target)
@@ -439,6 +445,8 @@ class Guard:
                 self._after_creation(target.endpoint, body, response, answer, turn)
             if method.upper() == "GET" and target is not None and target.id is not None and not urlsplit(url).query:
                 self._proven_by_read(target, answer)
+            elif target is not None and target.endpoint is not None and target.id in (None, ".search"):
+                self._proven_by_listing(target.endpoint, f"{unquote_plus(asked or url)} {body_text(body) or ''}", answer)
         finally:
             if where is not None:
                 self._note_ids(where, answer)
@@ -451,6 +459,25 @@ class Guard:
             item = self._owned.get(key)  # type: ignore[arg-type]
             if item is not None and not item.confirmed and key not in self._refused and carries(answer, item.markers):
                 self._owned[key] = replace(item, confirmed=True)  # type: ignore[index]
+
+    def _proven_by_listing(self, endpoint: str, asked: str, answer: Any) -> None:
+        """A list that shows a resource of the run at its id with one of its markers proves it the
+        run's own as a GET of its URL would, by a marker the request did not name: a server that
+        echoes the value a filter named can show that value on anything (someone else's resource
+        at an id a lying creation answered), but not the values the run chose and did not send."""
+        listed = member(answer, "Resources") if isinstance(answer, dict) else None
+        if not isinstance(listed, list):
+            return
+        asked = asked.casefold()
+        with self._lock:
+            for resource in listed:
+                key = (endpoint, id_text(member(resource, "id")))
+                item = self._owned.get(key) if isinstance(key[1], str) else None
+                if item is None or item.confirmed or key in self._refused:
+                    continue
+                unnamed = [marker for marker in item.markers if marker.value.casefold() not in asked]
+                if carries(resource, unnamed):
+                    self._owned[key] = replace(item, confirmed=True)
 
     def failed(self, method: str, url: str, body: Any, late: bool) -> None:
         """A request that got no answer: a creation it made may exist, or appear later (`late`)."""
@@ -471,7 +498,7 @@ class Guard:
             self._pending(endpoint, markers, f"its POST answered {code}")
             return
         if not 200 <= code < 300:
-            self._settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was made
+            self.settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was made
             return
         resource_id = id_text(answer.get("id")) if isinstance(answer, dict) and "id" in answer else self._id_in_location(response, endpoint)
         if resource_id is None:
@@ -506,7 +533,7 @@ class Guard:
                     self._pending(endpoint, markers, f"the bulk request creating it answered {response.status_code}")
             else:
                 for _operation, endpoint, markers in creations:
-                    self._settle(Creation(self._kind(endpoint), endpoint, markers))
+                    self.settle(Creation(self._kind(endpoint), endpoint, markers))
             return
         by_bulk_id = {str(item.get("bulkId")): item for item in outcomes if isinstance(item, dict) and item.get("bulkId")}
         posts = [item for item in outcomes if isinstance(item, dict) and str(item.get("method", "")).upper() == "POST"]
@@ -534,7 +561,7 @@ class Guard:
     def _after_bulk_creation(self, endpoint: str, markers: tuple[Marker, ...], outcome: Any, turn: int) -> None:
         status = _int(outcome.get("status")) if isinstance(outcome, dict) else None
         if status is not None and 300 <= status < 500:
-            self._settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was created
+            self.settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was created
             return
         location = str(outcome.get("location") or "") if isinstance(outcome, dict) else ""
         target = self._target(location) if location else None
@@ -548,7 +575,8 @@ class Guard:
     def _pending(self, endpoint: str, markers: tuple[Marker, ...], why: str, late: bool = False, created: bool = False) -> None:
         self._ledger().record(Pending(self._kind(endpoint), endpoint, markers, why, late, created))
 
-    def _settle(self, creation: Creation) -> None:
+    def settle(self, creation: Creation) -> None:
+        """The journal forgets a creation: it was never made, or is gone."""
         if self.journal is not None and creation.markers:
             self.journal.remove(creation)
 

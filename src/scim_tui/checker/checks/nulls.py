@@ -16,11 +16,13 @@ from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
+from scim_tui.checker.checks.patch import sent_patch
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.checks.probes import method_refused
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.features import claims
 from scim_tui.checker.filling import UNIQUE
 from scim_tui.checker.filling import Attribute
@@ -62,9 +64,10 @@ def null_values(context: CheckContext, model: type[Resource[Any]]) -> list[Check
 
     Works on one optional string the schema declares readWrite and returned by default (nickName,
     else externalId; RFC 7643 §2.2). POSTs a resource with it null; then creates one with a value,
-    PUTs it back with that attribute null, and PATCHes it with two operations each time: add a
-    value, then replace it with null; add a value, then replace it with "". One result per
-    request: SUCCESS when the POST and the PUT are taken and their resource holds no value there,
+    PUTs it back with that attribute null, and PATCHes it twice each time: add a value, then
+    replace it with null; add a value, then replace it with "" (each add a request of its own, as
+    a server may take one operation a request; SKIPPED when it fails or answers without the
+    value). One result per request: SUCCESS when the POST and the PUT are taken and their resource holds no value there,
     when the PATCH with null leaves it unassigned and the PATCH with "" leaves it empty or
     unassigned ("assigning an attribute with the value null ... has the effect of making the
     attribute unassigned", §2.5; §3.5.2.3: replace replaces); ERROR when a request is refused or
@@ -112,12 +115,19 @@ def _replaced(context: CheckContext, target: Target, attribute: Attribute) -> Ch
 
 
 def _patched(context: CheckContext, target: Target, attribute: Attribute, value: Any) -> CheckResult:
-    """PATCH add a value, then replace it with `value` (null or ""), in one request."""
+    """PATCH add a value (a request of its own, as a server may take one operation a request), then
+    PATCH replace it with `value` (null or ""): the replace is judged."""
     added = unique_for(attribute)
-    operations = [{"op": "add", "path": attribute.name, "value": added}, {"op": "replace", "path": attribute.name, "value": value}]
-    seen, source = send_patch(context, target, operations)
+    mark = len(context.exchanges)
+    try:
+        given = sent_patch(context, target, [{"op": "add", "path": attribute.name, "value": added}])  # no GET after a 204
+    except Exception as exc:
+        raise PrerequisiteFailed(f"the value to replace could not be given first: {failure_reason(exc, context.exchanges[mark:])}") from exc
+    if given is not None and member(given, attribute.name) != added:
+        raise PrerequisiteFailed(f"the PATCH adding {attribute.name} {shown(added)} answered without it, so there is no value to replace")
+    seen, source = send_patch(context, target, [{"op": "replace", "path": attribute.name, "value": value}])
     left = member(seen, attribute.name)
-    request = f"PATCH {context.root_path(target.url)} adding {attribute.name} {shown(added)}, then replacing it with {shown(value)}"
+    request = f"PATCH {context.root_path(target.url)} replacing {attribute.name} {shown(added)} with {shown(value)}"
     if left == added:
         rule = UNASSIGNED if value is None else REPLACED
         return CheckResult(Status.ERROR, reason=f"{request}: {source} still holds {shown(added)} ({rule}).", data={attribute.name: left})
