@@ -195,3 +195,20 @@ def test_entras_group_body_refused_once_is_not_sent_again_in_the_run(serve):
     entra = [schemas for schemas in bodies if len(schemas) == 2]
     assert len(entra) == 1 and len(bodies) == 12, bodies
     assert stored(server.url, "/Groups") == []
+
+
+@pytest.mark.parametrize(("check", "kind"), [("gallery_update_manager", "User"), ("gallery_null_update", "User"), ("gallery_scim_group_update", "Group")])
+def test_a_patch_answered_204_is_read_back_by_one_get(serve, check, kind):
+    """Microsoft's tests read the resource after each PATCH: after a 204 (scim2-server's answer), the
+    GET that reads the resource then is that read, not followed by a second one (RFC 7644 §3.5.2)."""
+    server = serve(make_app())
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(), only={CheckId(check, kind)}))
+    exchanges = list({id(e): e for r in results for e in r.exchanges}.values())
+    patched = [i for i, e in enumerate(exchanges) if e.method == "PATCH" and e.status_code == 204]
+    assert patched, [(e.method, e.status_code) for e in exchanges]
+    for i in patched:
+        read, after = exchanges[i + 1], exchanges[i + 2] if i + 2 < len(exchanges) else None
+        assert (read.method, read.url) == ("GET", exchanges[i].url)
+        assert after is None or (after.method, after.url) != ("GET", read.url), "one GET after the 204, not two"
+    assert all(r.status is not Status.ERROR for r in results), [r.reason for r in results]

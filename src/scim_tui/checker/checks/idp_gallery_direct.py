@@ -24,11 +24,10 @@ from scim_tui.checker.checks.idp_entra import entra_user
 from scim_tui.checker.checks.idp_gallery import TAGS
 from scim_tui.checker.checks.idp_gallery import not_applicable
 from scim_tui.checker.checks.idp_gallery import not_replayable
+from scim_tui.checker.checks.idp_lifecycle import patched_then_read
 from scim_tui.checker.checks.idp_lifecycle import phases
-from scim_tui.checker.checks.idp_lifecycle import read_back
 from scim_tui.checker.checks.idp_readiness import replay
 from scim_tui.checker.checks.idp_readiness import step
-from scim_tui.checker.checks.idp_wire import patched
 from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.context import CheckContext
@@ -207,5 +206,4 @@ def gallery_update_manager(context: CheckContext, model: type[Resource[Any]]) ->
 
 
 def _managed(context: CheckContext, target: Target, operation: dict[str, Any], expected: str | None) -> CheckResult:
-    patched(context, ENTRA, target, [operation])
-    return read_back(context, ENTRA, target, {f"{ENTERPRISE}:manager.value": expected}, f"{operation['op']} manager")
+    return patched_then_read(context, ENTRA, target, [operation], {f"{ENTERPRISE}:manager.value": expected}, f"{operation['op']} manager")

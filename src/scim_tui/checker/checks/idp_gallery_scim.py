@@ -22,11 +22,10 @@ from scim_tui.checker.checks.idp import user_body
 from scim_tui.checker.checks.idp_entra import ENTRA
 from scim_tui.checker.checks.idp_gallery import TAGS
 from scim_tui.checker.checks.idp_lifecycle import create_step
+from scim_tui.checker.checks.idp_lifecycle import patched_then_read
 from scim_tui.checker.checks.idp_lifecycle import phases
-from scim_tui.checker.checks.idp_lifecycle import read_back
 from scim_tui.checker.checks.idp_readiness import replay
 from scim_tui.checker.checks.idp_wire import created
-from scim_tui.checker.checks.idp_wire import patched
 from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.context import CheckContext
@@ -134,8 +133,8 @@ def _user(context: CheckContext, model: type[Resource[Any]]) -> Target:
 
 def _replaced(context: CheckContext, target: Target, values: dict[str, Any], label: str) -> CheckResult:
     """One PATCH replacing each path with its value, then a GET holding each (None: null or empty)."""
-    patched(context, ENTRA, target, [{"op": "replace", "path": path, "value": value} for path, value in values.items()])
-    return read_back(context, ENTRA, target, {path: None if value in ("", None) else value for path, value in values.items()}, label)
+    operations = [{"op": "replace", "path": path, "value": value} for path, value in values.items()]
+    return patched_then_read(context, ENTRA, target, operations, {path: None if value in ("", None) else value for path, value in values.items()}, label)
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)

@@ -25,6 +25,8 @@ from scim_tui.checker.checks.idp_readiness import step
 from scim_tui.checker.checks.idp_wire import Provider
 from scim_tui.checker.checks.idp_wire import created
 from scim_tui.checker.checks.idp_wire import deleted
+from scim_tui.checker.checks.idp_wire import patched
+from scim_tui.checker.checks.patch import READ_BACK
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
@@ -131,9 +133,25 @@ def read_back(context: CheckContext, provider: Provider, target: Target, expecte
     """A GET of the resource holds each expected value at its mapping path (None: null or empty)."""
     response = get(context, provider, target.url, {})
     payload = body_of(response)
-    request = f"GET {context.root_path(target.url)}"
     if response.status_code != 200 or not isinstance(payload, dict):
+        request = f"GET {context.root_path(target.url)}"
         return CheckResult(Status.ERROR, reason=f"{label}: {request} answered {response.status_code} instead of 200 with the resource.", data=payload)
+    return _holding(context, target, payload, expected, label)
+
+
+def patched_then_read(
+    context: CheckContext, provider: Provider, target: Target, operations: list[dict[str, Any]], expected: dict[str, Any], label: str
+) -> CheckResult:
+    """PATCH operations as the provider writes them, then a GET of the resource holding each expected
+    value (`read_back`): after a 204, the GET that read the resource then is that one (no second)."""
+    seen, source = patched(context, provider, target, operations)
+    if source == READ_BACK:
+        return _holding(context, target, seen, expected, label)
+    return read_back(context, provider, target, expected, label)
+
+
+def _holding(context: CheckContext, target: Target, payload: dict[str, Any], expected: dict[str, Any], label: str) -> CheckResult:
+    request = f"GET {context.root_path(target.url)}"
     wrong = [(path, value_at_path(payload, path)) for path, value in expected.items() if not _same(value, value_at_path(payload, path))]
     if wrong:
         said = ", ".join(f"{path} = {shown(seen, 60)} instead of {shown(expected[path], 60)}" for path, seen in wrong)

@@ -37,6 +37,7 @@ from scim_tui.checker.checks.idp import resources_in
 from scim_tui.checker.checks.idp import with_members
 from scim_tui.checker.checks.idp_lifecycle import create_step
 from scim_tui.checker.checks.idp_lifecycle import deletion
+from scim_tui.checker.checks.idp_lifecycle import patched_then_read
 from scim_tui.checker.checks.idp_lifecycle import phases
 from scim_tui.checker.checks.idp_lifecycle import read_back
 from scim_tui.checker.checks.idp_okta import OKTA
@@ -284,8 +285,8 @@ def _flat(changes: dict[str, Any]) -> dict[str, Any]:
 
 def _active(context: CheckContext, target: Target, active: bool) -> CheckResult:
     """Okta's (de)activation: ``{"op": "replace", "value": {"active": …}}``, then read back."""
-    patched(context, OKTA, target, [{"op": "replace", "value": {"active": active}}])
-    return read_back(context, OKTA, target, {"active": active}, f"replace active with {str(active).lower()}")
+    operation = {"op": "replace", "value": {"active": active}}
+    return patched_then_read(context, OKTA, target, [operation], {"active": active}, f"replace active with {str(active).lower()}")
 
 
 @checker(*TAGS, section="3.5.1", schema=USER_SCHEMA)

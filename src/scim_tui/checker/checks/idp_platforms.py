@@ -28,6 +28,7 @@ from scim_tui.checker.checks.idp import resources_in
 from scim_tui.checker.checks.idp import user_body
 from scim_tui.checker.checks.idp_lifecycle import create_step
 from scim_tui.checker.checks.idp_lifecycle import deletion
+from scim_tui.checker.checks.idp_lifecycle import patched_then_read
 from scim_tui.checker.checks.idp_lifecycle import phases
 from scim_tui.checker.checks.idp_lifecycle import read_back
 from scim_tui.checker.checks.idp_readiness import readiness
@@ -86,8 +87,7 @@ def onelogin_emails_as_an_object(context: CheckContext, model: type[Resource[Any
 
 
 def _emailed(context: CheckContext, target: Target, operation: dict[str, Any], address: str) -> CheckResult:
-    patched(context, ONELOGIN, target, [operation])
-    return read_back(context, ONELOGIN, target, {'emails[type eq "work"].value': address}, "replace emails")
+    return patched_then_read(context, ONELOGIN, target, [operation], {'emails[type eq "work"].value': address}, "replace emails")
 
 
 @checker("idp", "idp:onelogin", section="3.3", schema=USER_SCHEMA)

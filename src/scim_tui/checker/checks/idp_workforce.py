@@ -27,14 +27,13 @@ from scim_tui.checker.checks.idp import resources_in
 from scim_tui.checker.checks.idp import user_body
 from scim_tui.checker.checks.idp_lifecycle import create_step
 from scim_tui.checker.checks.idp_lifecycle import deletion
+from scim_tui.checker.checks.idp_lifecycle import patched_then_read
 from scim_tui.checker.checks.idp_lifecycle import phases
-from scim_tui.checker.checks.idp_lifecycle import read_back
 from scim_tui.checker.checks.idp_platforms import user
 from scim_tui.checker.checks.idp_readiness import readiness
 from scim_tui.checker.checks.idp_readiness import replay
 from scim_tui.checker.checks.idp_readiness import step
 from scim_tui.checker.checks.idp_wire import Provider
-from scim_tui.checker.checks.idp_wire import patched
 from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import steps
@@ -55,8 +54,7 @@ ADD_NO_PATH = (
 
 
 def _activity(context: CheckContext, provider: Provider, target: Target, operation: dict[str, Any], active: bool) -> CheckResult:
-    patched(context, provider, target, [operation])
-    return read_back(context, provider, target, {"active": active}, f"{operation['op']} active {str(active).lower()}")
+    return patched_then_read(context, provider, target, [operation], {"active": active}, f"{operation['op']} active {str(active).lower()}")
 
 
 @checker("idp", "idp:sailpoint", section="3.5.2.1", schema=USER_SCHEMA)
