@@ -228,33 +228,24 @@ def lists_then_patches(listing: Any, context, model) -> list[CheckResult]:
     return [CheckResult(Status.SUCCESS, reason="written")]
 
 
-def every_marker(user: Any) -> dict[str, str]:
-    return {"filter": f'userName eq "{user.user_name}" and displayName eq "{user.display_name}" and externalId eq "{user.external_id}"'}
-
-
 @pytest.mark.parametrize(
-    ("listing", "proofs"),
-    [
-        (lambda user: {"count": "100"}, 0),
-        (lambda user: {"filter": f'userName eq "{user.user_name}"'}, 0),
-        (every_marker, 1),
-    ],
-    ids=["every user listed", "listed by its userName", "listed by every value the run gave it"],
+    "listing",
+    [lambda user: {"count": "100"}, lambda user: {"filter": f'userName eq "{user.user_name}"'}],
+    ids=["every user listed", "listed by its userName"],
 )
-def test_a_listing_proves_a_resource_by_a_value_its_request_did_not_name(serve, monkeypatch, listing, proofs):
-    """A list showing the user at its id with a value the run gave it proves it the run's own, as a
-    GET of its URL would: no GET is sent before the PATCH. Not by a value the request named: a
-    server echoing a filter's values shows them on anything (LyingListing), so the proof GET is
-    sent first when the filter named them all."""
+def test_a_listing_proves_nothing_the_get_of_its_url_is_sent_before_a_write(serve, monkeypatch, listing):
+    """A list showing the user at its id with the values the run gave it says nothing of what that
+    id's URL addresses (a store holding two rows with one id lists both and serves the older): the
+    GET of its URL is sent before the PATCH, whatever the list showed."""
     logged = Logged(make_app())
     server = serve(logged)
     check = Checker("lists_then_patches", partial(lists_then_patches, listing), frozenset({"rogue"}), "3", "model")
     monkeypatch.setitem(_CHECKERS, "lists_then_patches", check)
     [result] = run(server.url, only={CheckId("lists_then_patches", "User")})
     assert result.status is Status.SUCCESS, result.reason
-    reads = [path for method, path in logged.requests if method == "GET" and re.fullmatch(USER, path)]
     patched = next(index for index, (method, _path) in enumerate(logged.requests) if method == "PATCH")
-    assert len([path for method, path in logged.requests[:patched] if method == "GET" and re.fullmatch(USER, path)]) == proofs, reads
+    reads = [path for method, path in logged.requests[:patched] if method == "GET" and re.fullmatch(USER, path)]
+    assert len(reads) == 1, reads
     assert run_leftovers(server.url) == []
 
 

@@ -74,10 +74,9 @@ def test_run_screen_ends_on_its_first_failure(snap_compare, broken_profile, size
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)], ids=["80x24", "120x40", "200x60"])
 def test_result_inspector(snap_compare, broken_profile, size):
-    """A result whose check judged a PUT and cleaned up (object_replacement, in a run without
-    object_deletion, which would delete the User it replaced; the User proven the run's by a list an
-    earlier check read): the list of its exchanges, and the request judged (side by side with its
-    response at 200 columns)."""
+    """A result whose check proved a User the run's, judged a PUT and cleaned up (object_replacement,
+    in a run without object_deletion, which would delete the User it replaced): the list of its
+    exchanges, and the request judged (side by side with its response at 200 columns)."""
     broken_profile.selection = SHOWN.model_copy(update={"exclude_tags": ["crud:delete"]})
 
     async def open_replacement(pilot) -> None:

@@ -555,8 +555,7 @@ class ResourceManager:
 
     def _sweep(self, pending: Pending) -> list[str]:
         """Look for a creation whose outcome is unknown by its markers, and delete what a GET of
-        its own URL (or a value the search did not name) proves the run's: a listing may show the
-        marker searched for on what is not.
+        its own URL proves the run's (a listing may show a marker on what is not).
 
         When the searches could not tell (no marker, a search refused, a filter the server
         ignores), when what they listed proved none of the run's, or when the creation may still

@@ -12,10 +12,10 @@ and tells it what came back. The rules:
   (``scim-tui-missing-…``), which names nothing.
 
 A resource is the run's own only when a GET of its own URL answers one of the values the run
-chose to mark it (a userName, displayName or externalId starting with ``scim-tui-``), or a list
-shows it at its id with one of those values that the request did not name (a server may echo
-what a filter names), before anything is written to it or deleted: for a creation's answered id
-as for a resource a search found by its marker. An answered id the run already owns, or that an answer showed before the
+chose to mark it (a userName, displayName or externalId starting with ``scim-tui-``), before
+anything is written to it or deleted: for a creation's answered id as for a resource a search
+found by its marker. A list showing the run's values at an id proves nothing of what that id's
+URL addresses (a store holding two rows with one id lists both, and serves the older). An answered id the run already owns, or that an answer showed before the
 creation was sent, is never a new creation; nor is an answer that shows other values than those
 sent. A creation not proven the run's own (an id known before, other values, no answer in time,
 a 5xx, an answer without an id) is looked for by its markers at clean-up.
@@ -40,12 +40,10 @@ from typing import Any
 from typing import Protocol
 from urllib.parse import quote
 from urllib.parse import unquote
-from urllib.parse import unquote_plus
 from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import member
 from scim_tui.checker.exchanges import Role
-from scim_tui.checker.exchanges import body_text
 from scim_tui.checker.exchanges import noted
 from scim_tui.checker.exchanges import sent_for
 
@@ -190,7 +188,7 @@ class Owned:
     id: str
     markers: tuple[Marker, ...] = ()
     confirmed: bool = False
-    """Whether a GET of its URL (or a list not naming them) showed the run's markers on it: until then nothing is written to it."""
+    """Whether a GET of its URL showed the run's markers on it: until then nothing is written to it."""
 
     @property
     def url(self) -> str:
@@ -429,11 +427,10 @@ class Guard:
 
     # After a request
 
-    def after(self, method: str, url: str, body: Any, response: Any, turn: int = 0, asked: str | None = None) -> None:
+    def after(self, method: str, url: str, body: Any, response: Any, turn: int = 0) -> None:
         """Take note of what a request created, and of the ids its answer shows; raise
         NotTheRunsOwn for a creation that must never be written to (an unsafe id, an id known
-        before, or a resource that is not the one sent). `asked` is the request's whole URL, its
-        query included (`url` without the parameters sent apart)."""
+        before, or a resource that is not the one sent)."""
         target = self._target(url)
         creating = method.upper() == "POST" and target is not None and target.path not in DISCOVERY_ENDPOINTS
         where = self._where(target)
@@ -445,8 +442,6 @@ class Guard:
                 self._after_creation(target.endpoint, body, response, answer, turn)
             if method.upper() == "GET" and target is not None and target.id is not None and not urlsplit(url).query:
                 self._proven_by_read(target, answer)
-            elif target is not None and target.endpoint is not None and target.id in (None, ".search"):
-                self._proven_by_listing(target.endpoint, f"{unquote_plus(asked or url)} {body_text(body) or ''}", answer)
         finally:
             if where is not None:
                 self._note_ids(where, answer)
@@ -459,25 +454,6 @@ class Guard:
             item = self._owned.get(key)  # type: ignore[arg-type]
             if item is not None and not item.confirmed and key not in self._refused and carries(answer, item.markers):
                 self._owned[key] = replace(item, confirmed=True)  # type: ignore[index]
-
-    def _proven_by_listing(self, endpoint: str, asked: str, answer: Any) -> None:
-        """A list that shows a resource of the run at its id with one of its markers proves it the
-        run's own as a GET of its URL would, by a marker the request did not name: a server that
-        echoes the value a filter named can show that value on anything (someone else's resource
-        at an id a lying creation answered), but not the values the run chose and did not send."""
-        listed = member(answer, "Resources") if isinstance(answer, dict) else None
-        if not isinstance(listed, list):
-            return
-        asked = asked.casefold()
-        with self._lock:
-            for resource in listed:
-                key = (endpoint, id_text(member(resource, "id")))
-                item = self._owned.get(key) if isinstance(key[1], str) else None
-                if item is None or item.confirmed or key in self._refused:
-                    continue
-                unnamed = [marker for marker in item.markers if marker.value.casefold() not in asked]
-                if carries(resource, unnamed):
-                    self._owned[key] = replace(item, confirmed=True)
 
     def failed(self, method: str, url: str, body: Any, late: bool) -> None:
         """A request that got no answer: a creation it made may exist, or appear later (`late`)."""

@@ -216,9 +216,8 @@ class Recorder:
                 self.guard.failed(method, url, body, late=timed_out)
             raise
         self.silence.answered(method)
-        exchange = self._exchange(method, url, kwargs, response)
-        self._keep(exchange, tries)
-        self.guard.after(method, url, body, response, turn, asked=exchange.url)
+        self._keep(self._exchange(method, url, kwargs, response), tries)
+        self.guard.after(method, url, body, response, turn)
         return response
 
     def _keep(self, exchange: Exchange, tries: Tries) -> None:
