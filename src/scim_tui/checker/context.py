@@ -209,6 +209,9 @@ class ResourceManager:
         self.unconfirmed: dict[Owned, int] = {}
         """The run's own manager: those of `unlisting` no GET was sent for after their DELETE, with
         what the DELETE answered (their endpoint deletes for good: `deletes_for_good`)."""
+        self.served: set[Owned] = set()
+        """The run's own manager: those of `unconfirmed` a GET still served right after their DELETE,
+        read again last whether a query lists them or not (a server may delete a moment later)."""
         self.deletes_for_good: set[str] = set()
         """The run's own manager: the endpoints where a GET after a DELETE of the clean-up answered 404."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
@@ -358,13 +361,16 @@ class ResourceManager:
             raise interrupted
         return leftovers
 
-    def unlist(self, items: list[Owned], deleted: int | None = None) -> None:
+    def unlist(self, items: list[Owned], deleted: int | None = None, served: bool = False) -> None:
         """Resources deleted during the run, for the run's clean-up to ask whether queries still list
-        them; `deleted`, what their DELETE answered when no GET was sent after it."""
+        them; `deleted`, what their DELETE answered when no GET told they were gone (`served`, when
+        one still served them)."""
         with self._lock:
             self.unlisting.extend(items)
             if deleted is not None:
                 self.unconfirmed.update(dict.fromkeys(items, deleted))
+            if served:
+                self.served.update(items)
 
     def deleted_for_good(self, endpoint: str, seen: bool = False) -> bool:
         """Whether a GET after a DELETE of the clean-up answered 404 on this endpoint (the run's own
@@ -438,7 +444,8 @@ class ResourceManager:
         """DELETE a resource proven the run's own, then GET it once and query its marker: [] when it
         is gone from both, else its name, saying what the server still holds (RFC 7644 §3.6: a
         deleted resource answers 404, and is omitted from query results); its bare name when the
-        DELETE was refused or failed.
+        DELETE was refused or failed. One the GET still serves is read again by the run's last
+        query, and named then if it is still there.
 
         Once a GET after a DELETE answered 404 on an endpoint, the run knows that server deletes
         for good there: a later DELETE answered 2xx is taken at its word until the run's last
@@ -460,12 +467,14 @@ class ResourceManager:
             run_manager.deleted_for_good(item.endpoint, seen=True)
             run_manager.unlist([item])
             return self._gone(item)
-        return [still] if still.startswith(f"{item} (still there") else self._taken_at_its_word(item, answer.status_code)
+        return self._taken_at_its_word(item, answer.status_code, served=still.startswith(f"{item} (still there"))
 
-    def _taken_at_its_word(self, item: Owned, deleted: int) -> list[str]:
-        """A resource whose DELETE answered `deleted` (2xx), not read since: the run's last query asks
-        whether it is still listed, and the journal keeps it until then."""
-        self.context.references.manager.unlist([item], deleted=deleted)
+    def _taken_at_its_word(self, item: Owned, deleted: int, served: bool = False) -> list[str]:
+        """A resource whose DELETE answered `deleted` (2xx), not seen gone since: the run's last query
+        asks whether it is still listed, and the journal keeps it until then. One a GET still
+        `served` right after is read again then, listed or not: a server may delete a moment after
+        it answers (RFC 7644 §3.6 wants a 404 at once; what is still served at the end is named)."""
+        self.context.references.manager.unlist([item], deleted=deleted, served=served)
         return self._gone(item, settled=False)
 
     def _gone_already(self, item: Owned) -> list[str]:
@@ -482,8 +491,9 @@ class ResourceManager:
         listed = self._maybe_listed(items)
         for item in items:
             with self._lock:
-                deleted = self.unconfirmed.pop(item, None)
-            still = self._read_after_deletion(item, deleted) if deleted is not None and item in listed else None
+                deleted, served = self.unconfirmed.pop(item, None), item in self.served
+                self.served.discard(item)
+            still = self._read_after_deletion(item, deleted) if deleted is not None and (served or item in listed) else None
             if deleted is not None and still is None:
                 self.context.guard.settle(item.creation)
             if still is not None:
