@@ -27,9 +27,9 @@ from scim_tui.checker.exchanges import GONE_NOTE
 from scim_tui.checker.registry import _CHECKERS
 from scim_tui.checker.registry import Checker
 from scim_tui.demo import make_app
-from tests.checker.test_ownership import lists_then_patches
 from tests.support.bystanders import Bystanders
 from tests.support.harmless import Logged
+from tests.support.harmless import lists_then_patches
 from tests.support.harmless import run
 from tests.support.servers import Response
 from tests.support.servers import http_client
