@@ -20,6 +20,8 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.deletions import LEARNT
+from scim_tui.checker.deletions import SAMPLED
 from scim_tui.checker.exchanges import GONE_NOTE
 from scim_tui.checker.exchanges import UNLISTED_NOTE
 from scim_tui.checker.registry import _CHECKERS
@@ -312,27 +314,33 @@ def test_a_creation_answered_200_is_one_error_and_the_checks_needing_a_resource_
     assert stored(server.url, "/Users") == []
 
 
-def creates_three(context, model) -> list[CheckResult]:
-    """Creates three users and leaves them to the clean-up."""
-    for _ in range(3):
+MADE = LEARNT + SAMPLED
+"""Users the check below makes: LEARNT read back, then SAMPLED taken at their word, the last read back."""
+
+
+def creates_users(context, model) -> list[CheckResult]:
+    """Creates MADE users and leaves them to the clean-up (which deletes the newest first)."""
+    for _ in range(MADE):
         context.resource_manager.create_and_register(model, fill_all=False)
     return [CheckResult(Status.SUCCESS, reason="created")]
 
 
 class SoftDeletesLater(Middleware):
-    """Deletes the first user it is asked to delete; answers each later DELETE 204 and keeps the user."""
+    """Deletes the first `first` users it is asked to delete for good; answers each later DELETE
+    204 and keeps the user (an archive switched on), served by a GET and listed."""
 
-    def __init__(self, app):
+    def __init__(self, app, first: int):
         super().__init__(app)
-        self.deleted_one = False
+        self.first = first
+        self.deleted = 0
         self.kept: list[str] = []
 
     def intercept(self, environ):
         path = environ.get("PATH_INFO", "")
         if environ["REQUEST_METHOD"] != "DELETE" or not re.fullmatch(USER, path):
             return None
-        if not self.deleted_one:
-            self.deleted_one = True
+        self.deleted += 1
+        if self.deleted <= self.first:
             return None
         self.kept.append(path.rsplit("/", 1)[-1])
         return 204, [], b""
@@ -357,30 +365,36 @@ class Held:
         pass
 
 
-@pytest.mark.parametrize("soft_later", [False, True], ids=["deletes for good", "keeps what it deletes after the first"])
-def test_deletions_are_read_back_until_the_endpoint_is_seen_deleting_for_good(serve, monkeypatch, soft_later):
-    """RFC 7644 §3.6: a deleted resource answers 404. Once a GET after a DELETE of the clean-up answered
-    404 on /Users, later DELETEs answered 204 there are taken at their word until the run's last
-    query, which asks whether any is still listed: one it lists is read, and named still there when
-    its GET serves it (the run's journal keeps it, for the next run to look for)."""
-    app = SoftDeletesLater(make_app()) if soft_later else make_app()
+@pytest.mark.parametrize("soft_later", [False, True], ids=["deletes for good", "keeps what it deletes after the learning"])
+def test_deletions_are_read_back_until_the_endpoint_is_seen_deleting_for_good_then_sampled(serve, monkeypatch, soft_later):
+    """RFC 7644 §3.6: a deleted resource answers 404. Once LEARNT GETs after a DELETE of the clean-up
+    answered 404 on /Users, later DELETEs answered 204 there are taken at their word, one in SAMPLED
+    still read back, until the run's last query, which asks whether any is still listed. A server
+    that stops deleting for good once learnt is caught by the sample: then each DELETE taken at its
+    word is read again last, and named still there when its GET serves it (the run's journal keeps
+    it, for the next run to look for)."""
+    app = SoftDeletesLater(make_app(), first=LEARNT + 1) if soft_later else make_app()
     server = serve(app)
-    monkeypatch.setitem(_CHECKERS, "creates_three", Checker("creates_three", creates_three, frozenset({"rogue"}), "3", "model"))
+    monkeypatch.setitem(_CHECKERS, "creates_users", Checker("creates_users", creates_users, frozenset({"rogue"}), "3", "model"))
     log: list = []
     journal = Held()
     with make_client(server.url) as scim:
-        results = list(iter_checks(scim, CheckConfig(jobs=1), only={CheckId("creates_three", "User")}, exchanges=log, journal=journal))
+        results = list(iter_checks(scim, CheckConfig(jobs=1), only={CheckId("creates_users", "User")}, exchanges=log, journal=journal))
     deletions = [i for i, e in enumerate(log) if e.method == "DELETE"]
     read_back = [i for i, e in enumerate(log) if e.note == GONE_NOTE]
     [query] = [i for i, e in enumerate(log) if e.note == UNLISTED_NOTE and " or " in unquote_plus(e.url)]
-    assert len(deletions) == 3 and read_back[0] == deletions[0] + 1 and log[read_back[0]].status_code == 404
-    assert query > deletions[-1] and all(i > query for i in read_back[1:])
+    assert len(deletions) == MADE and query > deletions[-1]
+    sampled = [deletions[index] + 1 for index in (*range(LEARNT), MADE - 1)]
+    assert [i for i in read_back if i < query] == sampled, "LEARNT read back, then one in SAMPLED"
+    assert [log[i].status_code for i in sampled] == [404] * LEARNT + [200 if soft_later else 404]
     kept = app.kept if soft_later else []
+    assert len(kept) == (MADE - LEARNT - 1 if soft_later else 0)
     assert sorted(user["id"] for user in stored(server.url, "/Users")) == sorted(kept)
-    assert len(read_back) == 1 + len(kept)
+    read_last = [log[i].url.rsplit("/", 1)[-1] for i in read_back if i > query]
+    # on an unsure endpoint, every deletion after the learning is read again last, listed or not
+    assert len(read_last) == (MADE - LEARNT if soft_later else 0) and set(kept) <= set(read_last), read_last
     named = [item for result in results for item in result.leftovers]
     assert sorted(named) == sorted(f"User/{user} (still there: its DELETE answered 204, yet a GET still serves it)" for user in kept)
-    assert len(kept) == (2 if soft_later else 0)
     users = {user["id"]: user["userName"] for user in stored(server.url, "/Users")}
     assert sorted(marker.value for creation in journal.held for marker in creation.markers if marker.attribute == "userName") == sorted(
         users[user] for user in kept

@@ -31,6 +31,7 @@ from scim_tui.reports.text import told
 from tests.support.bystanders import Bystanders
 from tests.support.bystanders import run_leftovers
 from tests.support.harmless import Logged
+from tests.support.harmless import lists_then_patches
 from tests.support.harmless import reported
 from tests.support.harmless import run
 from tests.support.servers import Broken
@@ -215,17 +216,6 @@ def test_a_clean_up_delete_that_deletes_nothing_names_what_is_still_there(serve)
     listed = json.dumps(json.loads(write_report(report, "json"))["leftovers"])
     for written in (text, markdown, listed):
         assert all(written.count(f"User/{user['id']} (still there") == 1 for user in left), f"named once in every report's list: {written}"
-
-
-def lists_then_patches(listing: Any, context, model) -> list[CheckResult]:
-    """Creates a user with only its required and identifying attributes (its userName, displayName
-    and externalId the run's markers), lists the users with the query parameters `listing` gives,
-    then writes to the user."""
-    created = context.resource_manager.create_and_register(model, fill_all=False)
-    context.client.request("GET", "/Users", params=listing(created))
-    patch = {"schemas": [str(PatchOp.__schema__)], "Operations": [{"op": "replace", "path": "nickName", "value": "changed"}]}
-    context.client.request("PATCH", f"/Users/{created.id}", json=patch)
-    return [CheckResult(Status.SUCCESS, reason="written")]
 
 
 @pytest.mark.parametrize(

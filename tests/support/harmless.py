@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from scim2_models import PatchOp
+
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckResult
+from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from tests.support.servers import make_client
 
@@ -35,3 +38,14 @@ def run(url: str, timeout: float = 5, **conf: Any) -> list[CheckResult]:
 
 def reported(results: list[CheckResult]) -> list[str]:
     return [item for result in results for item in result.leftovers]
+
+
+def lists_then_patches(listing: Any, context, model) -> list[CheckResult]:
+    """Creates a user with only its required and identifying attributes (its userName, displayName
+    and externalId the run's markers), lists the users with the query parameters `listing` gives,
+    then writes to the user."""
+    created = context.resource_manager.create_and_register(model, fill_all=False)
+    context.client.request("GET", "/Users", params=listing(created))
+    patch = {"schemas": [str(PatchOp.__schema__)], "Operations": [{"op": "replace", "path": "nickName", "value": "changed"}]}
+    context.client.request("PATCH", f"/Users/{created.id}", json=patch)
+    return [CheckResult(Status.SUCCESS, reason="written")]

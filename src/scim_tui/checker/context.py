@@ -23,6 +23,7 @@ from scim_tui.checker.creations import Adaptation
 from scim_tui.checker.creations import Creations
 from scim_tui.checker.creations import refusal
 from scim_tui.checker.creations import refusal_text
+from scim_tui.checker.deletions import Deletions
 from scim_tui.checker.exchanges import GONE_NOTE
 from scim_tui.checker.exchanges import UNLISTED_NOTE
 from scim_tui.checker.exchanges import Exchange
@@ -207,10 +208,10 @@ class ResourceManager:
         """The run's own manager: the resources deleted during the run, whose absence from queries
         its clean-up asks about last, several in one query (RFC 7644 §3.6)."""
         self.unconfirmed: dict[Owned, int] = {}
-        """The run's own manager: those of `unlisting` no GET was sent for after their DELETE, with
-        what the DELETE answered (their endpoint deletes for good: `deletes_for_good`)."""
-        self.deletes_for_good: set[str] = set()
-        """The run's own manager: the endpoints where a GET after a DELETE of the clean-up answered 404."""
+        """The run's own manager: those of `unlisting` whose DELETE was taken at its word (not read
+        back, or read back without telling), with what the DELETE answered."""
+        self.deletions = Deletions()
+        """The run's own manager: how each endpoint deletes, as the clean-up's read-backs showed it."""
         self._lock = threading.Lock()  # the run's own manager is shared by the checks' threads
 
     def record(self, item: Owned | Pending) -> None:
@@ -360,19 +361,11 @@ class ResourceManager:
 
     def unlist(self, items: list[Owned], deleted: int | None = None) -> None:
         """Resources deleted during the run, for the run's clean-up to ask whether queries still list
-        them; `deleted`, what their DELETE answered when no GET was sent after it."""
+        them; `deleted`, what their DELETE answered when no GET told they were gone."""
         with self._lock:
             self.unlisting.extend(items)
             if deleted is not None:
                 self.unconfirmed.update(dict.fromkeys(items, deleted))
-
-    def deleted_for_good(self, endpoint: str, seen: bool = False) -> bool:
-        """Whether a GET after a DELETE of the clean-up answered 404 on this endpoint (the run's own
-        manager keeps it); `seen`, when one just did."""
-        with self._lock:
-            if seen:
-                self.deletes_for_good.add(endpoint)
-            return endpoint in self.deletes_for_good
 
     def _unlisting_chunks(self) -> list[list[Owned]]:
         """What `unlisting` holds, by endpoint, in chunks of at most UNLISTED_PER_QUERY."""
@@ -440,31 +433,32 @@ class ResourceManager:
         deleted resource answers 404, and is omitted from query results); its bare name when the
         DELETE was refused or failed.
 
-        Once a GET after a DELETE answered 404 on an endpoint, the run knows that server deletes
-        for good there: a later DELETE answered 2xx is taken at its word until the run's last
-        query, which reads any resource it still lists (`_unlisted`). So is a DELETE whose GET
-        after it cannot tell (an error, an answer without the resource)."""
-        run_manager = self.context.references.manager
+        The GET is sent as deletions.py decides (until the endpoint is seen deleting for good,
+        then one in several); a DELETE not read back, or whose GET could not tell it gone, is
+        taken at its word until the run's last query (`_unlisted`)."""
+        deletions = self.context.references.manager.deletions
         try:
             answer = self.context.client.request("DELETE", item.url)
             if answer.status_code not in (200, 204):
                 return self._gone_already(item) if answer.status_code == 404 else [str(item)]
-            if run_manager.deleted_for_good(item.endpoint):
+            if not deletions.read_back(item.endpoint):
                 return self._taken_at_its_word(item, answer.status_code)
             with noted(GONE_NOTE):
                 after = self.context.client.request("GET", item.url)
         except Exception:
             return [str(item)]
-        still = _after_deletion(item, answer.status_code, after)
-        if still is None:
-            run_manager.deleted_for_good(item.endpoint, seen=True)
-            run_manager.unlist([item])
-            return self._gone(item)
-        return [still] if still.startswith(f"{item} (still there") else self._taken_at_its_word(item, answer.status_code)
+        gone = _after_deletion(item, answer.status_code, after) is None
+        deletions.seen(item.endpoint, gone)
+        if not gone:
+            return self._taken_at_its_word(item, answer.status_code)
+        self.context.references.manager.unlist([item])
+        return self._gone(item)
 
     def _taken_at_its_word(self, item: Owned, deleted: int) -> list[str]:
-        """A resource whose DELETE answered `deleted` (2xx), not read since: the run's last query asks
-        whether it is still listed, and the journal keeps it until then."""
+        """A resource whose DELETE answered `deleted` (2xx), not seen gone since: the run's last query
+        asks whether it is still listed (every one, listed or not, is read again on an endpoint
+        whose read-backs did not all answer 404: a server may delete a moment after it answers),
+        and the journal keeps it until then."""
         self.context.references.manager.unlist([item], deleted=deleted)
         return self._gone(item, settled=False)
 
@@ -476,14 +470,16 @@ class ResourceManager:
     def _unlisted(self, items: list[Owned]) -> list[str]:
         """The names of deleted resources of one endpoint that a query still lists: one query on all
         their ids first; each it lists, or all when it cannot tell, is asked about on its own. One
-        whose DELETE was taken at its word (`unconfirmed`) is read first: still served, it is named
-        still there (the journal keeps it); else the journal forgets it now."""
+        whose DELETE was taken at its word (`unconfirmed`) is read first when listed, or whatever
+        the query says on an endpoint whose read-backs did not all answer 404 (deletions.py): still
+        served, it is named still there (the journal keeps it); else the journal forgets it now."""
         leftovers: list[str] = []
         listed = self._maybe_listed(items)
         for item in items:
             with self._lock:
                 deleted = self.unconfirmed.pop(item, None)
-            still = self._read_after_deletion(item, deleted) if deleted is not None and item in listed else None
+            read = item in listed or self.deletions.unsure(item.endpoint)
+            still = self._read_after_deletion(item, deleted) if deleted is not None and read else None
             if deleted is not None and still is None:
                 self.context.guard.settle(item.creation)
             if still is not None:
