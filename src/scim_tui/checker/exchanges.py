@@ -7,7 +7,6 @@ safe for a terminal; an exception is told in one line a person understands.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Iterable
@@ -277,17 +276,6 @@ _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202
 sequence moves the cursor, retitles the window, fills the clipboard with OSC 52), the bidi
 controls that reorder what is shown (a right-to-left override), and lone surrogates (no text
 encoding holds them)."""
-
-
-def body_text(body: Any) -> str | None:
-    """A request's body as text (JSON given as data dumped); None without one."""
-    if body is None:
-        return None
-    if isinstance(body, bytes):
-        return body.decode("utf-8", "replace")
-    if isinstance(body, str):
-        return body
-    return json.dumps(body)
 
 
 def printable(text: str) -> str:

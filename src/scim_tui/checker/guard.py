@@ -15,10 +15,11 @@ A resource is the run's own only when a GET of its own URL answers one of the va
 chose to mark it (a userName, displayName or externalId starting with ``scim-tui-``), before
 anything is written to it or deleted: for a creation's answered id as for a resource a search
 found by its marker. A list showing the run's values at an id proves nothing of what that id's
-URL addresses (a store holding two rows with one id lists both, and serves the older). An answered id the run already owns, or that an answer showed before the
-creation was sent, is never a new creation; nor is an answer that shows other values than those
-sent. A creation not proven the run's own (an id known before, other values, no answer in time,
-a 5xx, an answer without an id) is looked for by its markers at clean-up.
+URL addresses (a store holding two rows with one id lists both, and serves the older). An
+answered id the run already owns, or that an answer showed before the creation was sent, is
+never a new creation; nor is an answer that shows other values than those sent. A creation
+not proven the run's own (an id known before, other values, no answer in time, a 5xx, an answer
+without an id) is looked for by its markers at clean-up.
 
 Each creation is written to the run's journal (journal.py) before it is sent, and settled once
 it is gone, so that a run killed before its clean-up leaves the next run what to look for.

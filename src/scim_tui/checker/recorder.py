@@ -13,6 +13,7 @@ The wrapper
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -30,7 +31,6 @@ from urllib.parse import urlsplit
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import Redactor
 from scim_tui.checker.exchanges import TransportNotes
-from scim_tui.checker.exchanges import body_text
 from scim_tui.checker.exchanges import current_role
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import why_sent
@@ -299,7 +299,7 @@ class Recorder:
             method=method.upper(),
             url=self.redactor.url(self._full_url(url, kwargs.get("params"))),
             request_headers=self.redactor.headers(self._request_headers(kwargs)),
-            request_body=self.redactor.text(_cut(body_text(_request_body(kwargs)))),
+            request_body=self.redactor.text(_cut(_text_of(_request_body(kwargs)))),
         )
 
     def _named(self, method: str, url: str) -> str:
@@ -380,6 +380,16 @@ def _request_body(kwargs: dict[str, Any]) -> Any:
     if kwargs.get("json") is not None:
         return kwargs["json"]
     return kwargs.get("content") or kwargs.get("data")
+
+
+def _text_of(body: Any) -> str | None:
+    if body is None:
+        return None
+    if isinstance(body, bytes):
+        return body.decode("utf-8", "replace")
+    if isinstance(body, str):
+        return body
+    return json.dumps(body)
 
 
 def _joined(*notes: str | None) -> str | None:
