@@ -428,14 +428,12 @@ class ResourceManager:
         return self._remove(proven)
 
     def _remove(self, item: Owned) -> list[str]:
-        """DELETE a resource proven the run's own, then GET it once and query its marker: [] when it
-        is gone from both, else its name, saying what the server still holds (RFC 7644 §3.6: a
-        deleted resource answers 404, and is omitted from query results); its bare name when the
-        DELETE was refused or failed.
-
-        The GET is sent as deletions.py decides (until the endpoint is seen deleting for good,
-        then one in several); a DELETE not read back, or whose GET could not tell it gone, is
-        taken at its word until the run's last query (`_unlisted`)."""
+        """DELETE a resource proven the run's own, then GET it as deletions.py decides (each one
+        until the endpoint is seen deleting for good, then one in several): [] when it is gone,
+        else its bare name when the DELETE was refused or failed. A DELETE not read back, or whose
+        GET did not answer 404, is taken at its word until the run's last query (`_unlisted`),
+        which names what the server still holds (RFC 7644 §3.6: a deleted resource answers 404,
+        and is omitted from query results)."""
         deletions = self.context.references.manager.deletions
         try:
             answer = self.context.client.request("DELETE", item.url)

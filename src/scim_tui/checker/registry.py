@@ -37,8 +37,9 @@ class Checker:
     start: Start = "any"
     """When the engine starts it among the checks of the resource types, which run `jobs` at a time:
     "first" for a check handing the resources it creates over (`hands_over`: its takers wait for
-    it, so it starts before them), "early" for one sending many requests one after another (started before
-    the short ones, so that its length does not add to theirs), "any" in plan order."""
+    it, so it starts before them), "early" for one sending many requests one after another
+    (started before the short ones, so that its length does not add to theirs), "any" in plan
+    order."""
     hands_over: HandOver | None = None
     """What it hands to one later check of the resource type (References.offer): the resources it
     created ("created", object_creation) or the one it replaced ("replaced", object_replacement).

@@ -67,9 +67,9 @@ def null_values(context: CheckContext, model: type[Resource[Any]]) -> list[Check
     PUTs it back with that attribute null, and PATCHes it twice each time: add a value, then
     replace it with null; add a value, then replace it with "" (each add a request of its own, as
     a server may take one operation a request; SKIPPED when it fails or answers without the
-    value). One result per request: SUCCESS when the POST and the PUT are taken and their resource holds no value there,
-    when the PATCH with null leaves it unassigned and the PATCH with "" leaves it empty or
-    unassigned ("assigning an attribute with the value null ... has the effect of making the
+    value). One result per request: SUCCESS when the POST and the PUT are taken and their
+    resource holds no value there, when the PATCH with null leaves it unassigned and the PATCH
+    with "" leaves it empty or unassigned ("assigning an attribute with the value null ... has the effect of making the
     attribute unassigned", §2.5; §3.5.2.3: replace replaces); ERROR when a request is refused or
     the old value stays (Microsoft's SCIM_Null_Update). SKIPPED when the schema has no such
     attribute, for the PATCHes when the ServiceProviderConfig does not claim patch, and for the
