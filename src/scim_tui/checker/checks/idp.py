@@ -228,20 +228,42 @@ def with_members(context: CheckContext, provider: Provider, target: Target, user
 
 
 def member_ids(context: CheckContext, count: int, make: Callable[[CheckContext, type[Resource[Any]]], Target]) -> list[str] | CheckResult:
-    """Ids of `count` users made (by `make`, as the provider creates them) to be a group's members,
-    made once a run for each way of making them and shared by the checks that need members: a
-    membership is the group's, so none of them writes to the users (References.shared; the run
-    deletes them when it ends). A SKIPPED result when the server has no User resource type."""
+    """Ids of `count` users made (by `make`, as the provider creates them) to be a group's members
+    (shared_users). A SKIPPED result when the server has no User resource type."""
+    users = shared_users(context, count, make)
+    return users if isinstance(users, CheckResult) else [user.id for user in users]
+
+
+def shared_users(context: CheckContext, count: int, make: Callable[[CheckContext, type[Resource[Any]]], Target]) -> list[Target] | CheckResult:
+    """`count` users made (by `make`, as the provider creates them) for references to point at (a
+    group's members, a user's manager), made once a run for each way of making them and shared by
+    the checks that need them: a membership is the group's, a manager the managed user's, so none
+    of them writes to the users (References.shared; the run deletes them when it ends). A SKIPPED
+    result when the server has no User resource type."""
     user_model = model_of(context, USER_SCHEMA)
     if user_model is None:
         return CheckResult(Status.SKIPPED, reason="Skipped: the server has no User resource type to make members of.")
     way = (getattr(make, "func", make), *(getattr(arg, "key", arg) for arg in getattr(make, "args", ())))  # a partial made anew, the same way
 
-    def made() -> tuple[str, list[Target]]:
+    def made() -> tuple[Target, list[Target]]:
         user = make(context, user_model)
-        return user.id, [user]
+        return user, [user]
 
     return [context.references.shared(context, ("member", way, user_model, number), made) for number in range(count)]
+
+
+def population(context: CheckContext, model: type[Resource[Any]], count: int) -> list[str]:
+    """Ids of `count` resources of `model` for the checks that only list them (a provider's pages,
+    its test connection, its import), made once a run, with their required attributes only, and
+    shared by those checks: none writes to them, so their verdicts stay apart, and the run makes
+    as many as the check needing the most asks for, at any number of jobs (References.shared; the
+    run deletes them when it ends)."""
+
+    def made() -> tuple[str, list[Resource[Any]]]:
+        resource = context.resource_manager.create_and_register(model, fill_all=False)
+        return str(resource.id), [resource]
+
+    return [context.references.shared(context, ("population", model, number), made) for number in range(count)]
 
 
 def members_of(resource: dict[str, Any]) -> list[str]:

@@ -31,6 +31,7 @@ from scim_tui.checker.checks.idp import kept
 from scim_tui.checker.checks.idp import member_ids
 from scim_tui.checker.checks.idp import membership
 from scim_tui.checker.checks.idp import reads_inactive
+from scim_tui.checker.checks.idp import shared_users
 from scim_tui.checker.checks.idp import user_body
 from scim_tui.checker.checks.idp import with_members
 from scim_tui.checker.checks.idp_readiness import readiness
@@ -302,16 +303,19 @@ def entra_set_manager(context: CheckContext, model: type[Resource[Any]]) -> list
     """Entra ID sets a user's manager with ``{"op": "Add", "path": "manager", "value": [{"$ref": "<manager's URL>", "value": "<id>"}]}`` (RFC 7644 §3.5.2.1).
 
     The tutorial's example 5 (https://learn.microsoft.com/en-us/entra/identity/app-provisioning/use-scim-to-provision-users-and-groups),
-    its ``$ref`` the manager's URL under the tenant URL. Creates the manager and
-    the user, then sends it: SUCCESS when the enterprise manager's value is the
+    its ``$ref`` the manager's URL under the tenant URL. Creates the user (the
+    manager is a user made as Entra makes them, shared with the run's other
+    checks pointing at users: idp.shared_users), then sends it: SUCCESS when the enterprise manager's value is the
     manager's id; ERROR otherwise; SKIPPED when the server's User has no
     enterprise extension.
     """
     skipped = no_enterprise(model)
     if skipped:
         return skipped
-    manager = entra_user(context, model)
-    target = entra_user(context, model)
+    managers = shared_users(context, 1, entra_user)
+    if isinstance(managers, CheckResult):
+        return [managers]
+    manager, target = managers[0], entra_user(context, model)
     operation = {"op": "Add", "path": "manager", "value": [{"$ref": f"{context.guard.base_url}{manager.url}", "value": manager.id}]}
     path = f"{ENTERPRISE}:manager"
     plain = {"op": "add", "path": path, "value": {"value": manager.id}}

@@ -17,9 +17,10 @@ from scim_tui.checker.checks.idp import GROUP_SCHEMA
 from scim_tui.checker.checks.idp import USER_SCHEMA
 from scim_tui.checker.checks.idp import has
 from scim_tui.checker.checks.idp import list_problem
+from scim_tui.checker.checks.idp import population
 from scim_tui.checker.checks.idp import resources_in
+from scim_tui.checker.checks.idp import shared_users
 from scim_tui.checker.checks.idp_entra import ENTRA
-from scim_tui.checker.checks.idp_entra import entra_group
 from scim_tui.checker.checks.idp_entra import entra_user
 from scim_tui.checker.checks.idp_gallery import TAGS
 from scim_tui.checker.checks.idp_gallery import not_applicable
@@ -133,14 +134,13 @@ def _paged(context: CheckContext, path: str) -> CheckResult:
         start = following if found and following <= (member(body_of(response), "totalResults") or 0) else None
     if len(pages) < 2:
         return CheckResult(
-            Status.ERROR, reason=f"{pages[0]} answered every resource in one page, though the check made {AT_LEAST}: count is ignored (RFC 7644 §3.4.2.4)."
+            Status.ERROR, reason=f"{pages[0]} answered every resource in one page, though the run holds {AT_LEAST}: count is ignored (RFC 7644 §3.4.2.4)."
         )
     return CheckResult(Status.SUCCESS, reason=f"{len(pages)} pages of {PAGE}, each answering the startIndex asked.")
 
 
-def _pagination(context: CheckContext, model: type[Resource[Any]], make: Any) -> list[CheckResult]:
-    for _ in range(AT_LEAST):
-        make(context, model)
+def _pagination(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
+    population(context, model, AT_LEAST)
     return [step(context, ENTRA, "read the pages", partial(_paged, context, resource_path(context, model)))]
 
 
@@ -151,11 +151,13 @@ def gallery_user_pagination(context: CheckContext, model: type[Resource[Any]]) -
     7644 §3.4.2.4).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md):
-    at least two pages, each answering 200 with startIndex page*5+1. Makes
-    11 users of its own (Microsoft tops the server up to 11), so that the
-    run's other checks change nothing. SUCCESS then; ERROR otherwise.
+    at least two pages, each answering 200 with startIndex page*5+1. Lists
+    11 users the run holds until it ends (Microsoft tops the server up to 11),
+    so that the run's other checks change nothing: shared with the other
+    checks that only list users (idp.population), none writing to them.
+    SUCCESS then; ERROR otherwise.
     """
-    return _pagination(context, model, entra_user)
+    return _pagination(context, model)
 
 
 @checker(*TAGS, section="3.4.2.4", schema=GROUP_SCHEMA)
@@ -165,10 +167,10 @@ def gallery_group_pagination(context: CheckContext, model: type[Resource[Any]]) 
     7644 §3.4.2.4).
 
     Per Microsoft's test overview (AzureAD/SCIMReferenceCode, SCIM-Validation-Test-Overview.md):
-    as the user pagination, on 11 groups of its own. SUCCESS then; ERROR
-    otherwise. Microsoft counts a failure as a WARNING.
+    as the user pagination, on 11 groups the run holds until it ends. SUCCESS
+    then; ERROR otherwise. Microsoft counts a failure as a WARNING.
     """
-    return _pagination(context, model, entra_group)
+    return _pagination(context, model)
 
 
 @checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
@@ -183,11 +185,15 @@ def gallery_update_manager(context: CheckContext, model: type[Resource[Any]]) ->
     One result per phase: SUCCESS then; a DEVIATION when only the RFC's
     spelling (a complex value ``{"value": …}``, a remove) passes; ERROR
     otherwise. Skipped (as Microsoft skips it) when the server's User has no
-    enterprise extension.
+    enterprise extension. The managers are users made as Entra makes them,
+    shared with the run's other checks pointing at users (idp.shared_users).
     """
     if not has(model, ENTERPRISE):
         return not_applicable(f"the server's {model.__name__} has no enterprise extension, so no manager is mapped.")
-    target, first, second = (entra_user(context, model) for _ in range(3))
+    managers = shared_users(context, 2, entra_user)
+    if isinstance(managers, CheckResult):
+        return [managers]
+    target, (first, second) = entra_user(context, model), managers
     path = f"{ENTERPRISE}:manager"
 
     def phase(label: str, op: str, value: Any, expected: str | None, plain: dict[str, Any]) -> tuple[str, Any]:

@@ -15,6 +15,7 @@ from scim_tui.checker.checks.idp import empty_list
 from scim_tui.checker.checks.idp import finds
 from scim_tui.checker.checks.idp import has
 from scim_tui.checker.checks.idp import reads_inactive
+from scim_tui.checker.checks.idp import shared_users
 from scim_tui.checker.checks.idp_entra import CAPITALISED
 from scim_tui.checker.checks.idp_entra import ENTRA
 from scim_tui.checker.checks.idp_entra import FALSE_STRING
@@ -136,12 +137,16 @@ def gallery_user_manager(context: CheckContext, model: type[Resource[Any]]) -> l
     One result per phase: SUCCESS when the enterprise manager then holds the
     manager's id (none after the removal); a DEVIATION when only the RFC's
     spelling passes; ERROR otherwise. Skipped (as Microsoft skips it) when the
-    server's User has no enterprise extension to map a manager to.
+    server's User has no enterprise extension to map a manager to. The managers
+    are users made as Entra makes them, shared with the run's other checks
+    pointing at users (idp.shared_users).
     """
     if not has(model, ENTERPRISE):
         return not_applicable(f"the server's {model.__name__} has no enterprise extension, so no manager is mapped.")
-    target = entra_user(context, model)
-    first, second = entra_user(context, model), entra_user(context, model)
+    managers = shared_users(context, 2, entra_user)
+    if isinstance(managers, CheckResult):
+        return [managers]
+    target, (first, second) = entra_user(context, model), managers
     path = f"{ENTERPRISE}:manager"
 
     def setting(manager: Any, label: str) -> Any:

@@ -32,6 +32,7 @@ from scim_tui.checker.checks.idp import has
 from scim_tui.checker.checks.idp import list_problem
 from scim_tui.checker.checks.idp import member_ids
 from scim_tui.checker.checks.idp import membership
+from scim_tui.checker.checks.idp import population
 from scim_tui.checker.checks.idp import reads_inactive
 from scim_tui.checker.checks.idp import resources_in
 from scim_tui.checker.checks.idp import user_body
@@ -82,12 +83,12 @@ def okta_test_connection(context: CheckContext, model: type[Resource[Any]]) -> l
 
     Okta sends this when an admin saves the integration (third-party
     documentation; Okta's own guide, https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20,
-    pages the same way). Creates three users first, so that a server ignoring
-    count shows it. SUCCESS on 200 with a ListResponse of integer counts and
-    at most 2 resources; ERROR otherwise.
+    pages the same way). Three users the run holds are there first, so that a
+    server ignoring count shows it (shared with the other checks that only list
+    users: idp.population). SUCCESS on 200 with a ListResponse of integer
+    counts and at most 2 resources; ERROR otherwise.
     """
-    for _ in range(CONNECTION_COUNT + 1):
-        okta_user(context, model)
+    population(context, model, CONNECTION_COUNT + 1)
     path = resource_path(context, model)
     params = {"startIndex": 1, "count": CONNECTION_COUNT}
 
@@ -143,12 +144,13 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
     """Okta imports users in pages: ``startIndex=1&count=100``, then ``startIndex`` += 100 (RFC 7644 §3.4.2.4).
 
     Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
-    Creates two users, then reads the pages until totalResults. SUCCESS when
-    each page is a ListResponse of integer counts answering the startIndex
-    asked, no user comes twice (a stable order) and both users are found;
-    ERROR otherwise.
+    Two users the run holds are there first (shared with the other checks
+    that only list users: idp.population); then reads the pages until
+    totalResults. SUCCESS when each page is a ListResponse of integer counts
+    answering the startIndex asked, no user comes twice (a stable order) and
+    both users are found; ERROR otherwise.
     """
-    made = [okta_user(context, model).id for _ in range(2)]
+    made = population(context, model, 2)
     path = resource_path(context, model)
 
     def pages() -> CheckResult:
@@ -163,13 +165,13 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
             if not missing or not complete:
                 break
         if missing and complete:
-            return CheckResult(Status.ERROR, reason=f"The {len(seen)} users imported lack {', '.join(missing)}, created for the import.")
+            return CheckResult(Status.ERROR, reason=f"The {len(seen)} users imported lack {', '.join(missing)}, which the run made and holds.")
         if not complete:
             return CheckResult(
                 Status.SUCCESS,
                 reason=f"{len(seen)} users imported in pages of {PAGE}, each once, in the first {MAX_LISTING_PAGES} pages (the import read no further).",
             )
-        return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, the two created among them.")
+        return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, the run's two among them.")
 
     return [step(context, OKTA, "import users", pages)]
 
