@@ -4,6 +4,7 @@ its keys and clicks, its messages, and the widths of the columns."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.segment import Segment
@@ -22,6 +23,7 @@ from scim_tui.tui.run_state import Filter
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import RunState
 from scim_tui.tui.widgets import results_table
+from scim_tui.tui.widgets.result_lines import Lines
 from scim_tui.tui.widgets.results_table import MIN_REASON_WIDTH
 from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.tui.conftest import SIZE
@@ -112,6 +114,16 @@ def shared_failure(i: int) -> CheckResult:
     )
 
 
+async def taking_batches(pilot: Any) -> tuple[Any, ResultsTable]:
+    """The run screen, taking the batches of run 7, and its results pane focused."""
+    screen = run_screen(pilot)
+    await settle(pilot)
+    table = table_of(pilot)
+    table.focus()
+    screen.run_id = 7
+    return screen, table
+
+
 async def test_the_lines_drawn_again_after_a_batch_or_a_key_are_those_that_changed(local):
     """A batch draws again only its lines and those a cause joined, a key the lines the cursor left
     and reached: what shows then is what drawing every line gives, at each step, and the scrollbar
@@ -120,11 +132,7 @@ async def test_the_lines_drawn_again_after_a_batch_or_a_key_are_those_that_chang
     results[3], results[250] = shared_failure(3), shared_failure(250)  # the second joins the first, on screen
     app = ScimTuiApp(local)
     async with app.run_test(size=SIZE) as pilot:
-        screen = run_screen(pilot)
-        await settle(pilot)
-        table = table_of(pilot)
-        table.focus()
-        screen.run_id = 7
+        screen, table = await taking_batches(pilot)
         for start, size in [*((start, 5) for start in range(0, 40, 5)), *((start, 40) for start in range(40, len(results), 40))]:  # on screen, then below it
             screen.post_message(ResultsBatch(7, results[start : start + size]))
             await pilot.pause()
@@ -136,6 +144,37 @@ async def test_the_lines_drawn_again_after_a_batch_or_a_key_are_those_that_chang
             await pilot.press(key)
             await pilot.pause()
             assert drawn(table) == drawn_whole(table), f"after {key}"
+
+
+async def test_results_of_the_server_coming_after_the_resource_types_are_put_in_place_line_by_line(local, monkeypatch):
+    """A run's last results (its summaries, the providers' verdicts) belong to the server's group, shown
+    first: each goes in under the server's last line, and the lines below move down, without laying
+    out every line again (10,000 of them took 50 to 80 ms, a stall at the end of every long run). What
+    shows is what laying out whole gives, and the cursor stays on its result."""
+    server = [CheckResult(Status.SUCCESS, title=f"discovery_{i}", resource_type=None) for i in range(3)]
+    users = [CheckResult(Status.ERROR if i % 7 == 0 else Status.SUCCESS, title=f"user_check_{i}", resource_type="User") for i in range(60)]
+    last = [CheckResult(Status.SUCCESS, title="entra_readiness"), CheckResult(Status.ERROR, title="okta_readiness", reason="NOT READY")]
+    laid_out: list[int] = []
+    lay_out = ResultsTable._lay_out
+    monkeypatch.setattr(ResultsTable, "_lay_out", lambda table: laid_out.append(table.row_count) or lay_out(table))
+    app = ScimTuiApp(local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await taking_batches(pilot)
+        for batch in (server, users[:30], users[30:]):
+            screen.post_message(ResultsBatch(7, batch))
+            await pilot.pause()
+        await pilot.press("down", "down", "down", "down", "down", "down")
+        under_cursor, laid_out[:] = table.selected_key, []
+        for result in last:
+            screen.post_message(ResultsBatch(7, [result]))
+            await pilot.pause()
+        assert laid_out == [], "the lines were laid out whole"
+        whole = Lines()
+        whole.lay_out(screen.state.visible(screen.view))
+        assert table.keys == [line.key for line in whole.entries]
+        assert table.keys[4:6] == ["entra_readiness#0", "okta_readiness#0"], "under the server's last line"
+        assert table.selected_key == under_cursor
+        assert drawn(table) == drawn_whole(table)
 
 
 def lines(table: ResultsTable) -> list[str]:

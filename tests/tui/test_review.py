@@ -115,6 +115,8 @@ def test_the_tallies_the_review_and_the_lines_equal_a_recount_after_every_step(s
     rng = random.Random(seed)
     state, view, streamed = RunState(), Filter(), Lines()
     entries: list[Entry] = []
+    followed = 0
+    """Batches placing rows before the end whose lines were put in place, not laid out whole."""
     state.review(entries, TODAY)
     for _step in range(400):
         action = rng.choices(["run", "batch", "rerun", "marks", "baseline", "view"], weights=[2, 12, 2, 1, 2, 2])[0]
@@ -124,10 +126,11 @@ def test_the_tallies_the_review_and_the_lines_equal_a_recount_after_every_step(s
         elif action == "batch":
             change = state.add([random_result(rng) for _ in range(rng.randrange(1, 12))])
             state.review(entries, TODAY)
-            if change.appended_only and streamed.extend([r for r in change.appended if view.shows(r)], [r for r in change.joined if view.shows(r)]) is not None:
-                pass
-            else:
+            shown, joined = [r for r in change.appended if view.shows(r)], [r for r in change.joined if view.shows(r)]
+            if change.updated or streamed.extend(shown, joined, change.placed) is None:
                 streamed.lay_out(state.visible(view))
+            else:
+                followed += bool(change.placed)
         elif action == "rerun" and state.rows:
             checks = frozenset(rng.sample(sorted({row.result.check_id for row in state.rows.values()}, key=str), k=1))
             state.start(rerun=checks)
@@ -152,6 +155,7 @@ def test_the_tallies_the_review_and_the_lines_equal_a_recount_after_every_step(s
             streamed.lay_out(state.visible(view))
         assert kept(state, entries) == recount(state, entries)
         assert shape(streamed) == shape(fresh_lines(state, view, streamed))
+    assert followed, "no batch placing rows before the end was followed line by line"
 
 
 def test_a_cause_shared_from_the_second_result_on_takes_the_first_ones_line():

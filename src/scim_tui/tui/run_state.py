@@ -136,17 +136,16 @@ class Change:
 
     def __init__(self) -> None:
         self.appended: list[Row] = []
-        """New rows, each placed at the end (a run streaming in)."""
+        """New rows, in the order they came: each placed at the end (a run streaming in), unless
+        `placed` names it."""
+        self.placed: dict[str, str] = {}
+        """The new rows placed before the end (a result of the server's group coming after the
+        resource types' began, a rerun's check giving more results), by key: the key of the row
+        each was placed right after."""
         self.updated: set[str] = set()
         """The keys of rows a rerun replaced."""
-        self.inserted = False
-        """Whether a new row went before the end (a rerun's check giving more results)."""
         self.joined: list[Row] = []
         """Rows there before the batch whose cause a new row now shares."""
-
-    @property
-    def appended_only(self) -> bool:
-        return not self.updated and not self.inserted
 
 
 class RunState:
@@ -213,7 +212,9 @@ class RunState:
             else:
                 mark = mark_between(Status.SUCCESS, result.status) if self._rerun is not None else None
                 row = Row(key, index, result, mark)
-                change.inserted |= not self._insert(row)
+                after = self._insert(row)
+                if after is not None:
+                    change.placed[key] = after
                 change.appended.append(row)
             change.joined += self._take(row)
         return change
@@ -277,10 +278,11 @@ class RunState:
         seen = self._seen[row.result.check_id]
         return 0 < seen <= row.index
 
-    def _insert(self, row: Row) -> bool:
+    def _insert(self, row: Row) -> str | None:
         """Place a new row after the last one of its check, else at the end of its group (the
-        server's group first); whether it went at the end. Its place is found by key, not by
-        looking at every row: a batch costs what it holds, even when it goes before the end."""
+        server's group first); None when it went at the end, else the key of the row it follows
+        (or "" at the top). Its place is found by key, not by looking at every row: a batch costs
+        what it holds, even when it goes before the end."""
         self.rows[row.key] = row
         check_id, group = row.result.check_id, row.group
         after = self._last_of_check.get(check_id) or self._last_of_group.get(group)
@@ -292,7 +294,7 @@ class RunState:
             self._last_of_group[group] = row.key
         self._last_of_check[check_id] = row.key
         self.order.insert(position, row.key)
-        return position == len(self.order) - 1
+        return None if position == len(self.order) - 1 else self.order[position - 1] if position else ""
 
     def _place_of(self, key: str) -> int:
         """Where a row is in the order: the last one while a run streams in, else found by key."""

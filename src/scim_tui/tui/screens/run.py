@@ -430,9 +430,9 @@ class RunScreen(Screen[None]):
         self.judgement = self.state.review(self.baseline.entries, today())
         self._show_readiness()
         table = self.query_one(ResultsTable)
-        if change.appended_only and not self.view.failures_first:  # a run streaming in: only the batch's lines
-            table.extend([row for row in change.appended if self.view.shows(row)], [row for row in change.joined if self.view.shows(row)])
-            self._show_preview(table.selected_key)
+        shown = [row for row in change.appended if self.view.shows(row)]
+        if not change.updated and not self.view.failures_first and table.extend(shown, [row for row in change.joined if self.view.shows(row)], change.placed):
+            self._show_preview(table.selected_key)  # a run streaming in: only the batch's lines
         else:
             self._refresh_results()
         self._show_progress()

@@ -3,13 +3,15 @@ that share one (a server answering 500 to every GET of a User fails a hundred ch
 says so, with the count, and expands to list them).
 
 Laid out whole when the filter, the order or a rerun changes what shows; while a run streams in,
-each batch only adds its lines (and turns the line of a result into its cause's when a new result
-shares that cause), so a batch costs what it holds.
+each batch only adds its lines, at the end or under the last line of their check or group (a
+summary of the server's group, which shows first, coming last), and turns the line of a result
+into its cause's when a new result shares that cause: a batch costs what it holds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field
 from typing import NamedTuple
@@ -90,10 +92,13 @@ class Lines:
             elif row.cause.request in members:  # the first of its cause
                 self._add_cause(CauseLine(row.cause, members.pop(row.cause.request), row.group))
 
-    def extend(self, rows: Iterable[Row], joined: Iterable[Row]) -> list[Line] | None:
-        """Add rows placed after every other (a run streaming in), and give the rows shown that
-        now share a cause (`joined`) their cause's line; the lines added or changed, or None when
-        that takes laying out whole (an expanded cause grows)."""
+    def extend(self, rows: Iterable[Row], joined: Iterable[Row], placed: Mapping[str, str] | None = None) -> list[Line] | None:
+        """Add rows placed after every other (a run streaming in), or right after the row `placed`
+        names for theirs (RunState's Change), and give the rows shown that now share a cause
+        (`joined`) their cause's line; the lines added or changed, or None when that takes laying
+        out whole (an expanded cause grows, a row placed before the end shares a cause or follows
+        a row without a line of its own)."""
+        placed = placed or {}
         touched: list[Line] = []
         if self.by_cause:
             for row in joined:
@@ -108,6 +113,12 @@ class Lines:
                 self.index[line.key] = place
                 touched.append(line)
         for row in rows:
+            if row.key in placed:
+                inserted = self._insert(row, placed[row.key])
+                if inserted is None:
+                    return None
+                touched.append(inserted)
+                continue
             if not self.by_cause or row.cause is None:
                 touched.append(self._add(Line(row.key, row), row.group))
                 continue
@@ -120,6 +131,20 @@ class Lines:
                 self.entries[place].item.rows.append(row)  # type: ignore[union-attr]
                 touched.append(self.entries[place])
         return touched
+
+    def _insert(self, row: Row, after: str) -> Line | None:
+        """Put a row's line right after the line of the row it follows, where laying out whole
+        puts it; None when that place is not so plain: the row shares a cause (by cause), or the
+        row it follows has no line of its own (it does not show, it is under its cause's line, it
+        is the top)."""
+        place = self.index.get(after)
+        if (self.by_cause and row.cause is not None) or place is None or self.entries[place].nested:
+            return None
+        line = Line(row.key, row)
+        self.entries.insert(place + 1, line)
+        for moved in range(place + 1, len(self.entries)):
+            self.index[self.entries[moved].key] = moved
+        return line
 
     def _add(self, line: Line, group: str) -> Line:
         if group != self._group:

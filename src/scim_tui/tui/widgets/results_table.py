@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -188,30 +189,51 @@ class ResultsTable(ScrollView, can_focus=True):
         self.rows = list(rows)
         self._lay_out()
 
-    def extend(self, rows: Iterable[Row], joined: Iterable[Row] = ()) -> None:
-        """Display these rows after the others (a batch of a run streaming in), and the causes
-        the rows shown (`joined`) now share: the cost is the batch's, not the run's."""
+    def extend(self, rows: Iterable[Row], joined: Iterable[Row] = (), placed: Mapping[str, str] | None = None) -> bool:
+        """Display these rows after the others (a batch of a run streaming in), or right after the
+        row `placed` names for theirs (RunState's Change), and the causes the rows shown
+        (`joined`) now share: the cost is the batch's, not the run's. False when a row placed
+        follows one not shown: then the rows are to be shown whole (`show`)."""
         rows = list(rows)
-        self.rows += rows
+        placed = placed or {}
+        if not self._take_rows(rows, placed):
+            return False
         current, shown = self._key_at(self.cursor_row), len(self.entries)
-        touched = self.lines.extend(rows, joined)
+        touched = self.lines.extend(rows, joined, placed)
         if touched is None:
             self._lay_out()
-            return
+            return True
+        moved = any(row.key in placed for row in rows)  # lines went before the end: those below them moved down
         columns = self.columns.widest(Columns.of(touched))
         # The virtual size set as `virtual_size = ...` would draw every line again: set quietly, the
         # layout (for the scrollbar) draws none, and only the lines added and those that changed are.
         self.set_reactive(ResultsTable.virtual_size, Size(0, len(self.entries) + HEADER_LINES))
-        self.refresh(layout=True, repaint=False)
+        self.refresh(layout=True, repaint=moved)
         if columns != self.columns:
             self.columns = columns
             self.refresh()
-        else:
+        elif not moved:
             self.refresh_lines(shown + HEADER_LINES, len(self.entries) - shown)
             for line in touched:
                 if (place := self.lines.index[line.key]) < shown:
                     self.refresh_line(place + HEADER_LINES)
-        self._place_cursor(self.cursor_row, current, scroll=False)
+        row = self.lines.index.get(current, self.cursor_row) if current is not None else self.cursor_row
+        self._place_cursor(row, current, scroll=row != self.cursor_row)
+        return True
+
+    def _take_rows(self, rows: list[Row], placed: Mapping[str, str]) -> bool:
+        """Keep the rows shown in RunState's order: each after the others, or after the one `placed`
+        names; False when that one is not shown."""
+        for row in rows:
+            after = placed.get(row.key)
+            if after is None:
+                self.rows.append(row)
+                continue
+            place = next((place for place, shown in enumerate(self.rows) if shown.key == after), None)
+            if place is None:
+                return False
+            self.rows.insert(place + 1, row)
+        return True
 
     def _lay_out(self) -> None:
         current = self._key_at(self.cursor_row)
@@ -233,7 +255,8 @@ class ResultsTable(ScrollView, can_focus=True):
 
     @property
     def keys(self) -> list[str]:
-        return list(self.lines.index)
+        """The keys of the lines, in the order shown."""
+        return [line.key for line in self.entries]
 
     @property
     def row_count(self) -> int:
