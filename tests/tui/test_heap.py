@@ -11,6 +11,7 @@ import pytest
 
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.store.profiles import Profile
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.messages import ResultsBatch
 from scim_tui.tui.messages import RunFinished
@@ -69,6 +70,29 @@ async def test_the_results_are_frozen_as_they_come_at_most_once_a_second_and_all
         seen = gone_over()
         assert len(screen.state.rows) == 200
         assert not any(id(row.result) in seen for row in screen.state.rows.values()), "the end freezes every result"
+
+
+async def test_what_a_run_builds_between_two_results_is_frozen_on_its_tick(hanging_patch):
+    """A run builds much before its first result (discovery makes models of the server's schemas)
+    and may wait long between two: what lives is frozen on the run's tick too, at most once a
+    second, so that no pass of the collector goes over all of it at once when the next batch comes."""
+    hanging, url = hanging_patch
+    now = [100.0]
+    app = ScimTuiApp(Profile(name="Slow", url=url, jobs=1), clock=lambda: now[0])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = run_screen(pilot)
+        await settle(pilot)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: hanging.arrived > 0)  # a PATCH held: with one job, no result comes meanwhile
+        built = [Knot() for _ in range(100)]
+        await pilot.pause(0.6)  # a tick, within the second of the last freeze
+        assert all(id(item) in gone_over() for item in built)
+        now[0] += 1
+        shown = len(screen.state.rows)
+        await wait_until(pilot, lambda: not any(id(item) in gone_over() for item in built) or len(screen.state.rows) != shown)
+        assert len(screen.state.rows) == shown, "frozen by the next batch, not by the tick"
+        hanging.release()
+        await settle(pilot)
 
 
 async def test_what_died_frozen_during_a_run_is_collected_when_the_next_run_starts(local):

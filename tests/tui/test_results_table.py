@@ -19,6 +19,7 @@ from scim_tui.checker.exchanges import Exchange
 from scim_tui.tui import app as tui_app
 from scim_tui.tui.app import ScimTuiApp
 from scim_tui.tui.messages import ResultsBatch
+from scim_tui.tui.messages import RunFinished
 from scim_tui.tui.run_state import Filter
 from scim_tui.tui.run_state import Mark
 from scim_tui.tui.run_state import RunState
@@ -26,6 +27,7 @@ from scim_tui.tui.widgets import results_table
 from scim_tui.tui.widgets.result_lines import Lines
 from scim_tui.tui.widgets.results_table import MIN_REASON_WIDTH
 from scim_tui.tui.widgets.results_table import ResultsTable
+from scim_tui.tui.widgets.run_status import Phase
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
@@ -175,6 +177,10 @@ async def test_results_of_the_server_coming_after_the_resource_types_are_put_in_
         assert table.keys[4:6] == ["entra_readiness#0", "okta_readiness#0"], "under the server's last line"
         assert table.selected_key == under_cursor
         assert drawn(table) == drawn_whole(table)
+        screen.post_message(RunFinished(7))
+        await wait_until(pilot, lambda: screen.progress.phase is Phase.FINISHED)
+        assert laid_out == [], "the run's end changed no row, yet laid every line out again"
+        assert table.keys == [line.key for line in whole.entries]
 
 
 def lines(table: ResultsTable) -> list[str]:

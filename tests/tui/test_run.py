@@ -293,6 +293,7 @@ async def test_each_run_is_recorded_and_changes_since_the_previous_run_are_marke
         await run_checks(pilot)
         assert {row.key for row in screen.state.rows.values() if row.mark is Mark.NEW_FAILURE} == failing
         assert {table_of(pilot).row_cells(key)[2].plain for key in failing} == {"✘ new"}
+        assert table_of(pilot).columns.change, "the change column shows, laid out at the run's end"
     assert len(history.runs("History")) == 3
     assert history.latest("History").profile == "History"
 

@@ -176,6 +176,9 @@ class RunState:
         """The key of the last row of each check and of each group, where the next one goes."""
         self.tally = Tally()
         self._review = Review()
+        self.revision = 0
+        """Counts the changes to rows there before (a mark, an acceptance, a rerun's rows dropped)
+        that a batch's Change does not tell: lines laid out before one no longer show the rows."""
 
     def start(self, rerun: frozenset[CheckId] | None = None) -> None:
         """Begin a run: a full run forgets every row and the run they belonged to, a rerun keeps
@@ -251,6 +254,7 @@ class RunState:
         if self._rerun is not None:
             for key in [key for key in self.order if self._stale(self.rows[key])]:
                 self._forget(self.rows.pop(key))
+                self.revision += 1
             self.order = [key for key in self.order if key in self.rows]
             self._last_of_check = {self.rows[key].result.check_id: key for key in self.order}  # the last one of each wins
             self._last_of_group = {self.rows[key].group: key for key in self.order}
@@ -311,6 +315,7 @@ class RunState:
         self.tally.count(row, -1)
         change(row)
         self.tally.count(row, 1)
+        self.revision += 1
 
     def visible(self, view: Filter) -> list[Row]:
         needle = view.needle

@@ -445,6 +445,7 @@ class RunScreen(Screen[None]):
         if message.run_id != self.run_id:
             return
         joining = self.state.joining  # a rerun's rows join the run shown; its start and duration stay the run's
+        revision = self.state.revision
         self.state.finish(message.report)
         self.heap.settle(now=True)
         if message.changes:
@@ -463,7 +464,8 @@ class RunScreen(Screen[None]):
             self.notify(warning, severity="warning", markup=False)
         for note in message.notes:
             self.notify(note, title="Left by an earlier run", markup=False, timeout=30)
-        self._refresh_results()
+        if self.state.revision != revision:  # marks, acceptances, a rerun's rows dropped: else the lines show the rows
+            self._refresh_results()
         if not joining:  # a run ends on its first failure (once laid out); a rerun leaves the cursor where it was
             self.call_after_refresh(self.query_one(ResultsTable).first_failure)
             self._focus_results()
@@ -491,6 +493,7 @@ class RunScreen(Screen[None]):
         if self.progress.phase not in (Phase.IDLE, Phase.PAST):
             self.progress.elapsed = self.clock() - self.started
             self._show_progress()
+            self.heap.settle()  # what the run built before its first result, or between two (heap.py)
 
     def _show_progress(self) -> None:
         self.progress.done = self.state.checks_done()
