@@ -102,3 +102,25 @@ def test_after_a_server_error_the_next_request_goes_on_a_new_connection():
         answer = http.request("POST", "/Users", content=b"{}")
     assert answer.status_code == 200 and connection.notes.note_of(answer) is None
     assert len(server.connections) == 2
+
+
+@pytest.mark.parametrize("status", [b"204 No Content", b"304 Not Modified"])
+def test_after_an_answer_that_declares_a_body_it_cannot_have_the_next_request_goes_on_a_new_connection(status):
+    """A 204 or a 304 has no body, whatever its head says (RFC 9112 §6.3): a server that sends one
+    anyway leaves it on the connection, where it would be read as the beginning of the next answer
+    (a POST of another check then reads "{"foo": 1}HTTP/1.1 201" and fails). That connection is
+    not reused."""
+    bodied = b"HTTP/1.1 " + status + b"\r\nContent-Type: application/scim+json\r\nContent-Length: 10\r\n\r\n" + b'{"foo": 1}'
+
+    def bodied_then_ok(connection: socket.socket) -> None:
+        read_request(connection)
+        connection.sendall(bodied if len(server.connections) == 1 else OK)
+        read_request(connection)  # the next request on this connection: answered, after the stray body
+        connection.sendall(OK)
+
+    with RawServer(bodied_then_ok) as server, open_client(Profile(name="retry", url=server.url, timeout=5)) as connection:
+        http = connection.client.client
+        assert http.get("/Users/x", headers={"If-None-Match": 'W/"1"'}).status_code == int(status[:3])
+        answer = http.request("POST", "/Users", content=b"{}")
+    assert answer.status_code == 200 and answer.json() == {}
+    assert len(server.connections) == 2

@@ -14,7 +14,9 @@ scim-tui's policies, and plain-spoken.
 - Nesting: a JSON body nested deeper than MAX_JSON_DEPTH is refused before anyone parses it
   (a parser's recursion would fail, or take the process down).
 - A server in trouble: the connection that carried a 5xx is not used again (the server may drop
-  it, and the next request on it would fail for another check's sake).
+  it, and the next request on it would fail for another check's sake); nor the one that carried
+  an answer that has no body (1xx, 204, 304) but whose head declares one: bytes the server sends
+  after that head would be read as the beginning of the next answer on it.
 - A kept-alive connection the server closed before any byte of its answer: a GET, PUT or DELETE
   goes again once on a new connection, and its answer says so (note_of); a POST or PATCH never.
 - Reasons: socket, TLS and protocol errors are raised as httpx2's transport errors, with a
@@ -321,15 +323,24 @@ class _GuardedBody(httpx2.SyncByteStream):
             raise httpx2.DecodingError(f"the response of {origin(self._request.url)} is not valid compressed data ({exc})", request=self._request) from exc
 
     def _release(self) -> None:
-        if self._response.status >= 500:
-            # A server in trouble may drop the connection after such an answer: closed, the pool
-            # gives the next request a new one.
+        if self._response.status >= 500 or _framing_in_doubt(self._response):
+            # A server in trouble may drop the connection after such an answer, and one that
+            # declares a body where none can be may send it: closed, the pool gives the next
+            # request a new one.
             self._response.extensions["network_stream"].close()
         self.close()
 
     def close(self) -> None:
         # A body left unread leaves the connection unusable for another request: httpcore2 closes it.
         self._response.close()
+
+
+def _framing_in_doubt(response: httpcore2.Response) -> bool:
+    """Whether an answer that has no body (1xx, 204, 304: RFC 9112 §6.3) declares one in its head:
+    a body sent anyway stays on the connection, ahead of the next answer."""
+    if response.status >= 200 and response.status not in (204, 304):
+        return False
+    return any(name.lower() == b"transfer-encoding" or (name.lower() == b"content-length" and value.strip() != b"0") for name, value in response.headers)
 
 
 def human_reason(exc: httpx2.TransportError, request: httpx2.Request, timeout: float) -> str | None:
