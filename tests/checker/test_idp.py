@@ -544,8 +544,8 @@ def test_every_provider_a_run_can_require_has_a_verdict():
 @pytest.mark.parametrize("jobs", [1, 4])
 def test_the_users_made_to_be_members_are_shared_by_the_checks_of_a_provider(serve, jobs):
     """Entra's three membership steps each need two users in a group: the run makes two, once, as
-    Entra creates them (a membership is the group's, so no step writes to them), and deletes them
-    at its end; each step keeps its verdict (RFC 7644 §3.5.2)."""
+    Entra creates them (a membership is the group's, so no step writes to them), and the last step
+    deletes them (references.py); each step keeps its verdict (RFC 7644 §3.5.2)."""
     app = make_app()
     users: list[str] = []
 

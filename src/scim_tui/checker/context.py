@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from collections.abc import Hashable
 from dataclasses import dataclass
 from dataclasses import field
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import Literal
 from typing import TypeVar
 
 from scim2_models import Resource
@@ -49,7 +47,8 @@ from scim_tui.checker.recorder import cleaning_up
 from scim_tui.checker.recorder import current_exchanges
 from scim_tui.checker.recorder import install_recorder
 from scim_tui.checker.recorder import recorder_of
-from scim_tui.checker.registry import HandOver
+from scim_tui.checker.references import References
+from scim_tui.checker.registry import Pool
 from scim_tui.checker.results import CheckConfig
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.secrets import Secrets
@@ -127,10 +126,12 @@ class CheckContext:
         """Set when the run ends early: the checks still running send nothing but clean-up."""
         self.resource_manager = ResourceManager(self)
         self.references = references or References(self.resource_manager)
-        """The resources references point at, shared by the checks of the run (held by the run's
-        own resource manager, so deleted when the run ends)."""
+        """The resources the checks of the run share (held by the run's own resource manager, deleted
+        once the last check reading them ended, or when the run ends: references.py)."""
         self.pointed_at: set[str] = set()
         """The ids of the shared resources this check's references point at."""
+        self.shares: frozenset[Pool] | None = None
+        """The pools of shared resources the check may read (Checker.shares); None outside a run's plan (any)."""
         self.decoys: dict[str, str] = {}
         """The resource this check made, by endpoint, for its filters to leave out (checks/idp.py decoy)."""
         self.creations = creations or Creations()
@@ -306,6 +307,12 @@ class ResourceManager:
             return None
         self.context.creations.settle(model, Adaptation(added, refusal_text(refused)))
         return created
+
+    def inherit(self, items: list[Owned]) -> None:
+        """Keep resources other checks made and pointed at: deleted after this check's own (newest
+        first), which may point at them."""
+        with self._lock:
+            self.owned[:0] = items
 
     def release(self, resource_id: str) -> list[Owned]:
         """Stop keeping a resource (another manager keeps it from now on); return what was kept."""
@@ -642,146 +649,3 @@ def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
 
 UNLISTED_PER_QUERY = 20
 """How many deleted resources the clean-up asks about in one query (`id eq "…" or …`), keeping its URL short."""
-Spare = Literal["full", "least", "replaced"]
-"""A resource handed over: created with every writable attribute or the required ones only, or replaced."""
-HANDOVER_POLL = 0.1
-"""How often (seconds) a check waiting for a resource handed over looks whether the run is stopping."""
-
-
-@dataclass(frozen=True)
-class Referenced:
-    """A resource made for references to point at, as the server answered its creation: a
-    reference's value is its `id` (never read out of a URL), its `$ref` its meta.location."""
-
-    id: str
-    kind: str
-    """The name of its resource type (User, Group ...)."""
-    location: str | None
-    """Its meta.location; None when the server gave none."""
-
-
-def _referenced(resource: Resource[Any], kept: list[Owned], model: type[Resource[Any]]) -> Referenced:
-    location = resource.meta.location if resource.meta else None
-    return Referenced(str(resource.id), kept[0].kind if kept else model.__name__, str(location) if location else None)
-
-
-class References:
-    """Resources made for references to point at (a manager, a group's members), shared by the
-    checks of a run instead of made again for each reference.
-
-    A check's references never point twice at the same resource: the resource a replacement
-    points at differs from the one it replaces, as when each reference had a resource of its
-    own. A resource is made, by the check that first needs it (its exchanges show the POST),
-    with its required attributes only; the run's own resource manager holds it, and deletes
-    it when the run ends.
-    """
-
-    def __init__(self, manager: ResourceManager):
-        self.manager = manager
-        self._made: dict[type[Resource[Any]], list[Referenced]] = {}
-        self._fixtures: dict[type[Resource[Any]], Resource[Any]] = {}
-        self._spare: dict[tuple[type[Resource[Any]], Spare], list[Resource[Any]]] = {}
-        self._shared: dict[Hashable, Any] = {}
-        self._handed: dict[tuple[type[Resource[Any]], HandOver], threading.Event] = {}
-        """Set once the check handing resources of a model over (Checker.hands_over) ended."""
-        self._lock = threading.RLock()  # held while making one, which may need references itself
-
-    def expect(self, model: type[Resource[Any]], kind: HandOver) -> None:
-        """A check of the run will hand resources of `model` over (`offer`): the check taking them
-        waits for it, so that the run makes as many resources at any number of jobs."""
-        with self._lock:
-            self._handed.setdefault((model, kind), threading.Event())
-
-    def settle(self, model: type[Resource[Any]], kind: HandOver) -> None:
-        """The check handing resources of `model` over ended, whatever it could hand over."""
-        with self._lock:
-            self._handed.setdefault((model, kind), threading.Event()).set()
-
-    def point_at(self, context: CheckContext, model: type[Resource[Any]]) -> Referenced:
-        """A resource of `model` this check's references do not point at yet, made if there is none."""
-        with self._lock:
-            made = self._made.setdefault(model, [])
-            referenced = next((item for item in made if item.id not in context.pointed_at), None)
-            if referenced is None:
-                resource = context.resource_manager.create_and_register(model, fill_all=False)
-                referenced = _referenced(resource, self._kept(context, resource), model)
-                made.append(referenced)
-        context.pointed_at.add(referenced.id)
-        return referenced
-
-    def _kept(self, context: CheckContext, resource: Resource[Any]) -> list[Owned]:
-        """Move a resource a check made to the run's own resource manager; what was moved."""
-        released = context.resource_manager.release(str(resource.id))
-        for item in released:
-            self.manager.record(item)
-        return released
-
-    def offer(self, context: CheckContext, resource: Resource[Any], spare: Spare) -> None:
-        """Hand a resource a check created and judged (its creation, or its replacement) to the check
-        of the run taking one so (`fresh`, `replaced`), when the run has one (`expect`): until it
-        takes it, the run's own resource manager holds it (and deletes it at the end when none
-        did). Else the check offering it deletes it, as any of its own."""
-        kind: HandOver = "replaced" if spare == "replaced" else "created"
-        with self._lock:
-            if (type(resource), kind) in self._handed and self._kept(context, resource):
-                self._spare.setdefault((type(resource), spare), []).append(resource)
-
-    def fresh(self, context: CheckContext, model: type[Resource[Any]], fill_all: bool, handed_over: bool = False) -> Resource[Any]:
-        """A resource of `model`, created with every writable attribute filled or with its required
-        ones only, that nothing was written to. With `handed_over`, one object_creation offered when
-        there is one (this check's manager deletes it from then on; the exchanges of object_creation
-        show its POST), waiting while it runs (`expect`): one check of a kind takes it, named in
-        its code, so that which check makes what, and the run's request count, are the same at any
-        number of jobs. Else one created now."""
-        taken = self._taken(context, model, "created", "full" if fill_all else "least") if handed_over else None
-        return taken or context.resource_manager.create_and_register(model, fill_all=fill_all)
-
-    def replaced(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any] | None:
-        """The resource object_replacement replaced (its PUT answered with every value sent), as
-        answered, when it offered one (waiting while it runs); this check's manager deletes it from
-        then on. None when there is none."""
-        return self._taken(context, model, "replaced", "replaced")
-
-    def _taken(self, context: CheckContext, model: type[Resource[Any]], kind: HandOver, spare: Spare) -> Resource[Any] | None:
-        """A spare of `model` handed over by the check handing over `kind`, once it ended."""
-        with self._lock:
-            handed = self._handed.get((model, kind))
-        while handed is not None and not handed.wait(HANDOVER_POLL) and not context.stopping.is_set():
-            pass
-        with self._lock:
-            spares = self._spare.get((model, spare))
-            resource = spares.pop(0) if spares else None
-            if resource is not None:
-                for item in self.manager.release(str(resource.id)):
-                    context.resource_manager.record(item)
-        return resource
-
-    def shared(self, context: CheckContext, key: Hashable, make: Callable[[], tuple[Answer, list[Any]]]) -> Answer:
-        """What `make` gives (and the resources it created, each with its id), made once a run for the
-        checks that only read those resources (a named set the list checks share), so that their verdicts stay apart:
-        none writes to them. The first check needing them makes them (its exchanges show the POSTs);
-        the run's own resource manager deletes them when the run ends. When `make` failed, the next
-        check tries again."""
-        with self._lock:
-            if key not in self._shared:
-                made, resources = make()
-                for resource in resources:
-                    self._kept(context, resource)
-                self._shared[key] = made
-            return self._shared[key]
-
-    def read_only(self, context: CheckContext, model: type[Resource[Any]]) -> Resource[Any]:
-        """A resource of `model` with every writable attribute filled, shared by the checks of a run
-        that only read it (a read, a list, a filter), so that their verdicts stay apart: none
-        writes to it, and no reference points at it (a group listing it as a member would change
-        its `groups`; and whether it was made before a check needing a reference would change what
-        the run makes, at several jobs). The first check needing it makes it (its exchanges show the POST); the run's
-        own resource manager deletes it when the run ends. A creation that failed is tried again
-        by the next check."""
-        with self._lock:
-            fixture = self._fixtures.get(model)
-            if fixture is None:
-                fixture = context.resource_manager.create_and_register(model, fill_all=True)
-                self._kept(context, fixture)
-                self._fixtures[model] = fixture
-        return fixture

@@ -36,6 +36,8 @@ from scim_tui.checker.journal import recover
 from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.recorder import RunCancelled
 from scim_tui.checker.recorder import recording
+from scim_tui.checker.references import PER_MODEL
+from scim_tui.checker.references import PoolKey
 from scim_tui.checker.registry import Checker
 from scim_tui.checker.registry import HandOver
 from scim_tui.checker.registry import all_checkers
@@ -426,6 +428,9 @@ def _outcomes(context: CheckContext, steps: list[Step]) -> Generator[list[CheckR
     """The results of each step, in the order of the steps, the steps running `jobs` at a time."""
     jobs = max(1, context.conf.jobs)
     handing = _handing_over(context, steps)
+    for step in steps:
+        if deselected(step, context.conf) is None:
+            context.references.hold(_pools(context, step))
     if jobs == 1 or len(steps) < 2:  # in plan order: what a check needs handed over is, by then
         for index, step in enumerate(steps):
             yield _run_handing_over(context, step, handing.get(index))
@@ -470,6 +475,12 @@ def _handing_over(context: CheckContext, steps: list[Step]) -> dict[int, tuple[t
     return handing
 
 
+def _pools(context: CheckContext, step: Step) -> list[PoolKey]:
+    """The pools of shared resources a step reads (Checker.shares), with its model where a pool is made per resource type."""
+    model = context.model_for(step.resource_type) if step.resource_type else None
+    return [(pool, model if pool in PER_MODEL else None) for pool in sorted(step.checker.shares)]
+
+
 def _run_handing_over(context: CheckContext, step: Step, handed: tuple[type[Resource[Any]], HandOver] | None) -> list[CheckResult]:
     """Run a step; one handing resources over says, however it ended, that it handed what it could."""
     try:
@@ -491,6 +502,7 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
         return [left_out]
     with recording() as exchanges:
         check_context = context.fork(exchanges)
+        check_context.shares = step.checker.shares
         try:
             with keeping(check_context.resource_manager):
                 results = _call(check_context, step)
@@ -506,6 +518,7 @@ def run_step(context: CheckContext, step: Step) -> list[CheckResult]:
             if context.conf.raise_exceptions and results[0].status.failed:
                 raise SCIMTesterError(f"{step.checker.name}: {results[0].reason}", context.conf) from exc
         finally:
+            context.references.leave(check_context, _pools(context, step))
             leftovers = check_context.resource_manager.cleanup()
     return _finish(context, step, results, exchanges, leftovers)
 

@@ -46,7 +46,7 @@ from scim_tui.checker.results import PrerequisiteFailed
 
 if TYPE_CHECKING:
     from scim_tui.checker.context import CheckContext
-    from scim_tui.checker.context import Referenced
+    from scim_tui.checker.references import Referenced
 
 PREFIX = MARK
 WRITABLE = (Mutability.read_write, Mutability.write_only, Mutability.immutable)

@@ -19,6 +19,10 @@ Start = Literal["first", "early", "any"]
 """When the engine starts a checker among the checks of the resource types (Checker.start)."""
 HandOver = Literal["created", "replaced"]
 """What a checker hands over (Checker.hands_over): the resources it created, or the one it replaced."""
+Pool = Literal["listed", "population", "members", "fixture"]
+"""A set of resources the checks of a run share and only read (references.py): the three the filter,
+pagination and sort checks list, the population the providers' listing checks page through, the
+users the providers' groups and managers point at, the resource the read checks read."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,9 @@ class Checker:
     in plan order, so the pool starts it after this one."""
     takes: HandOver | None = None
     """What it takes from an earlier check of the resource type, when that check runs (`hands_over`)."""
+    shares: frozenset[Pool] = frozenset()
+    """The sets of shared resources it reads (References.shared): each is deleted once the last check
+    of the run declaring it ended, not at the run's end; a check using one it did not declare ERRORs."""
 
     @property
     def per_type(self) -> bool:
@@ -79,10 +86,12 @@ def checker(
     start: Start = "any",
     hands_over: HandOver | None = None,
     takes: HandOver | None = None,
+    shares: Iterable[Pool] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare a checker with its tags and the section of an RFC (7644 unless said) it verifies;
     `schema` keeps it to the resource type of that core schema; `start` says when the engine
-    starts it (Checker.start); `hands_over` what it hands to a later check and `takes` what it takes from an earlier one (Checker.hands_over).
+    starts it (Checker.start); `hands_over` what it hands to a later check and `takes` what it takes from an earlier one (Checker.hands_over);
+    `shares` the sets of shared resources it reads (Checker.shares).
 
     The scope comes from the name of the second parameter: none, ``resource_type``,
     ``model`` or ``results``.
@@ -93,7 +102,7 @@ def checker(
         scope: Scope = "server" if not params else params[0]  # type: ignore[assignment]
         if scope not in ("server", "resource_type", "model", "results"):
             raise TypeError(f"{func.__name__}: unknown checker parameter {scope!r}")
-        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc, schema, start, hands_over, takes)
+        _CHECKERS[func.__name__] = Checker(func.__name__, func, frozenset(tags), section, scope, rfc, schema, start, hands_over, takes, frozenset(shares))
         return func
 
     return register

@@ -119,7 +119,7 @@ def check_filtering(context: CheckContext, model: type[Resource[Any]], label: st
     return results
 
 
-@checker("crud", "crud:read:attributes", section="3.4.2.5")
+@checker("crud", "crud:read:attributes", section="3.4.2.5", shares=("fixture",))
 def object_query_with_attributes(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET /Resource/{id} honours attributes and excludedAttributes (RFC 7644 §3.4.2.5, §3.9).
 
@@ -137,7 +137,7 @@ def object_query_with_attributes(context: CheckContext, model: type[Resource[Any
     return check_filtering(context, model, "GET /Resource/{id}", query)  # the label SPEC.md §4.5 gives
 
 
-@checker("crud", "crud:read:attributes", section="3.4.2.5")
+@checker("crud", "crud:read:attributes", section="3.4.2.5", shares=("fixture",))
 def object_list_with_attributes(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET /Resource honours attributes and excludedAttributes (RFC 7644 §3.4.2, §3.4.2.5).
 
@@ -159,7 +159,7 @@ def object_list_with_attributes(context: CheckContext, model: type[Resource[Any]
     return check_filtering(context, model, "GET /Resource", query, exact=True)  # the label SPEC.md §4.5 gives
 
 
-@checker("crud", "crud:read:attributes", section="3.4.3")
+@checker("crud", "crud:read:attributes", section="3.4.3", shares=("fixture",))
 def search_with_attributes(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """POST /.search honours attributes and excludedAttributes (RFC 7644 §3.4.3).
 

@@ -139,12 +139,12 @@ def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckR
     return results_of(context, mark, [CheckResult(Status.DEVIATION, reason=reason)])[0]
 
 
-@checker("crud", "crud:read", section="3.4.1")
+@checker("crud", "crud:read", section="3.4.1", shares=("fixture",))
 def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET on a resource's URL answers that resource (RFC 7644 §3.4.1).
 
     Reads back by id a resource created with every writable attribute filled (shared with
-    the other checks that only read it, deleted when the run ends). SUCCESS when the
+    the other checks that only read it, deleted once the last of them ended). SUCCESS when the
     answer is 200 with the resource of that id; ERROR on another status, an
     error, or another object.
     """
@@ -156,7 +156,7 @@ def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     return [CheckResult(Status.SUCCESS, reason=f"GET {path} answered the {model.__name__} {created.id}.", data=found)]
 
 
-@checker("crud", "crud:read", section="3.4.2")
+@checker("crud", "crud:read", section="3.4.2", shares=("fixture",))
 def object_query_without_id(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET on a resource endpoint lists its resources, the new one included (RFC 7644 §3.4.2).
 

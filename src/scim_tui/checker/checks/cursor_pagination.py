@@ -99,7 +99,7 @@ def _refused(context: CheckContext, model: type[Resource[Any]], cursor: str, sco
     return Status.SUCCESS, f"{query} answered 400 with scimType {scim_type}."
 
 
-@checker("pagination", "pagination:cursor", section="2", rfc=9865)
+@checker("pagination", "pagination:cursor", section="2", rfc=9865, shares=("listed",))
 def cursor_pagination(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Cursor-based pagination pages through a list as RFC 9865 §2 says, when the ServiceProviderConfig announces it.
 

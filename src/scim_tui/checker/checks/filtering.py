@@ -106,7 +106,7 @@ def _typed_values(context: CheckContext, attribute: Attribute) -> tuple[dict[str
     return found, other
 
 
-@checker("filter", "filter:operators", section="3.4.2.2", start="early")
+@checker("filter", "filter:operators", section="3.4.2.2", start="early", shares=("listed",))
 def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Filters select exactly the resources they match (RFC 7644 §3.4.2.2).
 
@@ -180,8 +180,8 @@ def listed(context: CheckContext, model: type[Resource[Any]], attribute: Attribu
     (filter, pagination, sort, cursors), so that their verdicts stay apart: none writes to them, and
     no other resource bears their prefix. Only alpha-one holds an externalId (for the pr rule) and,
     when the schema has one, a value of a typed attribute (emails, members) whose type the others
-    hold not. The first check needing them makes them (its exchanges show the POSTs); the run's own
-    resource manager deletes them when the run ends."""
+    hold not. The first check needing them makes them (its exchanges show the POSTs); the last
+    check of the run declaring the pool "listed" deletes them (References.leave)."""
 
     def make() -> tuple[Made, list[Resource[Any]]]:
         named = Named(attribute, unique_prefix("list"))
@@ -198,7 +198,7 @@ def listed(context: CheckContext, model: type[Resource[Any]], attribute: Attribu
         alpha = created[0]
         return Made(named, alpha, typed, extra["alpha-one"], _typed_held(context, model, alpha, typed, extra["alpha-one"])), created
 
-    return context.references.shared(context, ("listed", model), make)
+    return context.references.shared(context, ("listed", model), ("listed", model), make)
 
 
 def _unfit(eq_rule: Rule, page: ListPage | None, exchange: Exchange) -> str | None:

@@ -238,8 +238,8 @@ def shared_users(context: CheckContext, count: int, make: Callable[[CheckContext
     """`count` users made (by `make`, as the provider creates them) for references to point at (a
     group's members, a user's manager), made once a run for each way of making them and shared by
     the checks that need them: a membership is the group's, a manager the managed user's, so none
-    of them writes to the users (References.shared; the run deletes them when it ends). A SKIPPED
-    result when the server has no User resource type."""
+    of them writes to the users (References.shared: the pool "members", deleted once the last check
+    declaring it ended). A SKIPPED result when the server has no User resource type."""
     user_model = model_of(context, USER_SCHEMA)
     if user_model is None:
         return CheckResult(Status.SKIPPED, reason="Skipped: the server has no User resource type to make members of.")
@@ -249,7 +249,7 @@ def shared_users(context: CheckContext, count: int, make: Callable[[CheckContext
         user = make(context, user_model)
         return user, [user]
 
-    return [context.references.shared(context, ("member", way, user_model, number), made) for number in range(count)]
+    return [context.references.shared(context, ("members", None), ("member", way, user_model, number), made) for number in range(count)]
 
 
 def population(context: CheckContext, model: type[Resource[Any]], count: int) -> list[str]:
@@ -257,13 +257,13 @@ def population(context: CheckContext, model: type[Resource[Any]], count: int) ->
     its test connection, its import), made once a run, with their required attributes only, and
     shared by those checks: none writes to them, so their verdicts stay apart, and the run makes
     as many as the check needing the most asks for, at any number of jobs (References.shared; the
-    run deletes them when it ends)."""
+    last check of the run declaring the pool "population" deletes them)."""
 
     def made() -> tuple[str, list[Resource[Any]]]:
         resource = context.resource_manager.create_and_register(model, fill_all=False)
         return str(resource.id), [resource]
 
-    return [context.references.shared(context, ("population", model, number), made) for number in range(count)]
+    return [context.references.shared(context, ("population", model), ("population", model, number), made) for number in range(count)]
 
 
 def members_of(resource: dict[str, Any]) -> list[str]:

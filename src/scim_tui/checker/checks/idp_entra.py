@@ -297,7 +297,7 @@ def entra_replace_employee_number(context: CheckContext, model: type[Resource[An
     return [entra_patched(context, target, f"Replace {path}", operation, {path: value}, CAPITALISED, lower_op(operation))]
 
 
-@checker(*TAGS, section="3.5.2.1", schema=USER_SCHEMA)
+@checker(*TAGS, section="3.5.2.1", schema=USER_SCHEMA, shares=("members",))
 @replay(ENTRA)
 def entra_set_manager(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID sets a user's manager with ``{"op": "Add", "path": "manager", "value": [{"$ref": "<manager's URL>", "value": "<id>"}]}`` (RFC 7644 §3.5.2.1).
@@ -417,7 +417,7 @@ def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> lis
     ]
 
 
-@checker(*TAGS, section="3.5.2.1", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.5.2.1", schema=GROUP_SCHEMA, shares=("members",))
 @replay(ENTRA)
 def entra_add_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID adds several members in one PATCH: ``{"op": "Add", "path": "members", "value": [{"$ref": null, "value": …}, …]}`` (RFC 7644 §3.5.2.1).
@@ -461,7 +461,7 @@ def filtered_removal(user: str) -> dict[str, Any]:
     return {"op": "remove", "path": f"members[value eq {json.dumps(user)}]"}
 
 
-@checker(*TAGS, section="3.5.2.2", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.5.2.2", schema=GROUP_SCHEMA, shares=("members",))
 @replay(ENTRA)
 def entra_remove_member(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID removes a member with ``{"op": "Remove", "path": "members", "value": [{"value": "<id>"}]}`` (RFC 7644 §3.5.2.2).
@@ -476,7 +476,7 @@ def entra_remove_member(context: CheckContext, model: type[Resource[Any]]) -> li
     return _removal(context, model, "Remove members with a value", operation, MEMBER_VALUE)
 
 
-@checker(*COMPLIANT, section="3.5.2.2", schema=GROUP_SCHEMA)
+@checker(*COMPLIANT, section="3.5.2.2", schema=GROUP_SCHEMA, shares=("members",))
 @replay(ENTRA)
 def entra_remove_member_filter(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Entra ID (aadOptscim062020) removes a member with ``{"op": "remove", "path": "members[value eq \\"<id>\\"]"}`` (RFC 7644 §3.5.2.2).

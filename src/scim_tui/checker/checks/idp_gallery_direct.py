@@ -144,7 +144,7 @@ def _pagination(context: CheckContext, model: type[Resource[Any]]) -> list[Check
     return [step(context, ENTRA, "read the pages", partial(_paged, context, resource_path(context, model)))]
 
 
-@checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
+@checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA, shares=("population",))
 @replay(ENTRA)
 def gallery_user_pagination(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """SCIM_User_Pagination_Test (mandatory): ``GET /Users?startIndex=N&count=5`` over at least 11 users, each page's startIndex the one asked (RFC
@@ -160,7 +160,7 @@ def gallery_user_pagination(context: CheckContext, model: type[Resource[Any]]) -
     return _pagination(context, model)
 
 
-@checker(*TAGS, section="3.4.2.4", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.4.2.4", schema=GROUP_SCHEMA, shares=("population",))
 @replay(ENTRA)
 def gallery_group_pagination(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """SCIM_Group_Pagination_Test (optional): ``GET /Groups?startIndex=N&count=5`` over at least 11 groups, each page's startIndex the one asked (RFC
@@ -173,7 +173,7 @@ def gallery_group_pagination(context: CheckContext, model: type[Resource[Any]]) 
     return _pagination(context, model)
 
 
-@checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA)
+@checker(*TAGS, section="3.5.2.3", schema=USER_SCHEMA, shares=("members",))
 @replay(ENTRA)
 def gallery_update_manager(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """SCIM_Update_Manager_Test (mandatory): the manager set (Add), changed (replace) and removed (replace with ""), each read back (RFC 7644 §3.5.2).

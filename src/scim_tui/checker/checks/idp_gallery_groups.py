@@ -93,7 +93,7 @@ def gallery_delete_group(context: CheckContext, model: type[Resource[Any]]) -> l
     return steps(context, [("delete", partial(deletion, context, ENTRA, target, "displayName", str(target.current.get("displayName") or "")))])
 
 
-@checker(*TAGS, section="3.5.2.1", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.5.2.1", schema=GROUP_SCHEMA, shares=("members",))
 @replay(ENTRA)
 def gallery_add_member(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Group_Update_Add_Member_Test (mandatory): Entra adds members with ``{"op": "Add", "path": "members", "value": [{"$ref": null, "value": …}]}``
@@ -107,7 +107,7 @@ def gallery_add_member(context: CheckContext, model: type[Resource[Any]]) -> lis
     return entra_add_members(context, model)
 
 
-@checker(*TAGS, section="3.5.2.2", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.5.2.2", schema=GROUP_SCHEMA, shares=("members",))
 @replay(ENTRA)
 def gallery_remove_member(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Group_Update_Remove_Member_Test (mandatory): Entra removes a member with ``{"op": "Remove", "path": "members", "value": [{"value": …}]}`` (RFC

@@ -123,7 +123,7 @@ def gallery_delete_user(context: CheckContext, model: type[Resource[Any]]) -> li
     return steps(context, [("delete", partial(deletion, context, ENTRA, target, "userName", str(target.current.get("userName") or "")))])
 
 
-@checker(*TAGS, section="3.5.2.1", schema=USER_SCHEMA)
+@checker(*TAGS, section="3.5.2.1", schema=USER_SCHEMA, shares=("members",))
 @replay(ENTRA)
 def gallery_user_manager(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """User_Update_Manager_Test (mandatory): Entra sets a user's manager, changes it, and removes it (RFC 7644 §3.5.2).

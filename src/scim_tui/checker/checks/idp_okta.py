@@ -76,7 +76,7 @@ def okta_user(context: CheckContext, model: type[Resource[Any]], checked: bool =
     return created(context, OKTA, model, body, extra, checked=checked)
 
 
-@checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
+@checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA, shares=("population",))
 @replay(OKTA)
 def okta_test_connection(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta's test connection: ``GET /Users?startIndex=1&count=2`` answers a page of at most 2 users (RFC 7644 §3.4.2.4).
@@ -138,7 +138,7 @@ def okta_create_user(context: CheckContext, model: type[Resource[Any]]) -> list[
     return [created_user, *steps(context, [("look the user up", lookup)])]
 
 
-@checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA)
+@checker(*TAGS, section="3.4.2.4", schema=USER_SCHEMA, shares=("population",))
 @replay(OKTA)
 def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta imports users in pages: ``startIndex=1&count=100``, then ``startIndex`` += 100 (RFC 7644 §3.4.2.4).
@@ -316,7 +316,7 @@ def _members_changed(context: CheckContext, model: type[Resource[Any]], label: s
     return [step(context, OKTA, label, change)]
 
 
-@checker(*TAGS, section="3.5.2", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.5.2", schema=GROUP_SCHEMA, shares=("members",))
 @replay(OKTA)
 def okta_update_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta changes members in one PATCH: remove ``members[value eq "…"]``, then add ``[{"value": …, "display": …}]`` (RFC 7644 §3.5.2).
@@ -335,7 +335,7 @@ def okta_update_members(context: CheckContext, model: type[Resource[Any]]) -> li
     return _members_changed(context, model, "remove then add members in one PATCH", operations)
 
 
-@checker(*TAGS, section="3.5.2.3", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.5.2.3", schema=GROUP_SCHEMA, shares=("members",))
 @replay(OKTA)
 def okta_replace_members(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta replaces a group's whole member list: ``{"op": "replace", "path": "members", "value": [...]}`` (RFC 7644 §3.5.2.3).

@@ -361,7 +361,7 @@ def _imported(context: CheckContext, target: Target) -> CheckResult:
     return CheckResult(Status.ERROR, reason=f"The import's pages of GET {context.root_path(path)}?startIndex=…&count=100 do not list the Group {target.id}.")
 
 
-@checker(*TAGS, section="3.5.2", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.5.2", schema=GROUP_SCHEMA, shares=("members",))
 @replay(OKTA)
 def okta_group_lifecycle(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta's group push, its whole lifecycle (RFC 7644 §3.3–3.6).
@@ -403,7 +403,7 @@ def okta_group_lifecycle(context: CheckContext, model: type[Resource[Any]]) -> l
     )
 
 
-@checker(*TAGS, section="3.5.1", schema=GROUP_SCHEMA)
+@checker(*TAGS, section="3.5.1", schema=GROUP_SCHEMA, shares=("members",))
 @replay(OKTA)
 def okta_group_put_variants(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """Okta's AIW integrations update groups by PUT: a new name and its members, then no member (RFC 7644 §3.5.1).

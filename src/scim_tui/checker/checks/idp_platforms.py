@@ -104,7 +104,7 @@ def onelogin_scim11_schema(context: CheckContext, model: type[Resource[Any]]) ->
     return [made]
 
 
-@checker("idp", "idp:onelogin", section="3.5.2.1", schema=GROUP_SCHEMA)
+@checker("idp", "idp:onelogin", section="3.5.2.1", schema=GROUP_SCHEMA, shares=("members",))
 @replay(ONELOGIN)
 def onelogin_group_patch(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """OneLogin changes a group's members by PATCH, never by PUT (RFC 7644 §3.5.2.1).
@@ -165,7 +165,7 @@ def pingfederate_update_user_put(context: CheckContext, model: type[Resource[Any
     return phases(context, [("find the user by userName", partial(finds, context, PING, target, "userName", name)), ("PUT the whole user", put)])
 
 
-@checker("idp", "idp:pingfederate", section="3.4.2.4", schema=GROUP_SCHEMA)
+@checker("idp", "idp:pingfederate", section="3.4.2.4", schema=GROUP_SCHEMA, shares=("members",))
 @replay(PING)
 def pingfederate_groups_listed(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """PingFederate finds a group by listing all of ``/Groups`` and matching it on its side, without a filter; then PATCHes it (RFC 7644 §3.4.2, §3.5.2).

@@ -139,7 +139,7 @@ def _scope(context: CheckContext, named: Named | None, model: type[Resource[Any]
     return narrowed.filter, narrowed.why_not
 
 
-@checker("pagination", section="3.4.2.4")
+@checker("pagination", section="3.4.2.4", shares=("listed",))
 def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """startIndex and count page through a list, and the list says where the page is (RFC 7644 §3.4.2.4).
 

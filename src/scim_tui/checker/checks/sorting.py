@@ -26,7 +26,7 @@ from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
 
-@checker("sort", section="3.4.2.3")
+@checker("sort", section="3.4.2.3", shares=("listed",))
 def sort_order(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """sortBy and sortOrder order a list (RFC 7644 §3.4.2.3).
 
