@@ -13,6 +13,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import Role
 from scim_tui.demo import make_app
 from tests.support.servers import Broken
 from tests.support.servers import make_client
@@ -34,7 +35,9 @@ def test_scim2_server_answers_404_to_writes_on_what_is_not_there(serve, resource
     again, put, patch, delete = run(server.url, resource_type)
     assert [r.status for r in (again, put, patch, delete)] == [Status.SUCCESS] * 4, [r.reason for r in (again, put, patch, delete)]
     assert re.fullmatch(rf"DELETE /v2/{resource_type}s/\w+ of the \S+ it had just deleted answered 404 with a SCIM Error\.", again.reason)
-    assert [(e.method, e.status_code) for e in again.exchanges][-2:] == [("DELETE", 204), ("DELETE", 404)]
+    # the GET proves the URL holds nothing but what the run deleted (a freed id may be someone else's since)
+    sent = [(e.method, e.status_code, e.role) for e in again.exchanges][-3:]
+    assert sent == [("DELETE", 204, Role.JUDGED), ("GET", 404, Role.PROOF), ("DELETE", 404, Role.JUDGED)]
     for method, result in (("PUT", put), ("PATCH", patch), ("DELETE", delete)):
         assert re.fullmatch(rf"{method} /v2/{resource_type}s/scim-tui-missing-\w+ \(an id that names nothing\) answered 404 with a SCIM Error\.", result.reason)
     assert stored(server.url) == []

@@ -600,6 +600,80 @@ class WordIds(SequentialIds):
         return "-".join(["id", *reversed(words)])
 
 
+class RecycledIds(SequentialIds):
+    """Sequential ids, a deleted resource's number given to the next creation (a store reusing its
+    free rows), and another client of the server creating a user right after each DELETE of one,
+    which takes the number just freed (RFC 7643 §3.1: an id MUST be non-reassignable; such servers
+    exist all the same). `theirs` holds the ids of that client's users, `written` each request
+    other than a GET that reached one of them: the run must send none."""
+
+    def __init__(self, app: WSGI):
+        super().__init__(app)
+        self.lock = threading.RLock()  # type: ignore[assignment]
+        self.free: list[int] = []
+        self.theirs: set[str] = set()
+        self.created = 0
+        self.written: list[str] = []
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        found = re.fullmatch(r"/v2/(Users|Groups)/(\d+)", path)
+        with self.lock:
+            if found and found[1] == "Users" and method != "GET" and found[2] in self.theirs:
+                self.written.append(f"{method} {path}")
+        captured: dict[str, str] = {}
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            captured["status"] = status
+            return start_response(status, headers, exc_info)
+
+        answer = super().__call__(environ, start)
+        if found and method == "DELETE" and captured.get("status", "").startswith("2"):
+            with self.lock:
+                self.free.append(int(found[2]))
+            self._someone_creates(environ)
+        return answer
+
+    def _someone_creates(self, environ: dict[str, Any]) -> None:
+        """Another client creates a user: it takes the lowest number free."""
+        with self.lock:
+            self.created += 1
+            body = json.dumps({"schemas": [USER], "userName": f"someone-else-{self.created}@example.org"}).encode()
+        _status, _headers, answer = self.call(
+            environ,
+            REQUEST_METHOD="POST",
+            PATH_INFO="/v2/Users",
+            QUERY_STRING="",
+            CONTENT_TYPE="application/scim+json",
+            CONTENT_LENGTH=str(len(body)),
+            **{"wsgi.input": io.BytesIO(body)},
+        )
+        created = self.UUID.fullmatch(json.loads(answer)["id"])
+        assert created is not None
+        number = self._number(created)
+        with self.lock:
+            self.theirs.add(number)
+
+    def _number(self, found: re.Match[str]) -> str:
+        with self.lock:
+            if found[0] not in self.numbers and self.free:
+                self.free.sort()
+                given = str(self.free.pop(0))
+                self.numbers[found[0]], self.uuids[given] = given, found[0]
+            return super()._number(found)
+
+
+class SlashIds(SequentialIds):
+    """Gives resources ids holding a slash (``tenant-a/7``), as servers keyed on a path do: no URL
+    addresses one as a single path segment unless a server decodes ``%2F`` in it, which the run
+    does not count on."""
+
+    ID = r"tenant-a/\d+"
+
+    def named(self, number: int) -> str:
+        return f"tenant-a/{number}"
+
+
 class EmailUserNames(Middleware):
     """Refuses a User whose userName is not an email address, as applications keyed on email do
     (the userName an identity provider sends is one: Okta's default, Entra ID's userPrincipalName)."""

@@ -421,7 +421,8 @@ class ResourceManager:
     def _delete(self, item: Owned) -> list[str]:
         """Delete one resource the run created, once a GET of its URL proved it the run's own;
         one not proven (its GET showed other values, or nothing at that id) is looked for by
-        its markers instead. [] once gone, else what may remain."""
+        its markers instead, unless the run deleted it already (then nothing at its id is its
+        deletion seen). [] once gone, else what may remain."""
         try:
             proven = self.context.guard.confirm(item)
         except WriteRefused as refused:
@@ -429,6 +430,8 @@ class ResourceManager:
         except Exception as failed:
             proven, why = None, f"reading it at the id {item.id} it was answered failed: {describe_error(failed, 200)}"
         else:
+            if proven is None and self.context.guard.deleted(item):  # the run's DELETE went through already
+                return self._gone_already(item)
             why = f"nothing was found at the id {item.id} it was answered"
         if proven is None:
             return self._sweep(Pending(item.kind, item.endpoint, item.markers, why, created=True))
@@ -585,8 +588,8 @@ class ResourceManager:
     def _search(self, pending: Pending) -> list[Owned] | None:
         """The resources of the endpoint listed with one of the markers (a filter eq on each marker
         until one finds some), each yet to be proven the run's; [] when every search answered an
-        empty list, None when one could not tell (refused, failed, or answered resources without
-        the marker: a filter ignored)."""
+        empty list, None when one could not tell (refused, failed, answered resources without
+        the marker: a filter ignored), or listed it at an id that is no safe path segment."""
         told = bool(pending.markers)
         for marker in pending.markers:
             try:
@@ -605,17 +608,22 @@ class ResourceManager:
             ids = [resource_id for r in matching if not unsafe_id_problem(resource_id := id_text(r.get("id")))]
             if ids:
                 return [self.context.guard.own(Owned(pending.kind, pending.endpoint, i, pending.markers), record=False) for i in ids]
+            told = told and not matching  # listed at ids the run cannot address: they may remain
         return [] if told else None
 
 
 def _after_deletion(item: Owned, deleted: int, after: Any) -> str | None:
     """What a GET after its DELETE (answered `deleted`) says of a resource: None when it is gone
-    (404, 410), else its name: still there when the GET serves it (its values or its id), may
-    remain when it cannot tell (an error, an answer without it)."""
+    (404, 410, or another resource's values served at its id), else its name: still there when the
+    GET serves it (its values, or its id without values of another), may remain when it cannot
+    tell (an error, an answer without it)."""
     if after.status_code in (404, 410):
         return None
     served = json_object(after.text)
-    if 200 <= after.status_code < 300 and (carries(served, item.markers) or id_text(served.get("id")) == item.id):
+    shown = carries(served, item.markers)
+    if 200 <= after.status_code < 300 and shown is False:
+        return None  # another resource's values at its id: the run's is gone, its id reused (not the run's to name)
+    if 200 <= after.status_code < 300 and (shown or id_text(served.get("id")) == item.id):
         return f"{item} (still there: its DELETE answered {deleted}, yet a GET still serves it)"
     without = " without it" if 200 <= after.status_code < 300 else ""
     return f"{item} (may remain: its DELETE answered {deleted}, then a GET answered {after.status_code}{without})"

@@ -276,6 +276,9 @@ class Guard:
         self._seen: dict[tuple[str, str], int] = {}
         """The ids answers showed, by endpoint ("*" when the answer did not tell), each with the
         turn of the first answer that showed it."""
+        self._deleted: set[tuple[str, str]] = set()
+        """The resources the run sent a DELETE that was answered 2xx or 404: their ids may name
+        another resource since (a server reusing ids), so each write there is proven again first."""
         self._turns = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -295,6 +298,7 @@ class Guard:
         one known at that id, when there is one); unless told not to, the current check's
         ledger keeps it (the run's, outside any check) for deletion."""
         with self._lock:
+            self._reused(item.endpoint, item.id)
             known = self._owned.setdefault((item.endpoint, item.id), item)
         if known is item and record:
             self._ledger().record(item)
@@ -345,12 +349,23 @@ class Guard:
         """Take a creation's answered id as the run's own (to be proven by a GET before any
         write); None once taken, else why the id is no new creation's."""
         with self._lock:
+            self._reused(item.endpoint, item.id)
             why = self._known(item.endpoint, item.id, turn)
             if why is None:
                 self._owned[(item.endpoint, item.id)] = item
         if why is None:
             self._ledger().record(item)
         return why
+
+    def _reused(self, endpoint: str, resource_id: str) -> None:
+        """A creation's answer, or a search by the run's markers, shows an id whose resource the run
+        deleted: the id names another resource now (to be proven the run's own by its own markers).
+        Called with the lock held."""
+        key = (endpoint, resource_id)
+        if key in self._deleted:
+            self._deleted.discard(key)
+            self._owned.pop(key, None)
+            self._refused.pop(key, None)
 
     def _known(self, endpoint: str, resource_id: str, turn: int) -> str | None:
         """Why an answered id cannot be a creation sent at `turn`: the run holds it already, or
@@ -406,7 +421,8 @@ class Guard:
         item = self.owned(target.endpoint, target.id)
         if item is None:
             raise WriteRefused(f"not sent: {what} names a resource this run did not create, and the run writes only to its own")
-        if self.confirm(item) is None:
+        deleted = self.deleted(item)
+        if self.confirm(item) is None and not deleted:  # after the run's DELETE, a write meeting nothing is the point
             raise NotProven(f"not sent: {what} names a resource that is gone (a GET answered 404)")
 
     def _check_bulk(self, body: Any) -> None:
@@ -443,6 +459,8 @@ class Guard:
                 self._after_creation(target.endpoint, body, response, answer, turn)
             if method.upper() == "GET" and target is not None and target.id is not None and not urlsplit(url).query:
                 self._proven_by_read(target, answer)
+            if method.upper() == "DELETE" and target is not None and (200 <= response.status_code < 300 or response.status_code == 404):
+                self._deleted_by_run(target)
         finally:
             if where is not None:
                 self._note_ids(where, answer)
@@ -455,6 +473,22 @@ class Guard:
             item = self._owned.get(key)  # type: ignore[arg-type]
             if item is not None and not item.confirmed and key not in self._refused and carries(answer, item.markers):
                 self._owned[key] = replace(item, confirmed=True)  # type: ignore[index]
+
+    def deleted(self, item: Owned) -> bool:
+        """Whether the run sent a DELETE of this resource that was answered 2xx or 404."""
+        with self._lock:
+            return (item.endpoint, item.id) in self._deleted
+
+    def _deleted_by_run(self, target: _Target) -> None:
+        """A DELETE of a resource the run owns was answered 2xx or 404: the resource is proven again
+        by a GET before anything else is written to its URL, since its id may name another
+        resource by then (RFC 7643 §3.1 says an id is never reassigned; some stores reuse them)."""
+        key = (target.endpoint, target.id)
+        with self._lock:
+            item = self._owned.get(key)  # type: ignore[arg-type]
+            if item is not None:
+                self._owned[key] = replace(item, confirmed=False)  # type: ignore[index]
+                self._deleted.add(key)  # type: ignore[arg-type]
 
     def failed(self, method: str, url: str, body: Any, late: bool) -> None:
         """A request that got no answer: a creation it made may exist, or appear later (`late`)."""

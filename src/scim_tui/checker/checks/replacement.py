@@ -22,6 +22,7 @@ from scim_tui.checker.features import claims
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import build_resource
 from scim_tui.checker.guard import Marker
+from scim_tui.checker.guard import carries
 from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import markers_in
 from scim_tui.checker.registry import checker
@@ -89,8 +90,8 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
     Takes the resource object_replacement replaced (its PUT answered with every value sent), or
     creates one, deletes it, reads it again, then (when the server claims filter) queries it by
     a value the run gave it. SUCCESS when DELETE answers 204, the GET 404 and the query
-    lists it no more; ERROR when DELETE answers another status, the resource can still be read,
-    the GET answers another status than 404, or the query still lists it (a service provider
+    lists it no more; ERROR when DELETE answers another status, the resource can still be read
+    (or another is served at its id), the GET answers another status than 404, or the query still lists it (a service provider
     MAY keep the record, but MUST answer 404 for it and MUST omit it from query results).
     """
     replaced = context.references.replaced(context, model)
@@ -101,10 +102,18 @@ def object_deletion(context: CheckContext, model: type[Resource[Any]]) -> list[C
     if deleted.status_code != 204:
         return [CheckResult(Status.ERROR, reason=f"{request} answered {deleted.status_code} instead of 204.", data=body_of(deleted))]
     after = context.client.request("GET", path)
+    # a replaced resource holds the values its PUT answered, not those of its creation
+    markers = markers_in(replaced.model_dump()) if replaced is not None else None
     if after.status_code == 404:
-        # a replaced resource holds the values its PUT answered, not those of its creation
-        markers = markers_in(replaced.model_dump()) if replaced is not None else None
         return [_omitted_from_queries(context, model, str(created.id), request, markers)]
+    owned = context.guard.owned(resource_path(context, model), str(created.id))
+    ours = markers if markers is not None else owned.markers if owned is not None else ()
+    if 200 <= after.status_code < 300 and carries(body_of(after), ours) is False:
+        reason = (
+            f"{request} answered 204, then a GET of its URL served another resource instead of 404: its id was given to "
+            "another (RFC 7643 §3.1: an id MUST be non-reassignable)."
+        )
+        return [CheckResult(Status.ERROR, reason=reason, data=body_of(after))]
     if 200 <= after.status_code < 300:
         reason = f"{request} answered 204, but the {model.__name__} can still be read."
         return [CheckResult(Status.ERROR, reason=reason, data=body_of(after), cause=kept_after_delete(context.root_path(path)))]
