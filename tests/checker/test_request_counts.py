@@ -50,7 +50,8 @@ judge the GET that followed a PATCH's 204; 952 since the checks that only list u
 (the providers' pages, test connection, import) list one population the run holds, and Entra's
 managers are the users its member steps share (idp.population, idp.shared_users). The last check
 reading a pool of shared resources now deletes it as its own (references.py): its requests are
-counted on it, no longer on the run's last result (resource_type_tests)."""
+counted on it, no longer on the run's last result (resource_type_tests); and a write to what the
+run deleted is proven by a GET first (not_found_writes' second DELETE: 953)."""
 CHECK_CEILINGS: dict[str, int] = {
     "access_invalid_resource_type": 1,
     "access_invalid_schema": 1,
@@ -125,7 +126,7 @@ CHECK_CEILINGS: dict[str, int] = {
     "jumpcloud_test_user": 6,
     "me_endpoint": 1,
     "never_returned": 5,
-    "not_found_writes": 14,
+    "not_found_writes": 16,
     "null_values": 27,
     "object_creation": 5,
     "object_deletion": 6,
