@@ -423,6 +423,7 @@ class ResourceManager:
         one not proven (its GET showed other values, or nothing at that id) is looked for by
         its markers instead, unless the run deleted it already (then nothing at its id is its
         deletion seen). [] once gone, else what may remain."""
+        item = self.context.guard.owned(item.endpoint, item.id) or item  # with the values the run gave it since
         try:
             proven = self.context.guard.confirm(item)
         except WriteRefused as refused:

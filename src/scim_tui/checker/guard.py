@@ -144,6 +144,29 @@ def markers_in(body: Any) -> tuple[Marker, ...]:
     return tuple(found[:MAX_MARKERS])
 
 
+def written_markers(method: str, body: Any) -> tuple[Marker, ...]:
+    """The run's markers a PUT's body holds, or a PATCH's operations set (by a top-level attribute's
+    path, or in a value without a path)."""
+    if method.upper() == "PUT":
+        return markers_in(body)
+    if isinstance(body, (bytes, str)):
+        try:
+            body = json.loads(body)
+        except (ValueError, RecursionError):
+            return ()
+    operations = body.get("Operations") if isinstance(body, dict) else None
+    found: list[Marker] = []
+    for operation in operations if isinstance(operations, list) else []:
+        if not isinstance(operation, dict):
+            continue
+        path, value = operation.get("path"), operation.get("value")
+        if isinstance(path, str) and path.isidentifier() and isinstance(value, str) and value.startswith(MARK):
+            found.append(Marker(path, value))
+        elif path is None:
+            found.extend(markers_in(value))
+    return tuple(found)
+
+
 def carries(resource: Any, markers: Iterable[Marker]) -> bool | None:
     """True when a resource's JSON shows one of the markers (each a random value only the run
     chose: one is proof enough, and a resource the run replaced keeps the others), False when
@@ -457,7 +480,9 @@ class Guard:
                 self._after_bulk(body, response, answer, turn)
             elif creating and target is not None and target.endpoint is not None and target.id is None:
                 self._after_creation(target.endpoint, body, response, answer, turn)
-            if method.upper() == "GET" and target is not None and target.id is not None and not urlsplit(url).query:
+            if method.upper() in ("PUT", "PATCH") and target is not None and target.id is not None and 200 <= response.status_code < 300:
+                self._rewritten(target, written_markers(method, body))
+            if method.upper() in ("GET", "PUT", "PATCH") and target is not None and target.id is not None and not urlsplit(url).query:
                 self._proven_by_read(target, answer)
             if method.upper() == "DELETE" and target is not None and (200 <= response.status_code < 300 or response.status_code == 404):
                 self._deleted_by_run(target)
@@ -467,12 +492,27 @@ class Guard:
 
     def _proven_by_read(self, target: _Target, answer: Any) -> None:
         """A check's own GET of a resource's URL that answers the run's markers proves it the run's
-        own, as the GET `confirm` would send: no second GET is sent before a write or its deletion."""
+        own, as the GET `confirm` would send: no second GET is sent before a write or its deletion
+        (but after the run's DELETE of it: `_deleted`). The values of the run's it shows (a PUT or
+        PATCH answer's too) become its markers, first: a check that replaced its userName leaves
+        it the run's own by the new one."""
         key = (target.endpoint, target.id)
         with self._lock:
             item = self._owned.get(key)  # type: ignore[arg-type]
-            if item is not None and not item.confirmed and key not in self._refused and carries(answer, item.markers):
-                self._owned[key] = replace(item, confirmed=True)  # type: ignore[index]
+            if item is None or key in self._refused or not carries(answer, item.markers):
+                return
+            markers = tuple(dict.fromkeys([*markers_in(answer), *item.markers]))[: 2 * MAX_MARKERS]
+            self._owned[key] = replace(item, confirmed=item.confirmed or key not in self._deleted, markers=markers)  # type: ignore[index]
+
+    def _rewritten(self, target: _Target, markers: tuple[Marker, ...]) -> None:
+        """A PUT or PATCH of a resource of the run's (proven before it was sent) went through: the
+        values of the run's it wrote are its markers too, first (they replaced those of its
+        creation)."""
+        key = (target.endpoint, target.id)
+        with self._lock:
+            item = self._owned.get(key)  # type: ignore[arg-type]
+            if item is not None and markers:
+                self._owned[key] = replace(item, markers=tuple(dict.fromkeys([*markers, *item.markers]))[: 2 * MAX_MARKERS])  # type: ignore[index]
 
     def deleted(self, item: Owned) -> bool:
         """Whether the run sent a DELETE of this resource that was answered 2xx or 404."""
