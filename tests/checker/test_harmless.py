@@ -15,6 +15,7 @@ from scim2_models import User
 from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
+from scim_tui.checker.causes import cause_of
 from scim_tui.checker.checks.probes import send_json
 from scim_tui.checker.guard import WriteRefused
 from scim_tui.checker.recorder import SILENT_AFTER
@@ -30,6 +31,7 @@ from tests.support.harmless import reported
 from tests.support.harmless import run
 from tests.support.servers import Broken
 from tests.support.servers import make_client
+from tests.support.unlike import IfMatchRequired
 
 
 def without_filter(query: dict[str, str]) -> dict[str, str]:
@@ -252,3 +254,18 @@ def test_bystanders_survive_a_full_run(serve):
     assert bystanders.untouched()
     assert run_leftovers(server.url) == [] and reported(results) == []
     json.dumps([r.reason for r in results])  # every reason is text
+
+
+def test_a_server_taking_only_conditional_writes_is_left_nothing(serve):
+    """A server answering 428 to a write without If-Match (RFC 6585 §3): the clean-up sends its
+    DELETE again with the version a GET of the resource answers, so nothing of the run's is left,
+    and nothing is named left; the checks the policy fails read as one cause each (a write
+    refused as a whole), not as rules broken."""
+    logged = Logged(IfMatchRequired(make_app()))
+    server = serve(logged)
+    results = run(server.url, resource_types=["User"], include_tags={"crud"})
+    assert any(method == "DELETE" for method, _ in logged.requests)
+    assert run_leftovers(server.url) == []
+    assert reported(results) == []
+    refused = [r for r in results if r.status.failed and any(e.status_code == 428 for e in r.exchanges)]
+    assert refused and all((cause_of(r) or "").endswith("answered 428") for r in refused), [(r.title, r.reason) for r in refused if not cause_of(r)]

@@ -674,6 +674,19 @@ class SlashIds(SequentialIds):
         return f"tenant-a/{number}"
 
 
+class IfMatchRequired(Middleware):
+    """Refuses a PUT, PATCH or DELETE of a resource sent without If-Match: 428 Precondition Required
+    (RFC 6585 §3), as servers guarding against lost updates do (RFC 7644 §3.14 lets a client send
+    If-Match; no identity provider does)."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        writing = environ["REQUEST_METHOD"] in ("PUT", "PATCH", "DELETE") and re.fullmatch(r"/v2/(Users|Groups)/[^/]+", environ.get("PATH_INFO", ""))
+        if not writing or environ.get("HTTP_IF_MATCH"):
+            return None
+        _body(environ)
+        return 428, SCIM_JSON, _error(428, "If-Match required")
+
+
 class EmailUserNames(Middleware):
     """Refuses a User whose userName is not an email address, as applications keyed on email do
     (the userName an identity provider sends is one: Okta's default, Entra ID's userPrincipalName)."""

@@ -1,7 +1,7 @@
 """Failures grouped by cause, so that one broken behaviour of a server reads as one finding.
 
 A check that breaks a rule is its own finding. A check that fails because a request failed as a
-whole (a 5xx answer, no answer at all) shares that cause with every other check that met the
+whole (a 5xx answer, no answer at all, a write refused for want of If-Match) shares that cause with every other check that met the
 same request failing: a server answering 500 to every GET of a User fails a dozen checks, and
 the suite summary and the reports say so once, as one cause.
 
@@ -58,6 +58,9 @@ FEATURE_JUDGES = {
     "etag": "resource_versions",
 }
 """For each feature, the check of a resource type that reports it failing as a whole."""
+PRECONDITION_REQUIRED = 428
+"""A write refused for want of If-Match (RFC 6585 §3): the server takes only conditional writes, a
+policy every write meets (RFC 7644 §3.14 lets a client send If-Match; no identity provider does)."""
 AS_A_WHOLE = (500, 501)
 """The answers of a feature failing as a whole: not implemented (RFC 7644 §3.12, Table 8:
 "Service provider does not support the request operation, e.g., PATCH"), or failing."""
@@ -73,7 +76,7 @@ def cause_of(result: CheckResult) -> str | None:
     for exchange in answers(result.exchanges):
         if exchange.status_code is None and exchange.error:
             return f"{exchange.method} {_shape(exchange.url)} got no answer"
-        if exchange.status_code is not None and exchange.status_code >= 500:
+        if exchange.status_code is not None and (exchange.status_code >= 500 or exchange.status_code == PRECONDITION_REQUIRED):
             return failing_request(exchange)
     return None
 

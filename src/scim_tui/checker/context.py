@@ -17,6 +17,8 @@ from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import json_object
+from scim_tui.checker.answers import member
+from scim_tui.checker.causes import PRECONDITION_REQUIRED
 from scim_tui.checker.creations import Adaptation
 from scim_tui.checker.creations import Creations
 from scim_tui.checker.creations import refusal
@@ -448,6 +450,8 @@ class ResourceManager:
         deletions = self.context.references.manager.deletions
         try:
             answer = self.context.client.request("DELETE", item.url)
+            if answer.status_code == PRECONDITION_REQUIRED:
+                answer = self._delete_if_match(item) or answer
             if answer.status_code not in (200, 204):
                 return self._gone_already(item) if answer.status_code == 404 else [str(item)]
             if not deletions.read_back(item.endpoint):
@@ -462,6 +466,17 @@ class ResourceManager:
             return self._taken_at_its_word(item, answer.status_code)
         self.context.references.manager.unlist([item])
         return self._gone(item)
+
+    def _delete_if_match(self, item: Owned) -> Any:
+        """A DELETE the server would take only conditionally (428, RFC 6585 §3; RFC 7644 §3.14):
+        sent again with If-Match, the version a GET of the resource answers (its ETag, else its
+        meta.version); None when the GET gives none."""
+        read = self.context.client.request("GET", item.url)
+        served = json_object(read.text) if read.status_code == 200 else None
+        version = read.headers.get("ETag") or member(member(served, "meta"), "version")
+        if not isinstance(version, str) or not version:
+            return None
+        return self.context.client.request("DELETE", item.url, headers={"If-Match": version})
 
     def _taken_at_its_word(self, item: Owned, deleted: int) -> list[str]:
         """A resource whose DELETE answered `deleted` (2xx), not seen gone since: the run's last query
