@@ -158,6 +158,8 @@ def test_refused_credentials_are_exit_2(serve):
     url = serve(Broken(make_app()).answer("GET", "/v2/ServiceProviderConfig", 401, scim_error(401))).url
     line = one_line_error(scim_tui_here("check", "--url", url, "--bearer-token-env", "WRONG_TOKEN", env={"WRONG_TOKEN": "not-the-token"}))
     assert f"{url} refused the credentials: 401 Unauthorized" in line
+    assert line.endswith("send credentials with --url: --bearer-token-env VAR (a bearer token held in $VAR) or --header 'Name: value'."), line
+    assert "profile" not in line  # there is none: --url names the target
 
 
 def test_a_wrong_token_is_exit_2_though_the_server_config_needs_none(serve):

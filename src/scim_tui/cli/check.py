@@ -26,12 +26,14 @@ from scim_tui.checker.registry import tag_matches
 from scim_tui.checker.secrets import Secrets
 from scim_tui.choices import PROVIDERS
 from scim_tui.errors import UserError
+from scim_tui.net.connect import AUTHENTICATION_HINT
 from scim_tui.net.header_values import unsendable
 from scim_tui.reports import RunReport
 from scim_tui.reports import report_pieces
 from scim_tui.reports.text import paint
 from scim_tui.reports.text import result_line
 from scim_tui.reports.text import summary_lines
+from scim_tui.run import CannotRun
 from scim_tui.run import RunOptions
 from scim_tui.run import RunOutcome
 from scim_tui.run import Stage
@@ -150,6 +152,10 @@ def target_of(args: argparse.Namespace) -> Target:
     return target
 
 
+URL_AUTHENTICATION = "send credentials with --url: --bearer-token-env VAR (a bearer token held in $VAR) or --header 'Name: value'"
+"""What a target named by --url whose credentials were refused is told (a profile's auth is not there)."""
+
+
 def _url_target(url: str, token_variable: str | None, header_lines: list[str]) -> Target:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -242,6 +248,10 @@ def run(target: Target, selection: Selection, args: argparse.Namespace, review: 
 
                 profile = profile.model_copy(update={"url": stack.enter_context(DemoServer()).url})
             outcome = run_checks(profile, selection, progress, options)
+    except CannotRun as problem:
+        if target.named or AUTHENTICATION_HINT not in str(problem):
+            raise
+        raise CannotRun(str(problem).replace(AUTHENTICATION_HINT, URL_AUTHENTICATION)) from None
     finally:
         progress.clear()
     for warning in outcome.warnings if outcome else []:

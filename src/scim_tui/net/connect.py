@@ -53,6 +53,8 @@ from scim_tui.store.profiles import DiscoveryFiles
 from scim_tui.store.profiles import Profile
 
 REFUSED = (401, 403, 407)
+AUTHENTICATION_HINT = "check the profile's authentication"
+"""What an answer refusing the credentials asks for (a target named by --url says its flags instead)."""
 """The statuses that refuse a request's credentials (407: the proxy's)."""
 MAX_JOINED_URLS = 512
 """The joined URLs a connection keeps (ProfileHTTP); past it, it starts afresh."""
@@ -416,7 +418,7 @@ def _answer(response: httpx2.Response, elapsed: float) -> str:
     if response.status_code == 407:
         return f"{status}: the proxy asks for credentials: put them in its URL (http://user:password@host:port)."
     if response.status_code in REFUSED:
-        return f"{status}: check the profile's authentication."
+        return f"{status}: {AUTHENTICATION_HINT}."
     if response.is_redirect:
         return f"{status}: the server redirects to {response.headers.get('Location', '?')}; use that URL if you trust it."
     if response.status_code == 404:
