@@ -61,7 +61,8 @@ FEATURE_JUDGES = {
 PRECONDITION_REQUIRED = 428
 """A write refused for want of If-Match (RFC 6585 §3): the server takes only conditional writes, a
 policy every write meets (RFC 7644 §3.14 lets a client send If-Match; no identity provider does)."""
-AS_A_WHOLE = (500, 501)
+NOT_IMPLEMENTED = 501
+AS_A_WHOLE = (500, NOT_IMPLEMENTED)
 """The answers of a feature failing as a whole: not implemented (RFC 7644 §3.12, Table 8:
 "Service provider does not support the request operation, e.g., PATCH"), or failing."""
 

@@ -18,6 +18,7 @@ from scim2_models import ServiceProviderConfig
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.answers import member
+from scim_tui.checker.causes import NOT_IMPLEMENTED
 from scim_tui.checker.causes import PRECONDITION_REQUIRED
 from scim_tui.checker.creations import Adaptation
 from scim_tui.checker.creations import Creations
@@ -33,6 +34,7 @@ from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import noted
 from scim_tui.checker.exchanges import sent_for
+from scim_tui.checker.guard import MAX_MARKERS
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import Owned
 from scim_tui.checker.guard import Pending
@@ -549,14 +551,16 @@ class ResourceManager:
         can tell (RFC 7644 §3.6: a deleted resource MUST be omitted from query results). Its id
         first: a list answered to that query tells, whatever a check replaced. A server that
         cannot filter on id is asked on each marker (as the clean-up search asks), until one
-        lists it."""
-        for attribute, value in [("id", item.id), *((marker.attribute, marker.value) for marker in item.markers)]:
+        lists it; one that filters on nothing (501) is asked once."""
+        for attribute, value in [("id", item.id), *((marker.attribute, marker.value) for marker in item.markers[:MAX_MARKERS])]:
             query = f'{attribute} eq "{value}"'
             try:
                 with noted(UNLISTED_NOTE):
                     response = self.context.client.request("GET", item.endpoint, params={"filter": query})
             except Exception:
                 continue
+            if response.status_code == NOT_IMPLEMENTED:  # no filter at all: no query can tell
+                return None
             listed = json_object(response.text) if response.status_code == 200 else None
             resources = _listed_resources(listed)
             if resources is None:
@@ -607,12 +611,14 @@ class ResourceManager:
         empty list, None when one could not tell (refused, failed, answered resources without
         the marker: a filter ignored), or listed it at an id that is no safe path segment."""
         told = bool(pending.markers)
-        for marker in pending.markers:
+        for marker in pending.markers[:MAX_MARKERS]:  # the newest values the run gave it first
             try:
                 response = self.context.client.request("GET", pending.endpoint, params={"filter": f'{marker.attribute} eq "{marker.value}"'})
             except Exception:
                 told = False
                 continue
+            if response.status_code == NOT_IMPLEMENTED:  # no filter at all: no search can tell
+                return None
             listed = json_object(response.text) if response.status_code == 200 else {}
             resources = listed.get("Resources", []) if listed else None
             if not isinstance(resources, list):

@@ -11,6 +11,7 @@ from typing import Any
 from scim2_models import Resource
 
 from scim_tui.checker.answers import json_object
+from scim_tui.checker.causes import NOT_IMPLEMENTED
 from scim_tui.checker.causes import ignored_filter
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.filter_rules import LABELS
@@ -28,7 +29,6 @@ from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.narrowing import unique_prefix
 from scim_tui.checker.checks.patch import Target
-from scim_tui.checker.checks.probes import NOT_IMPLEMENTED
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
 from scim_tui.checker.checks.probes import results_of

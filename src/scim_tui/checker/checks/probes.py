@@ -15,6 +15,7 @@ from scim2_models import Error
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import plain_validation
+from scim_tui.checker.causes import NOT_IMPLEMENTED
 from scim_tui.checker.causes import failing_request
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import failure_result
@@ -24,7 +25,6 @@ from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
-NOT_IMPLEMENTED = 501
 SCIM_MEDIA_TYPE = "application/scim+json"
 
 
