@@ -614,6 +614,25 @@ class EmailUserNames(Middleware):
         return None
 
 
+class BehindAProxy(Middleware):
+    """Behind a reverse proxy that serves `public` (https://scim.public.invalid/api/v2) from its
+    /v2: every location it gives (Location and Content-Location, meta.location, each $ref) names
+    that public URL, another origin and (by default) another path, as a server configured with the
+    base URL identity providers reach it at does. The run reaches it directly, and no GET from
+    there can tell what the public URL serves."""
+
+    def __init__(self, app: WSGI, public: str = "https://scim.public.invalid/api/v2"):
+        super().__init__(app)
+        self.public = public
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        status, headers, body = self.call(environ)
+        local = f"{environ['wsgi.url_scheme']}://{environ['HTTP_HOST']}/v2"
+        body = body.replace(local.encode(), self.public.encode())
+        headers = [(name, value.replace(local, self.public)) for name, value in headers if name.lower() != "content-length"]
+        return _respond(start_response, status, body, headers)
+
+
 @dataclass(frozen=True)
 class Personality:
     """A server unlike scim2-server: its application, and how its connections are served."""
