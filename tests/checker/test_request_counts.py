@@ -48,7 +48,9 @@ object_replacement replaced; 1,111 to 1,115 since the PATCH checks send paths to
 deletions are read back until learnt, then sampled (see SPEC_CEILING), and the providers' replays
 judge the GET that followed a PATCH's 204; 952 since the checks that only list users or groups
 (the providers' pages, test connection, import) list one population the run holds, and Entra's
-managers are the users its member steps share (idp.population, idp.shared_users)."""
+managers are the users its member steps share (idp.population, idp.shared_users). Okta's two
+imports now read that population of eleven, made by whichever of them and Microsoft's pagination
+tests runs first: the same 952 in all."""
 CHECK_CEILINGS: dict[str, int] = {
     "access_invalid_resource_type": 1,
     "access_invalid_schema": 1,
@@ -93,7 +95,7 @@ CHECK_CEILINGS: dict[str, int] = {
     "gallery_delete_user": 6,
     "gallery_disable_user": 6,
     "gallery_federated_identity": 0,
-    "gallery_group_pagination": 14,
+    "gallery_group_pagination": 3,
     "gallery_null_update": 7,
     "gallery_provision_group_on_demand": 0,
     "gallery_provision_user_on_demand": 0,
@@ -109,7 +111,7 @@ CHECK_CEILINGS: dict[str, int] = {
     "gallery_update_manager": 12,
     "gallery_update_user": 5,
     "gallery_user_manager": 13,
-    "gallery_user_pagination": 13,
+    "gallery_user_pagination": 5,
     "gallery_validate_credentials": 0,
     "google_readiness": 0,
     "google_setup_and_deprovisioning": 13,
@@ -137,9 +139,9 @@ CHECK_CEILINGS: dict[str, int] = {
     "okta_crud_lifecycle": 15,
     "okta_deactivate_user": 6,
     "okta_entitlements_test": 1,
-    "okta_group_lifecycle": 16,
+    "okta_group_lifecycle": 27,
     "okta_group_put_variants": 9,
-    "okta_import_users": 1,
+    "okta_import_users": 9,
     "okta_lookup_missing_user": 4,
     "okta_readiness": 0,
     "okta_rename_group": 6,

@@ -733,4 +733,8 @@ PERSONALITIES: dict[str, Personality] = {
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
     "PUT refused": Personality(lambda: put_refused(make_app())),
     "one operation per PATCH": Personality(lambda: OnePatchOperation(make_app())),
+    "pages capped at 5": Personality(lambda: Capped(make_app())),
+    "pages capped at 5, said": Personality(lambda: Capped(make_app(), said=True)),
+    "behind a proxy at another path": Personality(lambda: BehindAProxy(make_app())),
+    "behind a proxy at the same path": Personality(lambda: BehindAProxy(make_app(), "https://scim.public.invalid/v2")),
 }
