@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
+from urllib.parse import parse_qsl
+from urllib.parse import urlsplit
 
 import pytest
 from scim2_client.engines.httpx2 import SyncSCIMClient
@@ -21,9 +24,11 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.attributes import filtering_candidates
 from scim_tui.checker.checks.attributes import object_query_with_attributes
 from scim_tui.demo import make_app
+from tests.support.bystanders import Bystanders
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import scim_error
+from tests.support.unlike import Capped
 
 USER = r"/v2/Users/[^/]+"
 LABELS = {
@@ -164,3 +169,21 @@ def test_a_server_that_cannot_search_all_resource_types_is_skipped(serve):
     assert result.status is Status.SKIPPED
     assert result.reason.startswith("POST /.search: ") and "501" in result.reason
     assert result.leftovers == []
+
+
+@pytest.mark.parametrize("checker", ["object_list_with_attributes", "search_with_attributes"])
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_a_list_in_pages_smaller_than_asked_is_narrowed_to_the_resource(serve, checker, resource_type):
+    """A server holding many resources answers two a page whatever count asks (RFC 7644 §3.4.2.4
+    lets it): the run's other checks create and delete resources while pages are read, which shifts
+    them, so the resource is asked for by a filter on its name, and found in one page."""
+    server = serve(Capped(make_app(), cap=2))
+    Bystanders.seed(server.url, users=12, groups=12)
+    results = run(server.url, checker, resource_type)
+    assert [r.status for r in results] == [Status.SUCCESS, Status.SUCCESS], [r.reason for r in results]
+    name = "userName" if resource_type == "User" else "displayName"
+    method, path = ENDPOINTS[checker][0], ENDPOINTS[checker][1].replace("Users", f"{resource_type}s")
+    for result in results:
+        judged = [e for e in result.exchanges if e.method == method and urlsplit(e.url).path == path]
+        sent = [json.loads(e.request_body) if method == "POST" else dict(parse_qsl(urlsplit(e.url).query)) for e in judged]
+        assert len(judged) == 1 and sent[0]["filter"].startswith(f'{name} eq "scim-tui-'), sent

@@ -30,13 +30,17 @@ from scim_tui.demo import make_app
 from scim_tui.reports import write_report
 from scim_tui.reports.model import RunReport
 from scim_tui.reports.text import LEFTOVERS_NAMED
+from tests.support.bystanders import Bystanders
+from tests.support.bystanders import run_leftovers
 from tests.support.servers import SCIM_JSON
 from tests.support.servers import Broken
 from tests.support.servers import http_client
 from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.servers import stored
+from tests.support.unlike import Capped
 from tests.support.unlike import Middleware
+from tests.support.unlike import OthersLeaving
 from tests.support.unlike import created_with_200
 
 USER = r"/v2/Users/[^/]+"
@@ -124,6 +128,19 @@ def test_a_paginated_list_is_followed_to_the_new_resource(serve):
     assert result.data.total_results > 10 and len(result.data.resources) == 1
     assert len(pages) == result.data.start_index  # one page a resource, up to the one holding it
     assert all(f"startIndex={index}" in url for index, url in enumerate(pages[1:], start=2))
+
+
+def test_a_list_whose_pages_shift_while_read_is_read_again(serve):
+    """Two users a page, oldest first, and another client deleting one of its four users before
+    each page after the first: the run's new user moves onto a page already read. The list is read
+    once more: a list whose pages shift is no proof the server leaves the user out."""
+    server = serve(Capped(OthersLeaving(make_app()), cap=2))
+    Bystanders.seed(server.url, users=4, groups=0)
+    [result] = run(server.url, "object_query_without_id")
+    assert result.status is Status.SUCCESS, result.reason
+    firsts = [e for e in result.exchanges if e.method == "GET" and urlsplit(e.url).path == "/v2/Users" and "startIndex" not in e.url]
+    assert len(firsts) == 2, "read twice"
+    assert run_leftovers(server.url) == []
 
 
 def test_a_deleted_resource_that_is_still_readable_is_an_error(serve):

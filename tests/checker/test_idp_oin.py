@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
+
+import pytest
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
@@ -168,3 +171,43 @@ def test_a_read_user_without_the_optional_values_the_suite_reads_blocks_okta_onl
 
 def _without_emails(body: dict) -> dict:
     return {key: value for key, value in body.items() if key != "emails"}
+
+
+SKIPPING = (
+    r"GET /v2/(Users|Groups)\?startIndex=1&count=100 answered 5 of the \d+ (users|groups) \(totalResults\){said}: RFC 7644 §3\.4\.2\.4 lets a "
+    r"server answer fewer resources than count, but Okta asks for startIndex=101 next whatever a page held \(its SCIM 2\.0 reference: "
+    r'"the startIndex becomes startIndex\+100", https://developer\.okta\.com/docs/api/openapi/okta-scim/guides/scim-20\), so its import '
+    r"would skip (users|groups) 6 to \d+\."
+)
+
+
+@pytest.mark.parametrize("name", ["pages capped at 5", "pages capped at 5, said"])
+def test_pages_smaller_than_count_make_okta_not_ready_without_rfc_errors(serve, name):
+    """A server answering 5 resources a page whatever count asks, totalResults honest: RFC 7644
+    §3.4.2.4 lets it, but Okta's imports step startIndex by the 100 they ask for (its SCIM 2.0
+    reference), so they would skip users and groups. The two imports are a DEVIATION that blocks
+    Okta, never an ERROR, alike at one and four jobs: each reads a list of eleven of the run's own."""
+    said = r" \(its ServiceProviderConfig says filter\.maxResults 5\)" if name.endswith("said") else ""
+    verdicts = []
+    for jobs in (1, 4):
+        server = serve(PERSONALITIES[name].app())
+        with make_client(server.url) as scim:
+            results = list(iter_checks(scim, CheckConfig(include_tags={"idp:okta"}, jobs=jobs)))
+        assert not [r for r in results if r.status.failed], [(r.title, r.reason) for r in results if r.status.failed]
+        imports = [r for r in results if r.status is Status.DEVIATION and r.title in ("okta_import_users", "okta_group_lifecycle")]
+        assert [(r.title, r.blocks) for r in imports] == [("okta_import_users", True), ("okta_group_lifecycle", True)]
+        assert all(re.fullmatch(SKIPPING.format(said=said), r.reason) for r in imports), [r.reason for r in imports]
+        assert "okta_import_users (User) refused, okta_spec_test (User) unsupported, okta_group_lifecycle (Group) refused" in verdict(results).reason
+        verdicts.append(Counter((r.title, r.resource_type, r.status) for r in results))
+        assert stored(server.url) == []
+    assert verdicts[0] == verdicts[1]
+
+
+def test_a_total_that_overstates_is_not_a_page_okta_skips(serve):
+    """totalResults a billion, every user in the first page: the page after the last user holds
+    none, so Okta's import loses nothing (what the total says is not the import's to judge)."""
+    overstated = Broken(make_app()).rewrite_json("GET", "/v2/Users", lambda body: body | {"totalResults": 10**9} if "Resources" in body else body)
+    server = serve(overstated)
+    [imported] = of(run(server.url), "okta_import_users")
+    assert imported.status is Status.SUCCESS and imported.reason.endswith("each once, the run's 11 among them."), imported.reason
+    assert stored(server.url) == []

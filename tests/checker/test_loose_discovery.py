@@ -28,6 +28,7 @@ from tests.support.command import scim_tui_here
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import stored
+from tests.support.unlike import BehindAProxy
 
 RESOURCE_TYPES = "/v2/ResourceTypes"
 SCHEMAS = "/v2/Schemas"
@@ -176,16 +177,27 @@ def test_a_location_under_another_prefix_that_serves_the_document_is_right(serve
     assert user.reason.endswith("Meta.location names /v2/ResourceTypes/User, another URL that serves the same resource.")
 
 
-@pytest.mark.parametrize(
-    ("location", "problem"),
-    [
-        ("/v2/ResourceTypes/Group", "points to /v2/ResourceTypes/Group instead of /v2/ResourceTypes/User, which serves another resource"),
-        ("/v2/Nowhere/User", "points to /v2/Nowhere/User instead of /v2/ResourceTypes/User, which does not serve it"),
-        ("https://elsewhere.example/ResourceTypes/User", "on another origin (not followed, so that no credentials go there)"),
-    ],
-    ids=["another document", "nothing there", "another origin"],
+UNJUDGED = (
+    "is on another origin, under another path than /v2/ResourceTypes/User: not followed, so that no credentials go there, "
+    "and not judged (a reverse proxy may map its public URL to another path, /api/v2/Users to /v2/Users)."
 )
-def test_a_location_that_does_not_serve_the_document_is_an_error(serve, location, problem):
+
+
+@pytest.mark.parametrize(
+    ("location", "status", "words"),
+    [
+        ("/v2/ResourceTypes/Group", Status.ERROR, "points to /v2/ResourceTypes/Group instead of /v2/ResourceTypes/User, which serves another resource"),
+        ("/v2/Nowhere/User", Status.ERROR, "points to /v2/Nowhere/User instead of /v2/ResourceTypes/User, which does not serve it"),
+        ("https://elsewhere.example/ResourceTypes/User", Status.SUCCESS, f"Meta.location https://elsewhere.example/ResourceTypes/User {UNJUDGED}"),
+        ("http://elsewhere.example/v2/ResourceTypes/Group", Status.SUCCESS, f"Meta.location http://elsewhere.example/v2/ResourceTypes/Group {UNJUDGED}"),
+    ],
+    ids=["another document", "nothing there", "another origin and path", "another origin, another document"],
+)
+def test_a_location_is_judged_by_what_a_get_on_its_origin_answers(serve, location, status, words):
+    """A location on the base URL's origin that does not serve the document is an ERROR; one under
+    another path on another origin is not judged (no GET from here can tell what it serves, and a
+    reverse proxy may map its public /api/v2 to /v2): the reason says why, and nothing is sent there."""
+
     def relocated(body: dict) -> dict:
         next(item for item in body["Resources"] if item["id"] == "User")["meta"]["location"] = location
         return body
@@ -193,9 +205,31 @@ def test_a_location_that_does_not_serve_the_document_is_an_error(serve, location
     server = serve(Broken(make_app()).rewrite_json("GET", RESOURCE_TYPES, relocated))
     results = run(server.url, CheckConfig(include_tags={"discovery:strict"}))
     user = next(r for r in results if r.title == "resource_type_documents" and "ResourceType User " in r.reason)
-    assert user.status is Status.ERROR
-    assert problem in user.reason
+    assert user.status is status, user.reason
+    assert words in user.reason
     assert not any("elsewhere.example" in e.url for r in results for e in r.exchanges)
+
+
+@pytest.mark.parametrize("public", ["https://scim.public.invalid/api/v2", "https://scim.public.invalid/v2"], ids=["another path", "the same path"])
+def test_locations_behind_a_reverse_proxy_are_never_the_servers_fault(serve, public):
+    """Every location names the proxy's public URL (BehindAProxy): on another origin, under the
+    same path it passes as the server's own, under another one it is not judged (no GET from here
+    can tell what it serves), and nothing is sent there. The documents and the meta of created
+    resources fail only as on scim2-server."""
+    server = serve(BehindAProxy(make_app(), public))
+    results = run(server.url, CheckConfig(include_tags={"discovery:strict", "meta"}))
+    assert set(failed(results)) == {"service_provider_config_document"}  # no authenticationSchemes, as scim2-server
+    assert "meta.location" not in failed(results)["service_provider_config_document"]
+    unjudged = [r for r in results if "is on another origin, under another path than /v2/" in (r.reason or "")]
+    documents = {(r.title, r.resource_type) for r in unjudged}
+    assert documents == (
+        {("resource_type_documents", None), ("schema_documents", None), ("resource_metadata", "User"), ("resource_metadata", "Group")}
+        if public.endswith("api/v2")
+        else set()
+    )
+    assert all(r.status is Status.SUCCESS for r in unjudged)
+    assert not any("public.invalid" in e.url for r in results for e in r.exchanges)
+    assert stored(server.url) == []
 
 
 def documents_of(server_url: str) -> dict[str, Any]:

@@ -51,7 +51,9 @@ judge the GET that followed a PATCH's 204; 952 since the checks that only list u
 managers are the users its member steps share (idp.population, idp.shared_users). The last check
 reading a pool of shared resources now deletes it as its own (references.py): its requests are
 counted on it, no longer on the run's last result (resource_type_tests); and a write to what the
-run deleted is proven by a GET first (not_found_writes' second DELETE: 953)."""
+run deleted is proven by a GET first (not_found_writes' second DELETE: 953). Okta's two imports
+now read that population of eleven, made by whichever of them and Microsoft's pagination tests
+runs first."""
 CHECK_CEILINGS: dict[str, int] = {
     "access_invalid_resource_type": 1,
     "access_invalid_schema": 1,
@@ -96,7 +98,7 @@ CHECK_CEILINGS: dict[str, int] = {
     "gallery_delete_user": 6,
     "gallery_disable_user": 6,
     "gallery_federated_identity": 0,
-    "gallery_group_pagination": 38,
+    "gallery_group_pagination": 27,
     "gallery_null_update": 8,
     "gallery_provision_group_on_demand": 0,
     "gallery_provision_user_on_demand": 0,
@@ -112,7 +114,7 @@ CHECK_CEILINGS: dict[str, int] = {
     "gallery_update_manager": 12,
     "gallery_update_user": 6,
     "gallery_user_manager": 13,
-    "gallery_user_pagination": 36,
+    "gallery_user_pagination": 28,
     "gallery_validate_credentials": 0,
     "google_readiness": 0,
     "google_setup_and_deprovisioning": 13,
@@ -140,9 +142,9 @@ CHECK_CEILINGS: dict[str, int] = {
     "okta_crud_lifecycle": 16,
     "okta_deactivate_user": 6,
     "okta_entitlements_test": 1,
-    "okta_group_lifecycle": 16,
+    "okta_group_lifecycle": 27,
     "okta_group_put_variants": 9,
-    "okta_import_users": 1,
+    "okta_import_users": 9,
     "okta_lookup_missing_user": 4,
     "okta_readiness": 0,
     "okta_rename_group": 5,

@@ -701,6 +701,85 @@ class EmailUserNames(Middleware):
         return None
 
 
+class Capped(Middleware):
+    """Answers a list or a search of its Users and Groups with `cap` resources at most, whatever
+    count asks, totalResults honest: "A service provider MAY return fewer results than count"
+    (RFC 7644 §3.4.2.4), as servers bounding what one query costs do (Slack's SCIM API answers a
+    count above 1000 as if it were 1000). When `said`, its
+    ServiceProviderConfig says so too (filter.maxResults, "the maximum number of resources returned
+    in a response")."""
+
+    LISTS = re.compile(r"/v2/(Users|Groups)")
+    SEARCHES = re.compile(r"/v2/((Users|Groups)/)?\.search")
+
+    def __init__(self, app: WSGI, cap: int = 5, said: bool = False):
+        told = lambda config: config | {"filter": {**config.get("filter", {}), "maxResults": cap}}  # noqa: E731
+        super().__init__(Broken(app).rewrite_json("GET", "/v2/ServiceProviderConfig", told) if said else app)
+        self.cap = cap
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        path, method = environ.get("PATH_INFO", ""), environ["REQUEST_METHOD"]
+        if method == "GET" and self.LISTS.fullmatch(path) and (count := self._capped(_query(environ).get("count"))) is not None:
+            environ = {**environ, "QUERY_STRING": urlencode(_query(environ) | {"count": str(count)})}
+        elif method == "POST" and self.SEARCHES.fullmatch(path) and isinstance(body := _json_body(environ), dict):
+            count = self._capped(body.get("count"))
+            raw = json.dumps(body if count is None else body | {"count": count}).encode()
+            environ = {**environ, "CONTENT_LENGTH": str(len(raw)), "wsgi.input": io.BytesIO(raw)}
+        return self.app(environ, start_response)
+
+    def _capped(self, count: Any) -> int | None:
+        """The count the server answers: the one asked, or `cap` when more (or none) was asked;
+        None for a count that is no integer, left to the server to judge."""
+        if count is None:
+            return self.cap
+        try:
+            return min(int(count), self.cap)
+        except (TypeError, ValueError):
+            return None
+
+
+class OthersLeaving(Middleware):
+    """Lists users oldest first (sortBy meta.created unless asked otherwise, as a store keyed by
+    creation does), and another client deletes its oldest user (one named `someone-…`) each time
+    a page after the first is asked: the pages shift under a reader, which "SHOULD never assume
+    repeatable results" (RFC 7644 §3.4.2.4)."""
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        if environ["REQUEST_METHOD"] == "GET" and environ.get("PATH_INFO") == "/v2/Users":
+            query = _query(environ)
+            if query.get("startIndex", "1") != "1":
+                self._one_leaves(environ)
+            environ = {**environ, "QUERY_STRING": urlencode({"sortBy": "meta.created", **query})}
+        return self.app(environ, start_response)
+
+    def _one_leaves(self, environ: dict[str, Any]) -> None:
+        theirs = urlencode({"filter": 'userName sw "someone-"', "sortBy": "meta.created", "count": "1"})
+        _status, _headers, body = self.call(environ, QUERY_STRING=theirs)
+        for user in json.loads(body or b"{}").get("Resources", []):
+            self.call(
+                environ, REQUEST_METHOD="DELETE", PATH_INFO=f"/v2/Users/{user['id']}", QUERY_STRING="", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")}
+            )
+
+
+class BehindAProxy(Middleware):
+    """Behind a reverse proxy that serves `public` (https://scim.public.invalid/api/v2) from its
+    /v2: every location it gives (Location and Content-Location, meta.location, each $ref) names
+    that public URL, another origin and (by default) another path, as a server configured with the
+    base URL identity providers reach it at does. The run reaches it directly, and no GET from
+    there can tell what the public URL serves."""
+
+    def __init__(self, app: WSGI, public: str = "https://scim.public.invalid/api/v2"):
+        super().__init__(app)
+        self.public = public
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        status, headers, body = self.call(environ)
+        local = f"{environ['wsgi.url_scheme']}://{environ['HTTP_HOST']}/v2"
+        body = body.replace(local.encode(), self.public.encode())
+        headers = [(name, value.replace(local, self.public)) for name, value in headers if name.lower() != "content-length"]
+        return _respond(start_response, status, body, headers)
+
+
 @dataclass(frozen=True)
 class Personality:
     """A server unlike scim2-server: its application, and how its connections are served."""
@@ -741,4 +820,8 @@ PERSONALITIES: dict[str, Personality] = {
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
     "PUT refused": Personality(lambda: put_refused(make_app())),
     "one operation per PATCH": Personality(lambda: OnePatchOperation(make_app())),
+    "pages capped at 5": Personality(lambda: Capped(make_app())),
+    "pages capped at 5, said": Personality(lambda: Capped(make_app(), said=True)),
+    "behind a proxy at another path": Personality(lambda: BehindAProxy(make_app())),
+    "behind a proxy at the same path": Personality(lambda: BehindAProxy(make_app(), "https://scim.public.invalid/v2")),
 }

@@ -4,7 +4,9 @@
 A location is judged by what a GET on it answers, never by its shape: a server may serve a
 resource at ``/Users/{id}``, at ``/Users/{userName}``, or under two prefixes. Paths are compared
 first (percent-decoded, so that a server behind a proxy may name another host); a location naming
-another path is followed, on the base URL's origin only, so that no credentials go elsewhere.
+another path is followed, on the base URL's origin only, so that no credentials go elsewhere. One
+naming another path on another origin cannot be checked from here (a reverse proxy may map
+``https://public.example/api/v2`` to ``/v2``): it is not judged, and the result says so.
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ from scim_tui.checker.recorder import base_url_of
 
 OTHER_ORIGIN = object()
 """What `served_at_url` answers for a URL it does not follow."""
+UNJUDGED = "not followed, so that no credentials go there, and not judged (a reverse proxy may map its public URL to another path, /api/v2/Users to /v2/Users)"
+"""Why a location naming another path on another origin is not judged."""
 
 
 @dataclass
 class Located:
     """What meta.location says of a resource: a problem (it names something else), or a note
-    (it names another URL that serves the same resource, which is right)."""
+    (it names another URL that serves the same resource, which is right; or another path on
+    another origin, which cannot be checked from here)."""
 
     problem: str | None = None
     note: str | None = None
@@ -37,7 +42,7 @@ def located(context: Any, data: dict[str, Any], served_at: str, *aliases: str) -
     """meta.location, when given, must name the URL of the resource (RFC 7643 §3.1); `served_at`
     and `aliases` are the URLs known to serve it. A location naming another path is right when a
     GET on it answers the same resource (the same id; the ServiceProviderConfig, which has none,
-    the same schemas)."""
+    the same schemas); on another origin it is not judged (a note says so)."""
     location = member(member(data, "meta"), "location")
     if location is None:
         return Located()
@@ -48,10 +53,10 @@ def located(context: Any, data: dict[str, Any], served_at: str, *aliases: str) -
     expected = [_path(address) for address in (served_at, *aliases)]
     if path in expected:
         return Located()
-    wrong = f"meta.location {location} points to {path or '/'} instead of {expected[0]}"
     served = served_at_url(context, url)
     if served is OTHER_ORIGIN:
-        return Located(f"{wrong}, on another origin (not followed, so that no credentials go there)")
+        return Located(note=f"meta.location {location} is on another origin, under another path than {expected[0]}: {UNJUDGED}")
+    wrong = f"meta.location {location} points to {path or '/'} instead of {expected[0]}"
     if not isinstance(served, dict) or not same_resource(served, data):
         return Located(f"{wrong}, which {'serves another resource' if isinstance(served, dict) else 'does not serve it'}")
     return Located(note=f"meta.location names {path}, another URL that serves the same resource")

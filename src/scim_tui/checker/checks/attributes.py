@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+from scim2_models import InvalidFilterException
 from scim2_models import ListResponse
 from scim2_models import Mutability
 from scim2_models import NotImplementedException
@@ -12,15 +14,19 @@ from scim2_models import Path
 from scim2_models import Required
 from scim2_models import Resource
 from scim2_models import Returned
+from scim2_models import ScimFilter
 from scim2_models import SearchRequest
 
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.checks.crud import find_in_pages
+from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import exception_data
 from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.features import claims
 from scim_tui.checker.filling import always_returned
+from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -84,30 +90,54 @@ def examine(
     return CheckResult(Status.SUCCESS, reason=f"{label}: attribute filtering is honoured for {model.__name__} ({parameter}).", data=response)
 
 
-def check_filtering(context: CheckContext, model: type[Resource[Any]], label: str, query: Query, exact: bool = False) -> list[CheckResult]:
+def naming_filter(context: CheckContext, model: type[Resource[Any]], resource: Resource[Any]) -> ScimFilter[Any] | None:
+    """A filter that lists `resource` alone, by the value the server gave its name attribute
+    (userName eq "…"), when the server claims filter; None otherwise."""
+    attribute = name_attribute(model)
+    value = getattr(resource, attribute.field, None) if attribute else None
+    if attribute is None or not isinstance(value, str) or not claims(context, "filter"):
+        return None
+    try:
+        return ScimFilter(f"{attribute.name} eq {quoted(value)}")
+    except InvalidFilterException:  # a name the filter grammar cannot hold: the whole list is read
+        return None
+
+
+def check_filtering(
+    context: CheckContext, model: type[Resource[Any]], label: str, query: Query, exact: bool = False, listed: bool = False
+) -> list[CheckResult]:
     """Create a resource, then ask for `included` and exclude `excluded`: one result each (SPEC.md §4.5);
-    `exact` holds an answer to attributes= to nothing else (examine)."""
+    `exact` holds an answer to attributes= to nothing else (examine).
+
+    A list (`listed`) is first narrowed to the resource by a filter on its name, where the server
+    claims filter: the run's other checks create and delete resources meanwhile, so the pages of
+    the whole list shift while they are read, and a resource may fall between two of them (RFC
+    7644 §3.4.2.4: "clients SHOULD never assume repeatable results"), at any page size the server
+    chooses. When the narrowed list does not hold it, the whole list is read page after page."""
     included, excluded = filtering_candidates(model)
     if included is None and excluded is None:
         return [CheckResult(Status.SKIPPED, reason=f"{label}: no suitable attributes exist to test filtering on {model.__name__}.")]
     created = context.references.read_only(context, model)  # no check writes to it
     resource_id = str(created.id)
+    narrowing = naming_filter(context, model, created) if listed else None
+    scopes: list[ScimFilter[Any] | None] = [narrowing, None] if narrowing is not None else [None]
     results = []
     for asked, left_out in ((included, None), (None, excluded)):
         if asked is None and left_out is None:
             continue
 
-        def fetch(start: int | None, asked: str | None = asked, left_out: str | None = left_out) -> Any:
+        def fetch(scope: ScimFilter[Any] | None, start: int | None, asked: str | None = asked, left_out: str | None = left_out) -> Any:
             request: SearchRequest[Any] = SearchRequest(
                 attributes=[Path(asked)] if asked else None,
                 excluded_attributes=[Path(left_out)] if left_out else None,
+                filter=scope,
                 start_index=start,
             )
             return query(request, resource_id)
 
         mark = len(context.exchanges)
         try:
-            response, _ = find_in_pages(fetch, resource_id)
+            response = _found(fetch, resource_id, scopes)
         except NotImplementedException:
             raise  # search_with_attributes tells it apart
         except Exception as exc:
@@ -117,6 +147,21 @@ def check_filtering(context: CheckContext, model: type[Resource[Any]], label: st
             result = examine(label, model, resource_id, response, asked, left_out, exact)
         results.extend(results_of(context, mark, [result]))
     return results
+
+
+def _found(fetch: Callable[[ScimFilter[Any] | None, int | None], Any], resource_id: str, scopes: list[ScimFilter[Any] | None]) -> Any:
+    """The answer holding the resource, read page after page, in the first scope that holds it (a
+    filter narrowing the list; None, the whole list, comes last and tells in the end): a narrowed
+    list that fails or lacks it gives way to the next."""
+    *narrowed, whole = scopes
+    for scope in narrowed:
+        try:
+            response, found = find_in_pages(partial(fetch, scope), resource_id)
+        except Exception:  # the whole list tells
+            continue
+        if found is not None:
+            return response
+    return find_in_pages(partial(fetch, whole), resource_id)[0]
 
 
 @checker("crud", "crud:read:attributes", section="3.4.2.5", shares=("fixture",))
@@ -143,7 +188,9 @@ def object_list_with_attributes(context: CheckContext, model: type[Resource[Any]
 
     Creates a resource with every writable attribute filled, lists the endpoint
     once asking for one attribute and once excluding another, and looks for the
-    resource by id (following pages). One result each: SUCCESS when filtering
+    resource by id: in the list narrowed to it by a filter on its name where the
+    server claims filter, else (or when that list lacks it) in the whole list,
+    following pages. One result each: SUCCESS when filtering
     is honoured; ERROR on an unexpected status (200 unless configured), an
     answer that is not a ListResponse, a list without the resource, a missing
     attribute or an excluded one present, and when the resource listed for
@@ -156,7 +203,7 @@ def object_list_with_attributes(context: CheckContext, model: type[Resource[Any]
     def query(request: SearchRequest[Any], resource_id: str) -> Any:
         return context.client.query(model, query_parameters=request, expected_status_codes=context.expected_status_codes)
 
-    return check_filtering(context, model, "GET /Resource", query, exact=True)  # the label SPEC.md §4.5 gives
+    return check_filtering(context, model, "GET /Resource", query, exact=True, listed=True)  # the label SPEC.md §4.5 gives
 
 
 @checker("crud", "crud:read:attributes", section="3.4.3", shares=("fixture",))
@@ -165,7 +212,9 @@ def search_with_attributes(context: CheckContext, model: type[Resource[Any]]) ->
 
     Creates a resource with every writable attribute filled, then searches from
     the server root with the two parameters in the request body, and looks for
-    the resource by id (following pages). One result each: SUCCESS when
+    the resource by id: in the answer narrowed to it by a filter on its name
+    where the server claims filter, else (or when that answer lacks it) in the
+    whole answer, following pages. One result each: SUCCESS when
     filtering is honoured; ERROR on an unexpected status (200 unless
     configured), an answer that is not a ListResponse, a list without the
     resource, a missing attribute or an excluded one present. SKIPPED when no
@@ -178,6 +227,6 @@ def search_with_attributes(context: CheckContext, model: type[Resource[Any]]) ->
 
     label = "POST /.search"  # the label SPEC.md §4.5 gives
     try:
-        return check_filtering(context, model, label, query)
+        return check_filtering(context, model, label, query, listed=True)
     except NotImplementedException:
         return [CheckResult(Status.SKIPPED, reason=f"{label}: the server answered 501, it does not search all resource types at once.")]

@@ -43,18 +43,33 @@ def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -
 
     `fetch` answers the page starting at an index (None for the first page).
     Returns the last answer read, and the resource when it was found.
+
+    The run's other checks create and delete resources while the pages are read, and a deletion
+    before the next page's start moves the resource onto the page already read ("clients SHOULD
+    never assume repeatable results", RFC 7644 §3.4.2.4): a whole list read in several pages
+    without it is read once more.
     """
+    answer, found, pages = _walk(fetch, resource_id)
+    if found is None and 1 < pages <= MAX_LISTING_PAGES:
+        answer, found, _ = _walk(fetch, resource_id)
+    return answer, found
+
+
+def _walk(fetch: Callable[[int | None], Any], resource_id: str | None) -> tuple[Any, Resource[Any] | None, int]:
+    """One reading of a list, page after page, until the resource or the list's end: the last
+    answer, the resource when found, and how many pages were read (more than MAX_LISTING_PAGES
+    when the reading stopped there)."""
     answer = fetch(None)
-    for _ in range(MAX_LISTING_PAGES):
+    for pages in range(1, MAX_LISTING_PAGES + 1):
         if not isinstance(answer, ListResponse):
-            return answer, None
+            return answer, None, pages
         resources = answer.resources or []
         found = next((r for r in resources if r.id == resource_id), None)
         start = answer.start_index or 1
         if found is not None or not resources or start + len(resources) > (answer.total_results or 0):
-            return answer, found
+            return answer, found, pages
         answer = fetch(start + len(resources))
-    return answer, None
+    return answer, None, MAX_LISTING_PAGES + 1
 
 
 @checker("crud", "crud:create", section="3.3", start="first", hands_over="created")
@@ -160,7 +175,8 @@ def object_query(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
 def object_query_without_id(context: CheckContext, model: type[Resource[Any]]) -> list[CheckResult]:
     """GET on a resource endpoint lists its resources, the new one included (RFC 7644 §3.4.2).
 
-    Lists the endpoint (following pages when the list is paginated) looking for a resource
+    Lists the endpoint (following pages when the list is paginated, and once more when they
+    lack it: the run's other checks' deletions shift the pages) looking for a resource
     the run created (shared with the other checks that only read it). SUCCESS when a
     ListResponse holds the resource;
     ERROR when listing fails or the resource is absent.

@@ -3,7 +3,7 @@
 scim2-models fills in or forgives what a server leaves out, so these checks read the
 JSON the server sent: every attribute the RFC marks REQUIRED is there with its JSON
 type, the optional ones present have theirs, and ``meta.location`` names the URL the
-document is served at.
+document is served at (locations.py).
 """
 
 from __future__ import annotations
@@ -254,7 +254,8 @@ def service_provider_config_document(context: CheckContext) -> list[CheckResult]
     authenticationSchemes (each with type, name and description) are there with
     their JSON types, the optional attributes present have theirs, and
     meta.location, when given, names /ServiceProviderConfig or another URL of the
-    same origin that serves the same document (RFC 7643 §3.1).
+    same origin that serves the same document (RFC 7643 §3.1; another path on
+    another origin cannot be checked from here, and is not judged).
     ERROR otherwise, naming each attribute missing or of the wrong type.
     """
     mark = len(context.exchanges)
@@ -282,7 +283,8 @@ def resource_type_documents(context: CheckContext) -> list[CheckResult]:
     schemaExtensions item has its schema and required, the optional attributes
     present have their JSON types, the endpoint is relative to the base URL
     ("/Users", not a full path or a URL), and meta.location, when given, names
-    /ResourceTypes/{id} or a URL that serves the same document (RFC 7643 §3.1). ERROR otherwise, naming each problem.
+    /ResourceTypes/{id} or a URL that serves the same document (RFC 7643 §3.1; another
+    path on another origin is not judged). ERROR otherwise, naming each problem.
     SKIPPED when the list holds no resource type.
     """
     mark = len(context.exchanges)
@@ -298,7 +300,8 @@ def schema_documents(context: CheckContext) -> list[CheckResult]:
     type (one of the types of RFC 7643 §2.3) and multiValued (REQUIRED in the
     §8.7.1 representation), the optional characteristics present have their JSON
     types and keywords, and meta.location, when given, names /Schemas/{id} or a
-    URL that serves the same document (RFC 7643 §3.1). ERROR otherwise, naming each problem. SKIPPED when the list
+    URL that serves the same document (RFC 7643 §3.1; another path on another
+    origin is not judged). ERROR otherwise, naming each problem. SKIPPED when the list
     holds no schema.
     """
     mark = len(context.exchanges)

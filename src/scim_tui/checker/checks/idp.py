@@ -252,6 +252,13 @@ def shared_users(context: CheckContext, count: int, make: Callable[[CheckContext
     return [context.references.shared(context, ("members", None), ("member", way, user_model, number), made) for number in range(count)]
 
 
+POPULATION = 11
+"""How many resources of a type the checks reading a provider's pages of a whole list hold
+(population): Microsoft's gallery pagination asks for 11 (three pages of 5), and Okta's imports
+read as many, so that a server answering pages smaller than that shows it at any number of jobs,
+whatever else the run holds at the time."""
+
+
 def population(context: CheckContext, model: type[Resource[Any]], count: int) -> list[str]:
     """Ids of `count` resources of `model` for the checks that only list them (a provider's pages,
     its test connection, its import), made once a run, with their required attributes only, and

@@ -14,6 +14,7 @@ from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import ENTERPRISE
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
+from scim_tui.checker.checks.idp import POPULATION
 from scim_tui.checker.checks.idp import USER_SCHEMA
 from scim_tui.checker.checks.idp import has
 from scim_tui.checker.checks.idp import list_problem
@@ -39,7 +40,7 @@ from scim_tui.checker.results import Status
 
 PAGE = 5
 """The test reads pages of this many."""
-AT_LEAST = 11
+AT_LEAST = POPULATION
 """The test needs at least this many resources: three pages."""
 BARE_MANAGER = (
     "Microsoft's Logic App sends the manager's id as a bare string where the enterprise manager is complex (RFC 7643 §4.3), "

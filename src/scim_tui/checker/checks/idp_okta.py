@@ -20,6 +20,7 @@ from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
+from scim_tui.checker.checks.idp import POPULATION
 from scim_tui.checker.checks.idp import USER_SCHEMA
 from scim_tui.checker.checks.idp import applied
 from scim_tui.checker.checks.idp import asked
@@ -46,6 +47,8 @@ from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.exchanges import noted
+from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import MARK
 from scim_tui.checker.limits import MAX_LISTING_PAGES
@@ -144,13 +147,18 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
     """Okta imports users in pages: ``startIndex=1&count=100``, then ``startIndex`` += 100 (RFC 7644 §3.4.2.4).
 
     Per https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20.
-    Two users the run holds are there first (shared with the other checks
+    Eleven users the run holds are there first (shared with the other checks
     that only list users: idp.population); then reads the pages until
     totalResults. SUCCESS when each page is a ListResponse of integer counts
     answering the startIndex asked, no user comes twice (a stable order) and
-    both users are found; ERROR otherwise.
+    the run's users are all found; ERROR otherwise. A DEVIATION that blocks Okta when a
+    page holds fewer users than count=100 while more follow it: RFC 7644
+    §3.4.2.4 lets a server answer fewer, but Okta steps startIndex by 100
+    whatever a page held, so its import would skip the users after that page's
+    last (told apart from a totalResults that overstates: the page starting
+    right after them must hold as many users, or the rest).
     """
-    made = population(context, model, 2)
+    made = population(context, model, POPULATION)
     path = resource_path(context, model)
 
     def pages() -> CheckResult:
@@ -171,7 +179,7 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
                 Status.SUCCESS,
                 reason=f"{len(seen)} users imported in pages of {PAGE}, each once, in the first {MAX_LISTING_PAGES} pages (the import read no further).",
             )
-        return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, the run's two among them.")
+        return CheckResult(Status.SUCCESS, reason=f"{len(seen)} users imported in pages of {PAGE}, each once, the run's {len(made)} among them.")
 
     return [step(context, OKTA, "import users", pages)]
 
@@ -179,7 +187,8 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
 def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[str], bool] | CheckResult:
     """The ids of the users Okta's import reads, page after page, and whether it read them all;
     an ERROR result on a page that is not a ListResponse answering the startIndex asked, or a
-    user answered twice (an unstable order). The run's other resources come and go while the
+    user answered twice (an unstable order); a DEVIATION that blocks Okta on a page after which
+    its import skips users (skipped). The run's other resources come and go while the
     pages are read, so only the users not made by the run, and `made`, are held to the order."""
     seen: list[str] = []
     start = 1
@@ -202,11 +211,54 @@ def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[s
                 reason=f"{asked(context, path, params)} answered {', '.join(twice)} again: the order is not stable, or startIndex is ignored.",
                 data=body_of(response),
             )
+        short = skipped(context, path, start, response, "users")
+        if short:
+            return short
         seen += found
         if not found or start + PAGE > member(body_of(response), "totalResults"):
             return seen, True
         start += PAGE
     return seen, False
+
+
+SKIPPING = (
+    "RFC 7644 §3.4.2.4 lets a server answer fewer resources than count, but Okta asks for startIndex={next} next whatever a page held "
+    '(its SCIM 2.0 reference: "the startIndex becomes startIndex+100", https://developer.okta.com/docs/api/openapi/okta-scim/guides/scim-20)'
+)
+"""Why a page of fewer than count resources, more following it, loses resources in Okta's import."""
+AFTER_NOTE = "sent by scim-tui, not Okta: the page right after a page holding fewer resources than count, which Okta's import never asks for"
+
+
+def skipped(context: CheckContext, path: str, start: int, response: Any, kind: str) -> CheckResult | None:
+    """A DEVIATION that blocks Okta when its import skips resources after this page (the one
+    starting at `start`): it holds fewer than count while totalResults says more follow, and the
+    page right after its last resource holds as many, or the rest of the list (so that neither a
+    totalResults that overstates nor a resource another check made meanwhile passes for a page
+    size); None otherwise."""
+    held = len(resources_in(response))
+    total = member(body_of(response), "totalResults")
+    if held >= PAGE or not isinstance(total, int) or start - 1 + held >= total:
+        return None
+    with noted(AFTER_NOTE):
+        after = context.client.request("GET", path, params={"startIndex": start + held, "count": PAGE})
+    more, told = len(resources_in(after)), member(body_of(after), "totalResults")
+    if list_problem(after) or not more or (more < held and not (isinstance(told, int) and start - 1 + held + more >= told)):
+        return None  # no page of the same size follows, nor the rest of the list: what another check made meanwhile, at most
+    last = min(start + PAGE - 1, total)
+    capped = _max_results(context)
+    said = f" (its ServiceProviderConfig says filter.maxResults {capped})" if capped is not None and capped < PAGE else ""
+    reason = (
+        f"{asked(context, path, {'startIndex': start, 'count': PAGE})} answered {held} of the {total} {kind} (totalResults){said}: "
+        f"{SKIPPING.format(next=start + PAGE)}, so its import would skip {kind} {start + held} to {last}."
+    )
+    return CheckResult(Status.DEVIATION, reason=reason, data=body_of(response), blocks=True)
+
+
+def _max_results(context: CheckContext) -> int | None:
+    """filter.maxResults as the ServiceProviderConfig says it, when it does."""
+    config = service_provider_config(context)
+    value = getattr(getattr(config, "filter", None), "max_results", None)
+    return value if isinstance(value, int) else None
 
 
 @checker(*TAGS, section="3.5.1", schema=USER_SCHEMA)

@@ -44,6 +44,7 @@ from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -172,16 +173,35 @@ def pingfederate_groups_listed(context: CheckContext, model: type[Resource[Any]]
 
     PingFederate's SCIM connector (https://docs.pingidentity.com/integrations/scim/pf_scim_connector.html).
     One result for the listing (SUCCESS when its pages, read by startIndex,
-    hold the group), one for a member added by PATCH; ERROR otherwise.
+    hold the group; a whole list read in several pages without it is read once
+    more, as the run's other checks delete groups meanwhile), one for a member
+    added by PATCH; ERROR otherwise.
     """
     target = group(context, PING, model)
     return [*steps(context, [("list every group", partial(_listed, context, target))]), *_member_added(context, PING, model)]
 
 
 def _listed(context: CheckContext, target: Target) -> CheckResult:
+    """The group found in the pages of the whole list; read twice at most: the run's other checks
+    delete groups meanwhile, and a deletion before the next page's start moves the group onto the
+    page already read (RFC 7644 §3.4.2.4: "clients SHOULD never assume repeatable results")."""
     path = resource_path(context, target.model)
+    for _ in range(2):
+        read = _pages(context, path, target)
+        if isinstance(read, CheckResult):
+            return read
+        if not read:
+            break
+    return CheckResult(
+        Status.ERROR, reason=f"Listing {context.root_path(path)} page by page did not find the Group {target.id}, so PingFederate would create it again."
+    )
+
+
+def _pages(context: CheckContext, path: str, target: Target) -> CheckResult | bool:
+    """One reading of the list, page after page as PingFederate reads it: a result once the group is
+    found (or a page is no list), else whether the whole list was read in several pages."""
     start = 1
-    for _ in range(20):
+    for number in range(MAX_LISTING_PAGES):
         response = send(context, PING, "GET", path, params={"startIndex": start})
         problem = list_problem(response)
         if problem:
@@ -190,11 +210,9 @@ def _listed(context: CheckContext, target: Target) -> CheckResult:
         if any(str(member(item, "id")) == target.id for item in found):
             return CheckResult(Status.SUCCESS, reason=f"Listing {context.root_path(path)} page by page found the Group {target.id}.")
         if not found:
-            break
+            return number > 1
         start += len(found)
-    return CheckResult(
-        Status.ERROR, reason=f"Listing {context.root_path(path)} page by page did not find the Group {target.id}, so PingFederate would create it again."
-    )
+    return False
 
 
 @checker("idp", "idp:pingfederate", section="3")

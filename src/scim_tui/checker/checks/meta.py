@@ -31,6 +31,7 @@ from scim_tui.checker.filling import changeable_string
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import unique_for
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.locations import Located
 from scim_tui.checker.locations import located
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
@@ -63,7 +64,8 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
 
     - meta of the created resource: ERROR when meta.location is missing (RFC 7644 §3.3:
       the body SHALL hold it) or names neither the resource's URL nor another URL of the
-      same origin where a GET answers the resource (its shape is not judged), when
+      same origin where a GET answers the resource (its shape is not judged; another
+      path on another origin, which a GET from here cannot check, is not judged), when
       meta.resourceType is not the resource type's name, or when lastModified differs
       from created (it MUST equal created until the resource is modified); DEVIATION
       when resourceType, created or lastModified is missing (they are returned by
@@ -165,10 +167,11 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
     DEVIATION for a missing resourceType, created or lastModified."""
     meta = created.meta or Meta()
     errors = []
+    location = _located(context, created, path) if meta.location else Located()
     if not meta.location:
         errors.append("meta.location is missing, though the body of a 201 SHALL hold it (RFC 7644 §3.3)")
-    elif problem := _location_problem(context, created, path):
-        errors.append(problem)
+    elif location.problem:
+        errors.append(location.problem)
     expected_type = _resource_type_name(context, model)
     if meta.resource_type and expected_type and meta.resource_type != expected_type:
         errors.append(f"meta.resourceType is {shown(meta.resource_type)} instead of {shown(expected_type)}")
@@ -185,15 +188,15 @@ def _created_meta(context: CheckContext, model: type[Resource[Any]], created: Re
     return CheckResult(
         Status.SUCCESS,
         reason=f"The created {expected_type or model.__name__} has meta.resourceType {shown(meta.resource_type)}, "
-        f"created equal to lastModified, and its location {meta.location}.",
+        f"created equal to lastModified, and {location.note or f'its location {meta.location}'}.",
         data=created,
     )
 
 
-def _location_problem(context: CheckContext, created: Resource[Any], path: str) -> str | None:
-    """What is wrong with meta.location: judged by what a GET on it answers, never by its shape."""
+def _located(context: CheckContext, created: Resource[Any], path: str) -> Located:
+    """What meta.location says of the resource: judged by what a GET on it answers, never by its shape."""
     served_at = f"{base_url_of(context.client).rstrip('/')}{path}"
-    return located(context, {"id": created.id, "meta": {"location": str((created.meta or Meta()).location)}}, served_at).problem
+    return located(context, {"id": created.id, "meta": {"location": str((created.meta or Meta()).location)}}, served_at)
 
 
 def _resource_type_name(context: CheckContext, model: type[Resource[Any]]) -> str | None:
