@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 from typing import Any
+from urllib.parse import parse_qs
+from urllib.parse import urlsplit
 
 import pytest
 from scim2_server.utils import load_default_resource_types
@@ -24,6 +26,7 @@ from tests.support.oauth import oauth_profile
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import stored
+from tests.support.unlike import Capped
 from tests.support.unlike import entra_gallery_speaking
 
 GALLERY = {"include_tags": {"idp:entra:gallery"}, "exclude_tags": None}
@@ -236,3 +239,19 @@ def test_a_patch_answered_204_is_read_back_by_one_get(serve, check, kind):
         assert (read.method, read.url) == ("GET", exchanges[i].url)
         assert after is None or (after.method, after.url) != ("GET", read.url), "one GET after the 204, not two"
     assert all(r.status is not Status.ERROR for r in results), [r.reason for r in results]
+
+
+@pytest.mark.parametrize("jobs", [1, 4])
+def test_the_pagination_steps_by_five_as_microsofts_test_does(serve, jobs):
+    """On a server answering two resources a page (RFC 7644 §3.4.2.4: it MAY return fewer than
+    count), Microsoft's test still asks startIndex 1, 6, 11 and checks each page answers the
+    startIndex asked: the replay does too, and passes; it never blames the server for a start of
+    its own reckoning."""
+    server = serve(Capped(make_app(), cap=2))
+    checks = {CheckId("gallery_user_pagination", "User"), CheckId("gallery_group_pagination", "Group")}
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(jobs=jobs), only=checks))
+    assert [(result.title, result.status, result.reason) for result in results if result.status is not Status.SUCCESS] == []
+    for result in results:
+        asked = [parse_qs(urlsplit(e.url).query).get("startIndex") for e in result.exchanges if e.method == "GET"]
+        assert [start for start in asked if start] == [["1"], ["6"], ["11"]], (result.title, asked)

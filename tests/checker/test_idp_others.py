@@ -10,6 +10,7 @@ from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.idp_readiness import blocking
 from scim_tui.demo import make_app
+from tests.support.bystanders import Bystanders
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import stored
@@ -80,3 +81,36 @@ def test_a_server_breaking_one_providers_shape_blocks_that_provider(serve, app, 
     assert status in {r.status for r in steps} and any(blocking(r) for r in steps), [(r.status, r.reason) for r in steps]
     provider = check.split("_", 1)[0]
     assert verdicts(results)[f"{provider}_readiness"].startswith("NOT READY for ") and f"{check} (" in verdicts(results)[f"{provider}_readiness"]
+
+
+SEEDED = 2
+"""The groups someone else holds on the server of the test below."""
+
+
+def _hidden(moving: bool):
+    """A Groups list (not a search) that never holds the run's groups; with `moving`, its totalResults
+    grows on each page, as a list does while others write to it."""
+    served = iter(range(100, 10**6))
+
+    def change(body: dict) -> dict:
+        kept = [group for group in body.get("Resources", []) if not str(group.get("displayName", "")).startswith("scim-tui-")]
+        total = next(served) if moving else SEEDED
+        return {**body, "Resources": kept, "totalResults": total, "itemsPerPage": len(kept)}
+
+    return change
+
+
+@pytest.mark.parametrize("moving", [False, True], ids=["still", "moving"])
+def test_pingfederate_not_finding_its_group_blames_the_server_only_on_a_list_that_stood_still(serve, moving):
+    """PingFederate lists the groups page by page to find the one it made: on a list that kept its
+    totalResults the group's absence is the server's (ERROR); on a list that changed while it was
+    read (at several jobs the run's own checks delete groups meanwhile) nothing can be told."""
+    server = serve(Broken(make_app()).rewrite_json("GET", "/v2/Groups", _hidden(moving)))
+    Bystanders.seed(server.url, users=SEEDED, groups=SEEDED)  # the list holds someone else's groups
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(include_tags={"idp:pingfederate"})))
+    [listed] = [r for r in results if r.title == "pingfederate_groups_listed" and r.status is not Status.SUCCESS]
+    if moving:
+        assert listed.status is Status.SKIPPED and "changed while it was read" in listed.reason, listed.reason
+    else:
+        assert listed.status is Status.ERROR and "would create it again" in listed.reason, listed.reason

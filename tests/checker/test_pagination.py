@@ -113,3 +113,14 @@ def test_without_filter_support_the_rules_needing_exact_matches_are_skipped(serv
     assert all("filter=" not in e.url for r in others for e in r.exchanges)
     assert "totalResults 3" in rules["count=0"].reason
     assert stored(server.url, "/Users") == []
+
+
+def test_count_ignored_fails_the_count_rules_only(serve):
+    """A server answering every match whatever count asks fails count, count=0 and negative count;
+    where its pages start is then not told by the number of resources: the startIndex rule is
+    SKIPPED naming the count rule, and startIndex below 1 holds by the startIndex it answered."""
+    server = serve(Broken(make_app()).rewrite_query("GET", USERS, without("count")))
+    rules = paginate(server.url)
+    assert {name for name, r in rules.items() if r.status is Status.ERROR} == {"count", "count=0", "negative count"}
+    assert rules["startIndex"].status is Status.SKIPPED and "the count rule's finding" in rules["startIndex"].reason
+    assert rules["startIndex below 1"].status is Status.SUCCESS, rules["startIndex below 1"].reason

@@ -822,6 +822,7 @@ PERSONALITIES: dict[str, Personality] = {
     "one operation per PATCH": Personality(lambda: OnePatchOperation(make_app())),
     "pages capped at 5": Personality(lambda: Capped(make_app())),
     "pages capped at 5, said": Personality(lambda: Capped(make_app(), said=True)),
+    "pages of two": Personality(lambda: Capped(make_app(), cap=2)),
     "behind a proxy at another path": Personality(lambda: BehindAProxy(make_app())),
     "behind a proxy at the same path": Personality(lambda: BehindAProxy(make_app(), "https://scim.public.invalid/v2")),
 }

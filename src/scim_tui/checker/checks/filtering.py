@@ -24,10 +24,10 @@ from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
 from scim_tui.checker.checks.narrowing import create_named
-from scim_tui.checker.checks.narrowing import list_page
 from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.narrowing import unique_prefix
+from scim_tui.checker.checks.narrowing import whole_list
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
@@ -60,7 +60,7 @@ def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule:
     when an optional operator is refused as unsupported); with the page answered, if any."""
     mark = len(context.exchanges)
     try:
-        page = list_page(context, model, filter=rule.expression)
+        page = whole_list(context, model, filter=rule.expression)
     except ListQueryError as exc:
         if rule.optional and _unsupported(context.exchanges[-1]):
             result = CheckResult(
@@ -114,7 +114,8 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     created in that order and shared with the pagination and sort checks, which only list them
     too: listed), the first with an externalId and, when the schema has one, a multi-valued
     complex attribute with a "type" (emails, members ...) that the others hold with another
-    type. Then one GET per rule (filter_rules.py), each giving one result: eq on the name
+    type. Then one GET per rule (filter_rules.py; a server answering fewer than all the matches
+    in a page is read on, page after page), each giving one result: eq on the name
     attribute; eq with the value in upper case, which must find the resource when the
     attribute's caseExact is false and nothing when it is true; pr on externalId; co; sw; and;
     or; a value filter on the typed attribute (emails[type eq "work"]); eq with the attribute

@@ -112,8 +112,9 @@ def gallery_federated_identity(context: CheckContext) -> list[CheckResult]:
 
 
 def _paged(context: CheckContext, path: str) -> CheckResult:
-    """``startIndex=N&count=5`` page after page, the next start the answer's startIndex plus its
-    resources: each page answers 200 with startIndex page*5+1, and there are at least two."""
+    """``startIndex=N&count=5`` page after page, as Microsoft's test steps (the next start five
+    further, whatever a page held): each page answers 200 with the startIndex asked, page*5+1,
+    and there are at least two."""
     pages: list[str] = []
     start: int | None = 1
     while start is not None and len(pages) < MAX_SAMPLED_PAGES:
@@ -131,7 +132,7 @@ def _paged(context: CheckContext, path: str) -> CheckResult:
             )
         found = resources_in(response)
         pages.append(asked)
-        following = answered + len(found)
+        following = start + PAGE
         start = following if found and following <= (member(body_of(response), "totalResults") or 0) else None
     if len(pages) < 2:
         return CheckResult(

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
+from dataclasses import replace
 from typing import Any
 
 from scim2_models import ListResponse
@@ -155,6 +156,35 @@ def list_page(context: CheckContext, model: type[Resource[Any]], **params: Any) 
     )
 
 
+MORE_PAGES = 4
+"""How many pages after the first a list of the run's few resources is read on (`whole_list`)."""
+
+
+def whole_list(context: CheckContext, model: type[Resource[Any]], **params: Any) -> ListPage:
+    """`list_page`, then the pages after it while its answer holds part of the results (totalResults
+    above what came), as a server MAY answer fewer than asked (RFC 7644 §3.4.2.4: a page of two,
+    say): the first page with every resource read. Stops at a page that brings nothing new (a
+    server ignoring startIndex) or after MORE_PAGES."""
+    first = page = list_page(context, model, **params)
+    resources = list(first.resources)
+    seen = set(first.ids)
+    start = first.start_index if isinstance(first.start_index, int) else 1
+    for _ in range(MORE_PAGES):
+        total = first.total_results
+        if not isinstance(total, int) or len(resources) >= total or not page.resources:
+            break
+        start += len(page.resources)
+        page = list_page(context, model, **params, startIndex=start)
+        fresh = [resource for resource in page.resources if str(resource.get("id")) not in seen]
+        if not fresh:
+            break
+        resources.extend(fresh)
+        seen.update(str(resource.get("id")) for resource in fresh)
+    if len(resources) == len(first.resources):
+        return first
+    return replace(first, query=f"{first.query} (and the pages after it)", resources=resources)
+
+
 @dataclass(frozen=True)
 class Narrowed:
     """The filter that lists exactly a check's resources, as an answer showed; else why there is none."""
@@ -176,7 +206,7 @@ def narrow(context: CheckContext, named: Named, model: type[Resource[Any]]) -> N
     failures = []
     for expression in (named.starting_with, named.any_of):
         try:
-            page = list_page(context, model, filter=expression)
+            page = whole_list(context, model, filter=expression)
         except ListQueryError as exc:
             failures.append(str(exc))
             continue
@@ -191,7 +221,7 @@ def _ignored(context: CheckContext, named: Named, model: type[Resource[Any]]) ->
     resources answers something else than that resource alone (None when it answers it)."""
     resource_id, name = next(iter(named.names.items()))
     try:
-        page = list_page(context, model, filter=f"{named.attribute.name} eq {quoted(name)}")
+        page = whole_list(context, model, filter=f"{named.attribute.name} eq {quoted(name)}")
     except ListQueryError as exc:
         return f"{exc}, so no filter lists only this check's resources"
     if page.ids == [resource_id]:

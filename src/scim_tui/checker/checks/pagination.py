@@ -65,7 +65,12 @@ def _count(first: ListPage) -> tuple[Status, str]:
     return Status.SUCCESS, f"{first.query} answered {found} resources, as count={PAGE_SIZE} asks."
 
 
+COUNT_IGNORED = "the page at startIndex=1 holds more than count={count} (the count rule's finding), so where the next page starts cannot be told"
+
+
 def _start_index(first: ListPage, second: ListPage, named: Named) -> tuple[Status, str]:
+    if len(first.resources) > PAGE_SIZE:
+        return Status.SKIPPED, f"Skipped: {COUNT_IGNORED.format(count=PAGE_SIZE)}."
     mine = set(named.names)
     repeated = set(first.ids) & set(second.ids)
     if repeated:
@@ -120,12 +125,11 @@ def _no_resources(page: ListPage, at_least: int, exact: bool, rule: str) -> tupl
 
 
 def _start_below_one(page: ListPage, named: Named | None) -> tuple[Status, str]:
-    if page.start_index not in (None, 1) or len(page.resources) > 1:
-        return (
-            Status.ERROR,
-            f"{page.query} answered startIndex {shown(page.start_index)} and {len(page.resources)} resource(s): "
-            "a startIndex less than 1 SHALL be interpreted as 1.",
-        )
+    if page.start_index not in (None, 1):
+        return Status.ERROR, f"{page.query} answered startIndex {shown(page.start_index)}: a startIndex less than 1 SHALL be interpreted as 1."
+    if len(page.resources) > 1 and page.start_index is None:
+        found = f"{page.query} answered {len(page.resources)} resources for count=1 and no startIndex"
+        return Status.SKIPPED, f"Skipped: {found} (count is the count rule's finding), so where it started cannot be told."
     if named is not None and not set(page.ids) <= set(named.names):
         return Status.ERROR, f"{page.query} answered {named.described(page.ids)}, not a resource of the filter."
     return Status.SUCCESS, f"{page.query} answered as startIndex=1: a startIndex less than 1 SHALL be interpreted as 1."
@@ -153,7 +157,9 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
     page at 1, none twice; totalResults: every match (3), not the page; itemsPerPage and
     startIndex: the number of Resources and the index asked for (REQUIRED on a partial page);
     count=0: no Resources, only totalResults; startIndex below 1 SHALL be read as 1, a
-    negative count as 0. ERROR when a rule is broken, SUCCESS otherwise. Without such a filter
+    negative count as 0. ERROR when a rule is broken, SUCCESS otherwise; on a server holding
+    more than count on a page (the count rule's finding), the startIndex rule is SKIPPED naming
+    it, and startIndex below 1 is judged by the startIndex answered. Without such a filter
     (filter not claimed, refused or ignored, or no name attribute) other checks' resources share
     the list: the startIndex and totalResults rules, which need the exact matches, are SKIPPED
     naming why, and the others run on the whole list.

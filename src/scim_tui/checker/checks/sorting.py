@@ -12,8 +12,8 @@ from scim_tui.checker.checks.filtering import without_name_attribute
 from scim_tui.checker.checks.narrowing import UNCLAIMED
 from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
-from scim_tui.checker.checks.narrowing import list_page
 from scim_tui.checker.checks.narrowing import narrowed_once
+from scim_tui.checker.checks.narrowing import whole_list
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
@@ -33,7 +33,8 @@ def sort_order(context: CheckContext, model: type[Resource[Any]]) -> list[CheckR
     Lists three resources named with a prefix of the run's own (alpha-one, gamma-two, Beta-two,
     created in that order, shared with the filter and pagination checks, which only list them
     too), with a filter that lists exactly them, as an answer showed
-    (sw on that prefix, else eq on each name; narrowing.py), sorted by the name attribute:
+    (sw on that prefix, else eq on each name; narrowing.py; read on, page after page, when a
+    page holds fewer), sorted by the name attribute:
     sortOrder=ascending, sortOrder=descending, and no sortOrder, which "SHALL default to
     ascending". One result each: SUCCESS when the resources come in the expected order, ERROR
     otherwise (sortBy names the attribute whose value "SHALL be used to order the returned
@@ -68,7 +69,7 @@ def _ordered(context: CheckContext, model: type[Resource[Any]], named: Named, sc
     mark = len(context.exchanges)
     params = {"filter": scope, "sortBy": named.attribute.name} | ({"sortOrder": order} if order else {})
     try:
-        page = list_page(context, model, **params)
+        page = whole_list(context, model, **params)
     except ListQueryError as exc:
         return results_of(context, mark, [CheckResult(Status.ERROR, reason=f"{label}: {exc}.")])[0]
     got = [i for i in page.ids if i in named.names]
