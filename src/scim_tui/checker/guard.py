@@ -167,6 +167,12 @@ def written_markers(method: str, body: Any) -> tuple[Marker, ...]:
     return tuple(found)
 
 
+def _newest_first(newer: tuple[Marker, ...], older: tuple[Marker, ...]) -> tuple[Marker, ...]:
+    """A resource's markers once the run gave it `newer` values: those first, each once, at most
+    twice MAX_MARKERS (the clean-up's searches use the first MAX_MARKERS)."""
+    return tuple(dict.fromkeys([*newer, *older]))[: 2 * MAX_MARKERS]
+
+
 def carries(resource: Any, markers: Iterable[Marker]) -> bool | None:
     """True when a resource's JSON shows one of the markers (each a random value only the run
     chose: one is proof enough, and a resource the run replaced keeps the others), False when
@@ -501,7 +507,7 @@ class Guard:
             item = self._owned.get(key)  # type: ignore[arg-type]
             if item is None or key in self._refused or not carries(answer, item.markers):
                 return
-            markers = tuple(dict.fromkeys([*markers_in(answer), *item.markers]))[: 2 * MAX_MARKERS]
+            markers = _newest_first(markers_in(answer), item.markers)
             self._owned[key] = replace(item, confirmed=item.confirmed or key not in self._deleted, markers=markers)  # type: ignore[index]
 
     def _rewritten(self, target: _Target, markers: tuple[Marker, ...]) -> None:
@@ -512,7 +518,7 @@ class Guard:
         with self._lock:
             item = self._owned.get(key)  # type: ignore[arg-type]
             if item is not None and markers:
-                self._owned[key] = replace(item, markers=tuple(dict.fromkeys([*markers, *item.markers]))[: 2 * MAX_MARKERS])  # type: ignore[index]
+                self._owned[key] = replace(item, markers=_newest_first(markers, item.markers))  # type: ignore[index]
 
     def deleted(self, item: Owned) -> bool:
         """Whether the run sent a DELETE of this resource that was answered 2xx or 404."""
