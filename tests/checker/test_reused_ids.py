@@ -8,8 +8,12 @@ import pytest
 
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
+from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.exchanges import Role
+from scim_tui.checker.registry import _CHECKERS
+from scim_tui.checker.registry import Checker
 from scim_tui.demo import make_app
 from tests.support.bystanders import remove_run_leftovers
 from tests.support.bystanders import run_leftovers
@@ -57,3 +61,27 @@ def test_a_resource_listed_at_an_id_the_run_cannot_address_is_named_left(serve):
             assert any(resource["userName"] in name and "may remain" in name for name in names), (resource["userName"], names)
     finally:
         remove_run_leftovers(server.url)
+
+
+def _bulk_deletes_then_patches(context, model):
+    """Creates a user, deletes it in a bulk request, then PATCHes its URL."""
+    created = context.resource_manager.create_and_register(model, fill_all=False)
+    path = f"/Users/{created.id}"
+    bulk = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:BulkRequest"], "Operations": [{"method": "DELETE", "path": path}]}
+    context.client.request("POST", "/Bulk", json=bulk)
+    patch = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations": [{"op": "replace", "path": "nickName", "value": "x"}]}
+    context.client.request("PATCH", path, json=patch)
+    return [CheckResult(Status.SUCCESS, reason="sent")]
+
+
+def test_a_resource_a_bulk_request_deleted_is_proven_again_before_a_write(serve, monkeypatch):
+    """A bulk DELETE of a resource of the run's may free its id like a DELETE does: the PATCH after
+    it is preceded by a GET of its URL (404 here: the PATCH meets nothing)."""
+    monkeypatch.setitem(_CHECKERS, "bulk_then_patch", Checker("bulk_then_patch", _bulk_deletes_then_patches, frozenset({"rogue"}), "3", "model"))
+    server = serve(make_app())
+    log: list = []
+    with make_client(server.url) as scim:
+        list(iter_checks(scim, CheckConfig(jobs=1), only={CheckId("bulk_then_patch", "User")}, exchanges=log))
+    sent = [(e.method, e.role, e.status_code) for e in log if "/Users/" in e.url or e.url.endswith("/Bulk")]
+    bulk = sent.index(("POST", Role.JUDGED, 200))
+    assert sent[bulk + 1 : bulk + 3] == [("GET", Role.PROOF, 404), ("PATCH", Role.JUDGED, 404)], sent

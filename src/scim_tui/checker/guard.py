@@ -484,6 +484,7 @@ class Guard:
         try:
             if creating and target is not None and target.path == BULK_ENDPOINT:
                 self._after_bulk(body, response, answer, turn)
+                self._bulk_deletions(body)
             elif creating and target is not None and target.endpoint is not None and target.id is None:
                 self._after_creation(target.endpoint, body, response, answer, turn)
             if method.upper() in ("PUT", "PATCH") and target is not None and target.id is not None and 200 <= response.status_code < 300:
@@ -597,6 +598,14 @@ class Guard:
         for index, (operation, endpoint, markers) in enumerate(creations):
             outcome = by_bulk_id.get(str(operation.get("bulkId"))) or (posts[index] if index < len(posts) else None)
             self._after_bulk_creation(endpoint, markers, outcome, turn)
+
+    def _bulk_deletions(self, body: Any) -> None:
+        """A bulk request was answered: each resource of the run one of its operations DELETEs may
+        be gone, whatever the answer says of it (`_deleted_by_run`: proven again before a write)."""
+        for operation in _bulk_operations(body) or []:
+            target = self._target(str(operation.get("path", "")))
+            if str(operation.get("method", "")).upper() == "DELETE" and target is not None and target.id is not None:
+                self._deleted_by_run(target)
 
     def _creations(self, target: _Target, body: Any) -> list[Creation]:
         """What a POST creates: a resource on its endpoint, or each POST of a bulk request."""
