@@ -85,3 +85,27 @@ def test_a_resource_a_bulk_request_deleted_is_proven_again_before_a_write(serve,
     sent = [(e.method, e.role, e.status_code) for e in log if "/Users/" in e.url or e.url.endswith("/Bulk")]
     bulk = sent.index(("POST", Role.JUDGED, 200))
     assert sent[bulk + 1 : bulk + 3] == [("GET", Role.PROOF, 404), ("PATCH", Role.JUDGED, 404)], sent
+
+
+def _deletes_then_makes_another(context, model):
+    """Creates a user and deletes it, then creates another (which the server gives the freed id)
+    and PATCHes it."""
+    first = context.resource_manager.create_and_register(model, fill_all=False)
+    context.client.request("DELETE", f"/Users/{first.id}")
+    second = context.resource_manager.create_and_register(model, fill_all=False)
+    patch = {"schemas": ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], "Operations": [{"op": "replace", "path": "nickName", "value": "x"}]}
+    answer = context.client.request("PATCH", f"/Users/{second.id}", json=patch)
+    reused = "the same id" if second.id == first.id else "another id"
+    return [CheckResult(Status.SUCCESS, reason=f"{reused}: PATCH answered {answer.status_code}")]
+
+
+def test_the_id_of_a_resource_the_run_deleted_may_be_its_next_creations(serve, monkeypatch):
+    """A store giving the run's next creation the id of the resource the run just deleted: that is
+    the new resource (proven by its own values before the PATCH), written to and deleted, nothing
+    left."""
+    monkeypatch.setitem(_CHECKERS, "reuse", Checker("reuse", _deletes_then_makes_another, frozenset({"rogue"}), "3", "model"))
+    server = serve(RecycledIds(make_app(), others=False))
+    with make_client(server.url) as scim:
+        [result] = list(iter_checks(scim, CheckConfig(jobs=1), only={CheckId("reuse", "User")}))
+    assert (result.status, result.reason) == (Status.SUCCESS, "the same id: PATCH answered 204"), result.reason
+    assert run_leftovers(server.url) == [] and result.leftovers == []

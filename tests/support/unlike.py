@@ -603,12 +603,14 @@ class WordIds(SequentialIds):
 class RecycledIds(SequentialIds):
     """Sequential ids, a deleted resource's number given to the next creation (a store reusing its
     free rows), and another client of the server creating a user right after each DELETE of one,
-    which takes the number just freed (RFC 7643 §3.1: an id MUST be non-reassignable; such servers
-    exist all the same). `theirs` holds the ids of that client's users, `written` each request
+    which takes the number just freed (unless not `others`: then the run's next creation does; RFC
+    7643 §3.1: an id MUST be non-reassignable; such servers exist all the same). `theirs` holds the ids of that client's users, `written` each request
     other than a GET that reached one of them: the run must send none."""
 
-    def __init__(self, app: WSGI):
+    def __init__(self, app: WSGI, others: bool = True):
         super().__init__(app)
+        self.others = others
+        """Whether another client takes each number freed; else the run's next creation does."""
         self.lock = threading.RLock()  # type: ignore[assignment]
         self.free: list[int] = []
         self.theirs: set[str] = set()
@@ -631,7 +633,8 @@ class RecycledIds(SequentialIds):
         if found and method == "DELETE" and captured.get("status", "").startswith("2"):
             with self.lock:
                 self.free.append(int(found[2]))
-            self._someone_creates(environ)
+            if self.others:
+                self._someone_creates(environ)
         return answer
 
     def _someone_creates(self, environ: dict[str, Any]) -> None:

@@ -395,6 +395,8 @@ class Guard:
             self._deleted.discard(key)
             self._owned.pop(key, None)
             self._refused.pop(key, None)
+            for where in (endpoint, ANYWHERE):  # the answers showed the deleted one's id, not this one's
+                self._seen.pop((where, resource_id), None)
 
     def _known(self, endpoint: str, resource_id: str, turn: int) -> str | None:
         """Why an answered id cannot be a creation sent at `turn`: the run holds it already, or
