@@ -24,6 +24,7 @@ from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
 from scim_tui.checker.exchanges import GONE_NOTE
+from scim_tui.checker.exchanges import UNLISTED_NOTE
 from scim_tui.checker.registry import _CHECKERS
 from scim_tui.checker.registry import Checker
 from scim_tui.demo import make_app
@@ -34,6 +35,7 @@ from tests.support.harmless import run
 from tests.support.servers import Response
 from tests.support.servers import http_client
 from tests.support.servers import make_client
+from tests.support.unlike import FilterRefused
 from tests.support.unlike import Middleware
 
 USERS = "/v2/Users"
@@ -222,3 +224,17 @@ def test_a_listing_showing_the_runs_values_at_an_id_shared_with_someone_else_pro
     assert logged.writes_to([shared.victim]) == [], "nothing was written to someone else's user"
     with http_client(server.url) as http:
         assert http.get(f"/Users/{shared.victim}").json() == before
+
+
+def test_a_server_with_no_filter_is_asked_once_whether_it_still_lists_a_deletion(serve):
+    """Filtering answered 501 (the server filters on nothing): the run's last query about each
+    deleted resource (RFC 7644 §3.6) stops at its first 501, on the id, instead of asking again on
+    each value the run gave it; the results and what is left stay the same (nothing)."""
+    server = serve(FilterRefused(make_app()))
+    log: list = []
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(jobs=1, include_tags={"crud"}, resource_types=["User"]), exchanges=log))
+    asked = [dict(parse_qsl(e.url.split("?", 1)[1]))["filter"] for e in log if e.note == UNLISTED_NOTE and e.status_code == 501]
+    assert asked, "no deleted resource was asked about: the test did not put the clean-up to the test"
+    assert all(query.startswith("id eq ") for query in asked), asked
+    assert [item for result in results for item in result.leftovers] == []

@@ -174,43 +174,49 @@ def pingfederate_groups_listed(context: CheckContext, model: type[Resource[Any]]
 
     PingFederate's SCIM connector (https://docs.pingidentity.com/integrations/scim/pf_scim_connector.html).
     One result for the listing (SUCCESS when its pages, read by startIndex,
-    hold the group; a whole list read in several pages without it is read once
-    more, as the run's other checks delete groups meanwhile), one for a member
-    added by PATCH; ERROR otherwise.
+    hold the group; a reading during which the list's totalResults moved, as the
+    run's other checks create and delete groups meanwhile, is read again), one
+    for a member added by PATCH; ERROR otherwise, but SKIPPED (not blocking
+    PingFederate) when the list kept moving without the group.
     """
     target = group(context, PING, model)
     return [*steps(context, [("list every group", partial(_listed, context, target))]), *_member_added(context, PING, model)]
 
 
+READINGS = 4
+"""How many times PingFederate's listing is read while the run's other checks move the list under it."""
+
+
 def _listed(context: CheckContext, target: Target) -> CheckResult:
-    """The group found in the pages of the whole list; read twice at most: the run's other checks
-    delete groups meanwhile, and a deletion before the next page's start moves the group onto the
-    page already read (RFC 7644 §3.4.2.4: "clients SHOULD never assume repeatable results")."""
+    """The group found in the pages of the whole list. The run's other checks create and delete
+    groups meanwhile, and a deletion before the next page's start moves the group onto the page
+    already read (RFC 7644 §3.4.2.4: "clients SHOULD never assume repeatable results"): the list is
+    read again, READINGS times at most. ERROR once two readings whose totalResults stood still
+    missed the group; SKIPPED (not blocking PingFederate: nothing was told) when they did not."""
     path = resource_path(context, target.model)
-    totals: set[Any] = set()
-    for _ in range(2):
+    still = 0
+    for _ in range(READINGS):
+        totals: set[Any] = set()
         read = _pages(context, path, target, totals)
         if isinstance(read, CheckResult):
             return read
-        if not read:
-            break
-    if len(totals) > 1:  # the run's own deletions moved the list under the pages: nothing the server did wrong
-        return CheckResult(
-            Status.SKIPPED,
-            reason=f"Skipped: the list of {context.root_path(path)} changed while it was read (totalResults {', '.join(map(str, sorted(totals, key=str)))}: "
-            f"the run's other checks delete groups meanwhile), so whether PingFederate finds the Group {target.id} cannot be told.",
-        )
+        still += len(totals) == 1  # a creation and a deletion may still cancel out: two such readings tell
+        if still == 2:
+            missed = f"Listing {context.root_path(path)} page by page (twice) did not find the Group {target.id}"
+            return CheckResult(Status.ERROR, reason=f"{missed}, so PingFederate would create it again.")
     return CheckResult(
-        Status.ERROR, reason=f"Listing {context.root_path(path)} page by page did not find the Group {target.id}, so PingFederate would create it again."
+        Status.SKIPPED,
+        reason=f"Skipped: the list of {context.root_path(path)} changed while {READINGS} readings went through it (the run's other checks "
+        f"create and delete groups meanwhile), so whether PingFederate finds the Group {target.id} cannot be told.",
+        blocks=False,
     )
 
 
-def _pages(context: CheckContext, path: str, target: Target, totals: set[Any]) -> CheckResult | bool:
+def _pages(context: CheckContext, path: str, target: Target, totals: set[Any]) -> CheckResult | None:
     """One reading of the list, page after page as PingFederate reads it: a result once the group is
-    found (or a page is no list), else whether the whole list was read in several pages; each
-    page's totalResults goes to `totals`."""
+    found (or a page is no list), else None; each page's totalResults goes to `totals`."""
     start = 1
-    for number in range(MAX_LISTING_PAGES):
+    for _ in range(MAX_LISTING_PAGES):
         response = send(context, PING, "GET", path, params={"startIndex": start})
         problem = list_problem(response)
         if problem:
@@ -220,9 +226,9 @@ def _pages(context: CheckContext, path: str, target: Target, totals: set[Any]) -
         if any(str(member(item, "id")) == target.id for item in found):
             return CheckResult(Status.SUCCESS, reason=f"Listing {context.root_path(path)} page by page found the Group {target.id}.")
         if not found:
-            return number > 1
+            return None
         start += len(found)
-    return False
+    return None
 
 
 @checker("idp", "idp:pingfederate", section="3")

@@ -65,12 +65,10 @@ def _count(first: ListPage) -> tuple[Status, str]:
     return Status.SUCCESS, f"{first.query} answered {found} resources, as count={PAGE_SIZE} asks."
 
 
-COUNT_IGNORED = "the page at startIndex=1 holds more than count={count} (the count rule's finding), so where the next page starts cannot be told"
-
-
 def _start_index(first: ListPage, second: ListPage, named: Named) -> tuple[Status, str]:
     if len(first.resources) > PAGE_SIZE:
-        return Status.SKIPPED, f"Skipped: {COUNT_IGNORED.format(count=PAGE_SIZE)}."
+        held = f"the page at startIndex=1 holds more than count={PAGE_SIZE} (the count rule's finding)"
+        return Status.SKIPPED, f"Skipped: {held}, so where the next page starts cannot be told."
     mine = set(named.names)
     repeated = set(first.ids) & set(second.ids)
     if repeated:
