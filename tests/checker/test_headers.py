@@ -56,7 +56,7 @@ def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type)
     assert [(e.method, e.status_code) for e in media.exchanges] == [("POST", 201), ("GET", 200), ("GET", 200), ("GET", 404)]
     assert all(e.request_headers["accept"] == "application/scim+json" for e in media.exchanges)
     assert "all answered Content-Type: application/scim+json" in media.reason
-    assert "with a Location header equal to meta.location" in created_at.reason
+    assert "with a Location header equal to the meta.location of its body" in created_at.reason
     assert all(r.section == "3.8" and r.tags == {"headers"} for r in (accepted, media, created_at))
     assert stored(server.url) == []
 

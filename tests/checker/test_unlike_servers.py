@@ -58,6 +58,9 @@ REAL_FAULTS: dict[str, set[str]] = {
     "created with 200": {"object_creation"},
     "only eq filters": set(),
     "users only": set(),
+    # "The response body SHOULD contain the service provider's representation of the newly created
+    # resource" (RFC 7644 §3.3): object_creation's DEVIATION; the run reads each resource at its Location.
+    "created without a body": set(),
     "PATCH answers 204": set(),
     "sequential ids": set(),
     "word ids": set(),
@@ -127,6 +130,7 @@ BLINDING_NOTHING = (
     "emails required",
     "userNames are email addresses",
     "created with 200",
+    "created without a body",
     "sequential ids",
     "word ids",
     "PATCH answers 204",

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 from urllib.parse import unquote
 from urllib.parse import urlencode
+from urllib.parse import urlsplit
 
 from scim_tui.demo import DemoServer
 from scim_tui.demo import _KeepAliveHandler
@@ -501,6 +502,52 @@ def created_with_200(app: WSGI) -> Broken:
     return Broken(app).rewrite("POST", r"/v2/(Users|Groups)", lambda answer: (200 if answer[0] == 201 else answer[0], answer[1], answer[2]))
 
 
+def created_without_a_body(app: WSGI, relative: bool = False) -> Broken:
+    """Answers a creation 201 Created with the Location header and no body: RFC 7644 §3.3 says the
+    body SHOULD hold the resource, so the Location is all a client may get (`relative`: its path
+    alone, a reference RFC 9110 §10.2.2 allows)."""
+
+    def emptied(answer: Response) -> Response:
+        location = next((value for name, value in answer[1] if name.lower() == "location"), None)
+        return _bodiless(answer, urlsplit(location).path if relative and location else None)
+
+    return Broken(app).rewrite("POST", r"/v2/(Users|Groups)", emptied)
+
+
+def _bodiless(answer: Response, location: str | None = None) -> Response:
+    """A 201 without its body (and the headers describing it), its Location replaced when told."""
+    status, headers, _body = answer
+    if status != 201:
+        return answer
+    kept = [(name, value) for name, value in headers if name.lower() not in ("content-type", "content-length", "content-location", "etag")]
+    if location is not None:
+        kept = [(name, location if name.lower() == "location" else value) for name, value in kept]
+    return 201, kept, b""
+
+
+class LocationElsewhere(Middleware):
+    """Answers a user's creation 201 without a body, its Location naming `elsewhere` (another
+    client's user) once set: a server lying about what it created. `written` holds each request
+    other than a GET that reached `elsewhere`: the run must send none."""
+
+    def __init__(self, app: WSGI):
+        super().__init__(app)
+        self.elsewhere: str | None = None
+        self.written: list[str] = []
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        if self.elsewhere is None:
+            return self.app(environ, start_response)
+        if method != "GET" and path == f"/v2/Users/{self.elsewhere}":
+            self.written.append(f"{method} {path}")
+        if method == "POST" and path == "/v2/Users":
+            location = f"{environ['wsgi.url_scheme']}://{environ['HTTP_HOST']}/v2/Users/{self.elsewhere}"
+            status, headers, body = _bodiless(self.call(environ), location)
+            return _respond(start_response, status, body, [(name, value) for name, value in headers if name.lower() != "content-length"])
+        return self.app(environ, start_response)
+
+
 def users_only(app: WSGI) -> Broken:
     """Serves Users and no Groups: /ResourceTypes lists only User, and /Groups answers 404."""
 
@@ -817,6 +864,7 @@ PERSONALITIES: dict[str, Personality] = {
     "only eq filters": Personality(lambda: OnlyEq(make_app())),
     "created with 200": Personality(lambda: created_with_200(make_app())),
     "users only": Personality(lambda: users_only(make_app())),
+    "created without a body": Personality(lambda: created_without_a_body(make_app())),
     "PATCH answers 204": Personality(lambda: patch_answers_204(make_app())),
     "sequential ids": Personality(lambda: SequentialIds(make_app())),
     "word ids": Personality(lambda: WordIds(make_app())),

@@ -45,6 +45,12 @@ def body_of(response: Any) -> Any:
         return text
 
 
+def bodiless(status: int | None, text: str | None) -> bool:
+    """Whether an answer went through (2xx) without a body: the resource a creation made is then
+    read at its Location (RFC 7644 §3.3: the body SHOULD hold it, the Location SHALL name it)."""
+    return status is not None and 200 <= status < 300 and not (text or "").strip()
+
+
 def member(node: Any, key: str) -> Any:
     """The value of `key` in a JSON object, its name compared without case (RFC 7643 §2.1);
     None when there is none, or `node` is not an object."""

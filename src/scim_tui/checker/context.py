@@ -16,6 +16,7 @@ from scim2_models import Schema
 from scim2_models import ServiceProviderConfig
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.answers import bodiless
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.answers import member
 from scim_tui.checker.causes import NOT_IMPLEMENTED
@@ -32,7 +33,9 @@ from scim_tui.checker.exchanges import Role
 from scim_tui.checker.exchanges import TransportNotes
 from scim_tui.checker.exchanges import describe_error
 from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.exchanges import header
 from scim_tui.checker.exchanges import noted
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.exchanges import sent_for
 from scim_tui.checker.guard import MAX_MARKERS
 from scim_tui.checker.guard import Guard
@@ -285,11 +288,32 @@ class ResourceManager:
             # A creation the check only needs is used when answered 200: the status is
             # object_creation's to judge (RFC 7644 §3.3: 201), once, not every check's.
             request = {"expected_status_codes": list(NEEDED_CREATION_ANSWERS), **request}
+        mark = len(self.context.exchanges)
         with sent_for(Role.JUDGED if judged else Role.CREATION, model.__name__.partition("[")[0]):  # User, not User[EnterpriseUser]
             created = self.context.client.create(payload, **request)
+            if created is None:
+                created = self._located(model, mark)
         if not isinstance(created, Resource) or not created.id:
             raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
         return created
+
+    def _located(self, model: type[Resource[Any]], mark: int) -> Resource[Any] | None:
+        """The resource a creation answered 2xx without a body made, read at its Location (RFC 7644
+        §3.3: the body SHOULD hold it, the Location SHALL name it). The guard took it from the
+        Location; the GET proves it the run's by the values sent, or the creation failed. None
+        when the answer names none of the run's resources."""
+        post = next((exchange for exchange in reversed(self.context.exchanges[mark:]) if exchange.method == "POST"), None)
+        if post is None or not bodiless(post.status_code, post.response_body):
+            return None
+        owned = self.context.guard.created_at(header(post.response_headers, "location"))
+        if owned is None:
+            return None
+        read = self.context.client.query(model, owned.id)
+        proven = self.context.guard.owned(owned.endpoint, owned.id)
+        if proven is None or not proven.confirmed:
+            said = f"{request_line(post)} answered {post.status_code} without a body"
+            raise ValueError(f"{said}, and its Location names {owned}, which does not hold the values sent")
+        return read
 
     def _provided(self, model: type[Resource[Any]], values: dict[str, Any] | None) -> dict[str, Any]:
         """`values` over what an identity provider sends in a creation."""

@@ -41,6 +41,7 @@ from typing import Any
 from typing import Protocol
 from urllib.parse import quote
 from urllib.parse import unquote
+from urllib.parse import urljoin
 from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import member
@@ -708,8 +709,20 @@ class Guard:
 
     def _id_in_location(self, response: Any, endpoint: str) -> str | None:
         location = next((str(value) for name, value in response.headers.items() if name.lower() == "location"), "")
-        target = self._target(location) if location else None
+        target = self._located(location)
         return target.id if target is not None and target.endpoint == endpoint else None
+
+    def _located(self, location: str) -> _Target | None:
+        """Where a Location header points (a URI, or a reference relative to the base URL's, RFC 9110 §10.2.2)."""
+        return self._target(urljoin(self.base_url + "/", location)) if location else None
+
+    def created_at(self, location: str) -> Owned | None:
+        """The run's resource a creation's Location names (taken from it when the answer held no
+        body), to be read there; None when it names none of the run's."""
+        target = self._located(location)
+        if target is None or target.endpoint is None or target.id is None:
+            return None
+        return self.owned(target.endpoint, target.id)
 
 
 def _origin(url: str) -> str:

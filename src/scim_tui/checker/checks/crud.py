@@ -14,6 +14,7 @@ from scim2_models import Resource
 from scim2_models import SearchRequest
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.answers import bodiless
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.answers import member
 from scim_tui.checker.checks.comparison import missing
@@ -21,7 +22,9 @@ from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.creations import refusal
 from scim_tui.checker.creations import refusal_text
+from scim_tui.checker.exchanges import Role
 from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.exchanges import sent_for
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.guard import resource_url
@@ -36,6 +39,19 @@ def resource_path(context: CheckContext, model: type[Resource[Any]], resource_id
     """The path of a model's endpoint, or of one of its resources (its id one quoted path segment)."""
     endpoint = context.client.resource_endpoint(model)
     return resource_url(endpoint, resource_id) if resource_id else endpoint
+
+
+def read_at_location(context: CheckContext, response: Any) -> Any | None:
+    """A GET of the run's resource a creation answered 2xx without a body made, at its Location (RFC
+    7644 §3.3: the body SHOULD hold the resource, the Location SHALL name it); None when the answer
+    has a body, or its Location names none of the run's resources."""
+    if not bodiless(response.status_code, response.text):
+        return None
+    owned = context.guard.created_at(response.headers.get("Location", ""))
+    if owned is None:
+        return None
+    with sent_for(Role.CREATION, owned.kind):
+        return context.client.request("GET", owned.url)
 
 
 def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -> tuple[Any, Resource[Any] | None]:
@@ -80,7 +96,8 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     its /Schemas requires (and those telling it apart), then hands them to the checks that
     write to a fresh resource (deleted by the end of the run). The first: SUCCESS
     when the server answers 201 with the created resource and its id; ERROR on any other
-    status, an error, or an answer that is not the resource; DEVIATION when the resource
+    status, an error, or an answer that is not the resource; DEVIATION when the 201 has no body
+    (it SHOULD hold the resource: the one its Location names is read there), or the resource
     created lacks every value the request gave an attribute referencing other resources
     (members): only readOnly attributes "SHALL be ignored". The second: SUCCESS when created;
     DEVIATION when refused with a 4xx (a policy asking for attributes the schema declares
@@ -88,9 +105,18 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     provider sends (a work email, a name, displayName, active, externalId) is then created; the
     run creates its resources of that type so from then on. ERROR when it fails otherwise.
     """
+    mark = len(context.exchanges)
     created = context.resource_manager.create_and_register(model, fill_all=True, checked=True)
     path = context.root_path(resource_path(context, model))
-    answered = f"POST {path} answered 201 with the created {model.__name__} {created.id}"
+    post = next((exchange for exchange in reversed(context.exchanges[mark:]) if exchange.method == "POST"), None)
+    located = post is not None and bodiless(post.status_code, post.response_body)
+    if located:
+        answered = (
+            f"POST {path} answered 201 without a body (which SHOULD hold the created resource, RFC 7644 §3.3); "
+            f"the {model.__name__} {created.id} its Location names was read there"
+        )
+    else:
+        answered = f"POST {path} answered 201 with the created {model.__name__} {created.id}"
     dropped = _dropped_links(context, model, created)
     if dropped:
         reason = (
@@ -99,7 +125,7 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
         )
         full = CheckResult(Status.DEVIATION, reason=reason, data=created)
     else:
-        full = CheckResult(Status.SUCCESS, reason=f"{answered}.", data=created)
+        full = CheckResult(Status.DEVIATION if located else Status.SUCCESS, reason=f"{answered}.", data=created)
     judged = results_of(context, 0, [full])[0]
     context.references.offer(context, created, "full")  # a later check writes to it instead of making its own
     return [judged, _least_creation(context, model)]
@@ -136,16 +162,10 @@ def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckR
     refused = refusal(context.exchanges[mark:], resource_path(context, model))
     if refused is None or adaptation is None:
         context.references.offer(context, created, "least")
-        return results_of(
-            context,
-            mark,
-            [
-                CheckResult(
-                    Status.SUCCESS,
-                    reason=f"POST {context.root_path(resource_path(context, model))} answered 201 with the {model.__name__} {created.id}, created as {least}.",
-                )
-            ],
-        )[0]
+        post = next(exchange for exchange in reversed(context.exchanges[mark:]) if exchange.method == "POST")
+        answered = "201 (the resource read at its Location)" if bodiless(post.status_code, post.response_body) else "201"
+        reason = f"POST {context.root_path(resource_path(context, model))} answered {answered} with the {model.__name__} {created.id}, created as {least}."
+        return results_of(context, mark, [CheckResult(Status.SUCCESS, reason=reason)])[0]
     added = " and ".join(", ".join(adaptation.added).rsplit(", ", 1))
     reason = (
         f'{refusal_text(refused)} to {least}, which declares {added} optional (RFC 7643 §2.2 "required"); '

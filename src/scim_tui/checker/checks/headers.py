@@ -41,8 +41,9 @@ def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
       say application/json, the type older SCIM servers informally use (§8.1); ERROR
       when one has no Content-Type or another type (service providers MUST support
       Accept: application/scim+json, which every request here sends, §3.8).
-    - the 201 has a Location header naming the same URI as the body's meta.location:
-      SUCCESS when it does; ERROR when either is missing or they differ (the URI SHALL
+    - the 201 has a Location header naming the same URI as the body's meta.location (the
+      meta.location of the resource read at the Location, when the 201 has no body, which
+      object_creation judges): SUCCESS when it does; ERROR when either is missing or they differ (the URI SHALL
       be in both, §3.3).
     """
     mark = len(context.exchanges)
@@ -55,6 +56,8 @@ def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     body = json_object(post.response_body)
     resource_id = created.id if created else body.get("id")
     answers = [post, *_reads(context, endpoint, resource_id)]
+    if not post.response_body and created is not None:  # a creation without a body: the resource was read at its Location
+        return [_accepted(post), _content_types(answers), _location(post, created.model_dump(), "the resource read there")]
     return [_accepted(post), _content_types(answers), _location(post, body)]
 
 
@@ -119,8 +122,9 @@ def _content_types(answers: list[Exchange]) -> CheckResult:
     return CheckResult(Status.SUCCESS, reason=f"{listed} all answered Content-Type: {SCIM_MEDIA_TYPE}.", exchanges=answers)
 
 
-def _location(post: Exchange, body: dict[str, Any]) -> CheckResult:
-    """A 201's Location header against its body's meta.location (RFC 7644 §3.3)."""
+def _location(post: Exchange, body: dict[str, Any], holder: str = "its body") -> CheckResult:
+    """A 201's Location header against the meta.location of its body, or of the resource read at
+    the Location when the 201 had no body (RFC 7644 §3.3)."""
     location_header = header(post.response_headers, "location")
     meta: dict[str, Any] = body["meta"] if isinstance(body.get("meta"), dict) else {}
     location = meta.get("location") if isinstance(meta.get("location"), str) else None
@@ -128,13 +132,13 @@ def _location(post: Exchange, body: dict[str, Any]) -> CheckResult:
     if not location_header:
         problem = "no Location header"
     elif not location:
-        problem = f"the Location {location_header}, but no meta.location in its body"
+        problem = f"the Location {location_header}, but no meta.location in {holder}"
     elif urljoin(post.url, location_header) != urljoin(post.url, location):
-        problem = f"the Location {location_header}, but meta.location {location}"
+        problem = f"the Location {location_header}, but meta.location {location} in {holder}"
     if problem:
         reason = f"{request_line(post)} answered {post.status_code} with {problem}: the created resource's URI SHALL be in both (RFC 7644 §3.3)."
         return CheckResult(Status.ERROR, reason=reason, data=body, exchanges=[post])
-    reason = f"{request_line(post)} answered {post.status_code} with a Location header equal to meta.location, {location_header}."
+    reason = f"{request_line(post)} answered {post.status_code} with a Location header equal to the meta.location of {holder}, {location_header}."
     return CheckResult(Status.SUCCESS, reason=reason, data=body, exchanges=[post])
 
 

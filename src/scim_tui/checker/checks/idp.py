@@ -18,6 +18,7 @@ from scim2_models import Resource
 from scim2_models import User
 
 from scim_tui.checker.answers import JSON_KINDS
+from scim_tui.checker.answers import bodiless
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.answers import shown
@@ -192,14 +193,31 @@ def applied(
 
 def creation(context: CheckContext, provider: Provider, target: Target) -> CheckResult:
     """The result of a creation the check judges, just made: SUCCESS on 201; another 2xx is an ERROR
-    (RFC 7644 §3.3: the server SHALL answer 201) that the provider goes past, reading the resource."""
-    code = context.exchanges[-1].status_code
+    (RFC 7644 §3.3: the server SHALL answer 201) that the provider goes past, reading the resource;
+    a 2xx without a body a DEVIATION that blocks the provider, which reads the new id in the body
+    (the body is a SHOULD; the run read the resource at its Location)."""
+    post = next(exchange for exchange in reversed(context.exchanges) if exchange.method == "POST")
+    code = post.status_code
     request = f"POST {context.root_path(resource_path(context, target.model))} with {provider.name}'s body"
     kind = target.model.__name__.split("[", 1)[0]
+    if bodiless(code, post.response_body):
+        reason = (
+            f"{request} answered {code} without a body, so {provider.name} gets no id for the {kind} it created: the answer SHOULD hold "
+            f"the created resource (RFC 7644 §3.3), and {provider.name} reads the id there (the run read the {kind} {target.id} at its Location)."
+        )
+        return CheckResult(Status.DEVIATION, reason=reason, blocks=True)
     if code == 201:
         return CheckResult(Status.SUCCESS, reason=f"{request} answered 201 with the {kind} {target.id}.")
     reason = f"{request} answered {code} instead of 201 Created (RFC 7644 §3.3 SHALL), which {provider.name} reads as created all the same."
     return CheckResult(Status.ERROR, reason=reason, blocks=False)
+
+
+def unanswered(target: Target, what: str) -> CheckResult | None:
+    """SKIPPED when the creation answered no body to judge `what` in (idp.creation's finding: the
+    resource was read at its Location); None when it answered the resource."""
+    if not target.located:
+        return None
+    return CheckResult(Status.SKIPPED, reason=f"Skipped: the creation answered no body to read {what} in.", blocks=False)
 
 
 def decoy(context: CheckContext, model: type[Resource[Any]]) -> None:

@@ -18,6 +18,7 @@ from scim_tui.checker.checks.idp import has
 from scim_tui.checker.checks.idp import kept
 from scim_tui.checker.checks.idp import list_problem
 from scim_tui.checker.checks.idp import resources_in
+from scim_tui.checker.checks.idp import unanswered
 from scim_tui.checker.checks.idp import user_body
 from scim_tui.checker.checks.idp_entra import ENTRA
 from scim_tui.checker.checks.idp_gallery import TAGS
@@ -173,7 +174,9 @@ def _round_trip(target: Target, attribute: str, sent: str) -> CheckResult:
 
 def _direct_creation(context: CheckContext, model: type[Resource[Any]], body: dict[str, Any], attribute: str) -> list[CheckResult]:
     made, target = create_step(context, ENTRA, model, body)
-    return [made, _round_trip(target, attribute, str(body[attribute]))] if target else [made]
+    if target is None:
+        return [made]
+    return [made, unanswered(target, f"the {attribute}") or _round_trip(target, attribute, str(body[attribute]))]
 
 
 @checker(*TAGS, section="3.3", schema=USER_SCHEMA)

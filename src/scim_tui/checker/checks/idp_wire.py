@@ -21,6 +21,7 @@ from scim2_models import Resource
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.checks.crud import read_at_location
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import PATCH_ANSWER
 from scim_tui.checker.checks.patch import READ_BACK
@@ -85,19 +86,21 @@ def resource_answer(response: Any, codes: tuple[int, ...] = (200,)) -> dict[str,
 
 def created(context: CheckContext, provider: Provider, model: type[Resource[Any]], body: dict[str, Any], checked: bool = False) -> Target:
     """A resource created by POST of the provider's body (deleted when the check ends: the guard
-    keeps what a POST creates). A refusal raises Refused when the creation is what the check judges
+    keeps what a POST creates), read at its Location when the answer has no body (idp.creation
+    judges that). A refusal raises Refused when the creation is what the check judges
     (`checked`), else PrerequisiteFailed: the check that needs it is SKIPPED, naming why."""
     path = resource_path(context, model)
     response = send(context, provider, "POST", path, body)
+    located = read_at_location(context, response)
     try:
-        payload = resource_answer(response, (200, 201))
+        payload = resource_answer(response if located is None else located, (200, 201))
     except Refused as refused:
         if checked:
             raise
         why = failure_reason(refused, context.exchanges[-1:])
         raise PrerequisiteFailed(f"the {_kind(model)} it needs could not be created with {provider.name}'s body: {why}") from refused
     resource_id = str(member(payload, "id"))
-    return Target(model, resource_id, resource_path(context, model, resource_id), payload)
+    return Target(model, resource_id, resource_path(context, model, resource_id), payload, located=located is not None)
 
 
 def read(context: CheckContext, provider: Provider, target: Target, params: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -47,6 +47,8 @@ class Target:
     id: str
     url: str
     current: dict[str, Any]
+    located: bool = False
+    """Whether its creation answered no body, and `current` is what a GET of its Location answered."""
 
 
 PATCH_ANSWER = "the PATCH answer"

@@ -11,6 +11,7 @@ from scim2_models import Returned
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.checks.crud import read_at_location
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.probes import send_json
@@ -56,8 +57,10 @@ def never_returned(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
     values = {attribute.name: secret_value() for attribute in hidden}
     path = resource_path(context, model)
     body = creation_json(context, model) | values
+    mark = len(context.exchanges)
     response = send_json(context, "POST", path, body)
-    created = body_of(response)
+    located = read_at_location(context, response)
+    created = body_of(response if located is None else located)
     resource_id = member(created, "id")
     if response.status_code not in NEEDED_CREATION_ANSWERS or not isinstance(resource_id, str):
         said = f"POST {context.root_path(path)} with {', '.join(values)} answered {response.status_code}"
@@ -66,7 +69,7 @@ def never_returned(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
                 Status.SKIPPED, reason=f"Skipped: {said}, so there is no resource to read it back from (object_creation judges creations).", data=created
             )
         ]
-    answers = [context.exchanges[-1], *_reads(context, model, resource_path(context, model, resource_id), body)]
+    answers = [*context.exchanges[mark:], *_reads(context, model, resource_path(context, model, resource_id), body)]
     leaks = [exchange for exchange in answers if _holds(exchange, values)]
     names = ", ".join(values)
     if leaks:
