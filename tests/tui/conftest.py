@@ -36,6 +36,7 @@ from scim_tui.tui.widgets.results_table import ResultsTable
 from tests.support.servers import SCIM2_SERVER_BREAKS
 from tests.support.servers import Broken
 from tests.support.servers import Hanging
+from tests.support.servers import RawServer
 from tests.support.servers import make_client
 from tests.support.servers import scim_error
 
@@ -100,6 +101,15 @@ async def run_from_palette(pilot: Pilot, query: str, command: str) -> None:
     await wait_until(pilot, lambda: listed.option_count > 0 and command in str(listed.get_option_at_index(0).prompt))
     await pilot.press("enter")
     await pilot.pause()
+
+
+async def start_hanging_run(pilot: Pilot, server: RawServer) -> RunScreen:
+    """Press r and wait until the first check's request hangs on the silent server."""
+    screen = run_screen(pilot)
+    before = len(server.connections)
+    await pilot.press("r")
+    await wait_until(pilot, lambda: len(server.connections) > before and screen.running)
+    return screen
 
 
 async def run_checks(pilot: Pilot, key: str = "r") -> RunScreen:

@@ -38,6 +38,7 @@ from tests.tui.conftest import open_row
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
+from tests.tui.conftest import start_hanging_run
 from tests.tui.conftest import wait_until
 
 pytestmark = pytest.mark.anyio
@@ -51,15 +52,6 @@ INTERNALS = ("Traceback", 'File "', "Exception", "NoneType")
 """What the screen must never show: a traceback or the names of Python internals."""
 MARKUP = "broken [/] [bold]on purpose[/bold] [link=https://example.com]here"
 """Server text that Rich would read as markup: shown as sent, it never breaks the screen."""
-
-
-async def start_hanging_run(pilot, server: RawServer):
-    """Press r and wait until the first check's request hangs on the silent server."""
-    screen = run_screen(pilot)
-    before = len(server.connections)
-    await pilot.press("r")
-    await wait_until(pilot, lambda: len(server.connections) > before and screen.running)
-    return screen
 
 
 async def test_the_app_answers_keys_while_a_request_hangs():

@@ -18,12 +18,14 @@ from scim_tui.tui.widgets.run_status import Phase
 from tests.support.network import closed_port_url
 from tests.support.profiles import screen_text
 from tests.support.profiles import widget_text
+from tests.support.servers import RawServer
 from tests.tui.conftest import SIZE
 from tests.tui.conftest import broken_random_url
 from tests.tui.conftest import open_row
 from tests.tui.conftest import run_checks
 from tests.tui.conftest import run_screen
 from tests.tui.conftest import settle
+from tests.tui.conftest import start_hanging_run
 from tests.tui.conftest import table_of
 from tests.tui.conftest import wait_until
 
@@ -32,7 +34,7 @@ SMALL = (80, 24)
 SIZES = pytest.mark.parametrize("size", [SMALL, (100, 30), SIZE, (200, 60)], ids=["80x24", "100x30", "130x40", "200x60"])
 SHOWN = Selection(include_tags=["misc", "discovery", "crud"], resource_types=["User"])
 """A run of more results than a small terminal shows, random_url failing among them."""
-RUN_KEYS = ("r Run", "? Help", "q Quit", "f Rerun failed", "a Accept", "s Worst first", "b Sidebar")
+RUN_KEYS = ("r Run", "? Help", "q Quit", "esc Profiles", "f Rerun failed", "a Accept", "s Worst first", "b Sidebar")
 RESULT_KEYS = ("esc Back", "t Tab", "/ Find", "y Curl", "u URL", "h Headers", "b Body", "p Pager", "r Rerun", "a Accept")
 
 
@@ -132,6 +134,19 @@ async def test_the_footer_shows_the_keys_that_matter_first(serve, size):
         await pilot.pause()
         footer = widget_text(app, "Footer")
         assert all(key in footer for key in RESULT_KEYS), footer
+
+
+@SIZES
+async def test_while_a_run_goes_the_footer_says_how_to_cancel_it(size):
+    with RawServer() as server:
+        app = ScimTuiApp(Profile(name="Silent", url=server.url, timeout=30))
+        async with app.run_test(size=size) as pilot:
+            screen = await start_hanging_run(pilot, server)
+            footer = widget_text(app, "Footer")
+            assert "esc Cancel run" in footer and "esc Profiles" not in footer, footer
+            await pilot.press("escape")
+            server.close()  # the hanging requests fail at once
+            await wait_until(pilot, lambda: not screen.running)
 
 
 @pytest.mark.parametrize("size", [SMALL, (200, 60)], ids=["80x24", "200x60"])

@@ -123,12 +123,16 @@ def changes_by_check(changes: RunChanges) -> dict[CheckId, Mark]:
 class RunScreen(Screen[None]):
     """Everything about running the checks of one profile."""
 
-    # The footer shows them in this order, as far as the terminal is wide: run, help and quit, then
-    # the keys of the fix loop (rerun what failed, accept, failures first, the sidebar), all at 80 columns.
+    # The footer shows them in this order, as far as the terminal is wide: run, help, quit and
+    # Escape (cancel the run, or back to the profiles), then the keys of the fix loop (rerun what
+    # failed, accept, failures first, the sidebar), all at 80 columns.
     BINDINGS = [
         Binding("r", "run", "Run", id="run.run"),
         Binding("question_mark", "app.help_key", "Help", key_display="?", id="run.help"),
         Binding("q", "app.quit_app", "Quit", id="run.quit"),
+        Binding("escape", "cancel", "Cancel run", id="run.cancel"),
+        Binding("ctrl+c", "cancel", "Cancel run", show=False, id="run.cancel-ctrl-c"),
+        Binding("escape", "back", "Profiles", id="run.back"),
         Binding("f", "rerun_failed", "Rerun failed", id="run.rerun-failed"),
         Binding("a", "accept", "Accept", tooltip="Accept the failure in the profile's baseline (or un-accept it)", id="run.accept"),
         Binding("s", "failures_first", "Worst first", tooltip="Failures first: each group's results by severity", id="run.failures-first"),
@@ -140,9 +144,6 @@ class RunScreen(Screen[None]):
         Binding("p", "previous_failure", "Previous failure", show=False, id="run.previous-failure"),
         Binding("slash", "filter", "Filter", id="run.filter"),
         Binding("e", "export", "Export", id="run.export"),
-        Binding("escape", "cancel", "Cancel run", id="run.cancel"),
-        Binding("ctrl+c", "cancel", "Cancel run", show=False, id="run.cancel-ctrl-c"),
-        Binding("escape", "back", "Profiles", id="run.back"),
         Binding(
             "1", "toggle_status(1)", "Statuses", key_display="1-7", tooltip="Show or hide the results of a status (1 SUCCESS … 7 SKIPPED)", id="run.status-1"
         ),
@@ -230,6 +231,9 @@ class RunScreen(Screen[None]):
     def on_resize(self) -> None:
         short = self.size.height < SHORT
         self.set_class(short, "-short")
+        # Below NARROW columns Escape (cancel the run, back to the profiles) takes the place of the
+        # palette's key: ctrl+p still opens it, and the help lists it.
+        self.query_one(Footer).show_command_palette = self.size.width >= NARROW
         self.query_one(Readiness).shorten(short)
         self.call_after_refresh(self._refocus)  # once the breakpoints' classes laid the screen out
 
