@@ -62,7 +62,7 @@ def test_a_server_that_authenticates_is_ready_for_okta(serve):
     [refused] = [r for r in of(results, "okta_spec_test") if "non-token" in (r.reason or "")]
     assert refused.status is Status.SUCCESS and refused.reason.endswith("answered 401 with a SCIM Error and its detail.")
     assert "okta-t0ken" not in json.dumps([e.to_dict() for e in refused.exchanges]), "the run's own token never leaves with the wrong one"
-    assert verdict(results).reason == "READY for Okta: all 17 steps passed."
+    assert verdict(results).reason == "READY for Okta: 16 of 17 steps passed, okta_entitlements_test skipped."  # it has no roles to read
 
 
 def test_a_duplicate_user_accepted_fails_the_spec_suite(serve):

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs
 from urllib.parse import urlsplit
 
+from scim_tui.checker.answers import listed
 from scim_tui.checker.checks.idp_wire import Provider
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
@@ -202,8 +203,12 @@ def readiness(provider: Provider, context: CheckContext, results: list[CheckResu
     aside = f" ({left_out} left out by the run's selection)" if left_out else ""
     tolerated = sum(1 for r in chosen if r.status is Status.DEVIATION and r.blocks is False)
     caveat = f"; {tolerated} with a deviation the provider tolerates" if tolerated else ""
-    passed = "its one step passed" if count == 1 else f"all {count} steps passed"
-    return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: {passed}{aside}{caveat}.")]
+    untold_steps = list(dict.fromkeys(_name(r) for r in chosen if r.status is Status.SKIPPED))  # none blocks (else it is named above)
+    if untold_steps:
+        told = f"{count - len(untold_steps)} of {count} steps passed, {listed(untold_steps)} skipped"
+    else:
+        told = "its one step passed" if count == 1 else f"all {count} steps passed"
+    return [CheckResult(Status.SUCCESS, reason=f"READY for {provider.name}: {told}{aside}{caveat}.")]
 
 
 def causes_named(steps: list[CheckResult]) -> str:
