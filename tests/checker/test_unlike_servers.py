@@ -64,6 +64,9 @@ REAL_FAULTS: dict[str, set[str]] = {
     "PATCH answers 204": set(),
     "sequential ids": set(),
     "word ids": set(),
+    # "id ... Each representation of the resource MUST include a non-empty "id" value" of type string
+    # (RFC 7643 §3.1, §2.3.1): one finding per resource type; the run reads an id number as its text.
+    "ids as numbers": {"object_creation"},
     "userNames are email addresses": set(),
     # "Implementers MUST support HTTP PUT" (RFC 7644 §3.5): one finding; the checks of what a PUT
     # carries (null, an empty body, another id, lastModified) are SKIPPED naming it.
@@ -133,6 +136,7 @@ BLINDING_NOTHING = (
     "created without a body",
     "sequential ids",
     "word ids",
+    "ids as numbers",
     "PATCH answers 204",
     "immutable displayName",
     "one operation per PATCH",

@@ -632,6 +632,22 @@ class SequentialIds(Middleware):
             return re.sub(rf'(\\?")({self.ID})(\\?")', lambda found: found[1] + self.uuids.get(found[2], found[2]) + found[3], text)
 
 
+class NumericIds(Middleware):
+    """Sequential ids written as JSON numbers (``"id": 7``), as servers keyed by an integer do:
+    RFC 7643 §3.1 makes an id a string. An id number sent back in a body is read as the id."""
+
+    NUMBER = re.compile(rb'("id"\s*:\s*)"(\d+)"')
+    TEXT = re.compile(rb'("id"\s*:\s*)(\d+)\b')
+
+    def __init__(self, app: WSGI):
+        super().__init__(SequentialIds(app))
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        body = self.TEXT.sub(rb'\1"\2"', _body(environ))
+        status, headers, answer = self.call(environ, CONTENT_LENGTH=str(len(body)), **{"wsgi.input": io.BytesIO(body)})
+        return _respond(start_response, status, self.NUMBER.sub(rb"\1\2", answer), [(k, v) for k, v in headers if k.lower() != "content-length"])
+
+
 class WordIds(SequentialIds):
     """Gives resources ids made of words (``id-river``, ``id-stone`` ... ``id-river-oak``), as servers keyed on a
     slug do: no digit, nothing of a uuid."""
@@ -868,6 +884,7 @@ PERSONALITIES: dict[str, Personality] = {
     "PATCH answers 204": Personality(lambda: patch_answers_204(make_app())),
     "sequential ids": Personality(lambda: SequentialIds(make_app())),
     "word ids": Personality(lambda: WordIds(make_app())),
+    "ids as numbers": Personality(lambda: NumericIds(make_app())),
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
     "PUT refused": Personality(lambda: put_refused(make_app())),
     "one operation per PATCH": Personality(lambda: OnePatchOperation(make_app())),

@@ -75,6 +75,26 @@ class ProfileClient(SyncSCIMClient):
             known = self._under_base_url[endpoint] = super()._stays_under_base_url(endpoint)
         return known
 
+    def check_response(self, payload: dict[str, Any] | None, *args: Any, **kwargs: Any) -> Any:
+        """The answer read with each resource's id a number (``"id": 7``) taken as its text: RFC
+        7643 §3.1 makes it a string, a fault object_creation reports once, and every other check
+        reads the resource all the same (the exchange keeps what the server sent)."""
+        return super().check_response(ids_as_text(payload), *args, **kwargs)
+
+
+def ids_as_text(payload: Any) -> Any:
+    """A resource, or a list of them (Resources), with an id that is a JSON number as its text."""
+    if not isinstance(payload, dict):
+        return payload
+    listed = payload.get("Resources")
+    if isinstance(listed, list) and any(_numeric_id(item) for item in listed):
+        payload = {**payload, "Resources": [ids_as_text(item) for item in listed]}
+    return {**payload, "id": str(payload["id"])} if _numeric_id(payload) else payload
+
+
+def _numeric_id(resource: Any) -> bool:
+    return isinstance(resource, dict) and isinstance(resource.get("id"), int) and not isinstance(resource.get("id"), bool)
+
 
 class ProfileHTTP(httpx2.Client):
     """httpx2's client for one profile: a URL relative to the base URL is joined to it once and

@@ -25,6 +25,7 @@ from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import unique_for
 from scim_tui.checker.guard import Owned
+from scim_tui.checker.guard import id_text
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -145,7 +146,7 @@ def replacement_with_another_id(context: CheckContext, model: type[Resource[Any]
         return [refused]
     if code >= 300:
         return [_refused(request, code, answer)]
-    kept = member(answer, "id") if isinstance(answer, dict) and answer else member(body_of(context.client.request("GET", path)), "id")
+    kept = id_text(member(answer, "id") if isinstance(answer, dict) and answer else member(body_of(context.client.request("GET", path)), "id"))
     if kept == other:
         mine = context.guard.owned(resource_path(context, model), str(created.id))
         if mine is not None:  # deleted under the id it took, as under its own

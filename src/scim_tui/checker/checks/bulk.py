@@ -29,6 +29,7 @@ from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import sub_attributes
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.guard import id_text
 from scim_tui.checker.locations import origin
 from scim_tui.checker.locations import same_url
 from scim_tui.checker.locations import served_at_url
@@ -209,7 +210,7 @@ def _judge_reference(context: CheckContext, name: str, reference: str, first: st
     if not isinstance(holding, dict) or not isinstance(referenced, dict):
         why = f"GET on the locations the bulk answered ({holder}, {first}) did not answer both resources"
         return CheckResult(Status.SKIPPED, reason=f"data reference: Skipped: {why}.")
-    values = [member(item, "value") for item in member(holding, name) or [] if isinstance(item, dict)]
+    values = [id_text(member(item, "value")) for item in member(holding, name) or [] if isinstance(item, dict)]
     said = f"GET {urlsplit(urljoin(base, holder)).path} answers {name} {shown(values)}"
     if reference in values:
         unresolved = "where the service provider replaces a bulkId reference with the id of the resource created (RFC 7644 §3.7.2)"
@@ -217,7 +218,7 @@ def _judge_reference(context: CheckContext, name: str, reference: str, first: st
     if not values:
         why = f"the creation kept none of the {name} it carried (object_creation tells whether creations keep them)"
         return CheckResult(Status.SKIPPED, reason=f"data reference: Skipped: {said}: {why}.")
-    if member(referenced, "id") not in values:
+    if id_text(member(referenced, "id")) not in values:
         reason = f"data reference: {said}, not the id {member(referenced, 'id')} of the resource created with {reference} (RFC 7644 §3.7.2)."
         return CheckResult(Status.ERROR, reason=reason)
     return CheckResult(Status.SUCCESS, reason=f"data reference: {said}: {reference} became the id of the resource created with it.")

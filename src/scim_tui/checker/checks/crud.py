@@ -13,10 +13,12 @@ from scim2_models import ListResponse
 from scim2_models import Resource
 from scim2_models import SearchRequest
 
+from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import bodiless
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.answers import member
+from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.comparison import missing
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
@@ -96,7 +98,8 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     its /Schemas requires (and those telling it apart), then hands them to the checks that
     write to a fresh resource (deleted by the end of the run). The first: SUCCESS
     when the server answers 201 with the created resource and its id; ERROR on any other
-    status, an error, or an answer that is not the resource; DEVIATION when the 201 has no body
+    status, an error, an answer that is not the resource, or an id that is not a string (RFC 7643
+    §3.1: read as its text, every other check runs); DEVIATION when the 201 has no body
     (it SHOULD hold the resource: the one its Location names is read there), or the resource
     created lacks every value the request gave an attribute referencing other resources
     (members): only readOnly attributes "SHALL be ignored". The second: SUCCESS when created;
@@ -118,7 +121,12 @@ def object_creation(context: CheckContext, model: type[Resource[Any]]) -> list[C
     else:
         answered = f"POST {path} answered 201 with the created {model.__name__} {created.id}"
     dropped = _dropped_links(context, model, created)
-    if dropped:
+    answered_id = member(json_object(post.response_body), "id") if post is not None else None
+    if answered_id is not None and not isinstance(answered_id, str):
+        kind = JSON_KINDS.get(type(answered_id), "a JSON object")
+        reason = f"POST {path} answered 201 with the id {shown(answered_id)}, {kind}, where an id is a string (RFC 7643 §3.1); the run reads it as its text."
+        full = CheckResult(Status.ERROR, reason=reason, data=created)
+    elif dropped:
         reason = (
             f"{answered}, without the {dropped} it carried: only readOnly attributes of a creation SHALL "
             f"be ignored (RFC 7644 §3.3), and {dropped} is readWrite (RFC 7643 §2.2)."

@@ -24,6 +24,7 @@ from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.guard import id_text
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -61,7 +62,7 @@ def never_returned(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
     response = send_json(context, "POST", path, body)
     located = read_at_location(context, response)
     created = body_of(response if located is None else located)
-    resource_id = member(created, "id")
+    resource_id = id_text(member(created, "id"))
     if response.status_code not in NEEDED_CREATION_ANSWERS or not isinstance(resource_id, str):
         said = f"POST {context.root_path(path)} with {', '.join(values)} answered {response.status_code}"
         return [
