@@ -67,6 +67,7 @@ REAL_FAULTS: dict[str, set[str]] = {
     # "id ... Each representation of the resource MUST include a non-empty "id" value" of type string
     # (RFC 7643 §3.1, §2.3.1): one finding per resource type; the run reads an id number as its text.
     "ids as numbers": {"object_creation"},
+    "message names in lower case": set(),
     "userNames are email addresses": set(),
     # "Implementers MUST support HTTP PUT" (RFC 7644 §3.5): one finding; the checks of what a PUT
     # carries (null, an empty body, another id, lastModified) are SKIPPED naming it.
@@ -137,6 +138,7 @@ BLINDING_NOTHING = (
     "sequential ids",
     "word ids",
     "ids as numbers",
+    "message names in lower case",
     "PATCH answers 204",
     "immutable displayName",
     "one operation per PATCH",

@@ -502,6 +502,23 @@ def created_with_200(app: WSGI) -> Broken:
     return Broken(app).rewrite("POST", r"/v2/(Users|Groups)", lambda answer: (200 if answer[0] == 201 else answer[0], answer[1], answer[2]))
 
 
+MESSAGE_NAMES = frozenset({"Resources", "Operations", "totalResults", "itemsPerPage", "startIndex"})
+
+
+def _names_lowered(body: Any) -> Any:
+    if isinstance(body, dict):
+        return {(name.lower() if name in MESSAGE_NAMES else name): _names_lowered(value) for name, value in body.items()}
+    if isinstance(body, list):
+        return [_names_lowered(item) for item in body]
+    return body
+
+
+def message_names_lowered(app: WSGI) -> Broken:
+    """Writes the attributes of its list and bulk answers in lower case ("resources", "totalresults"):
+    attribute names are case insensitive (RFC 7643 §2.1)."""
+    return Broken(app).rewrite_json(None, r"/v2/.*", _names_lowered)
+
+
 def created_without_a_body(app: WSGI, relative: bool = False) -> Broken:
     """Answers a creation 201 Created with the Location header and no body: RFC 7644 §3.3 says the
     body SHOULD hold the resource, so the Location is all a client may get (`relative`: its path
@@ -885,6 +902,7 @@ PERSONALITIES: dict[str, Personality] = {
     "sequential ids": Personality(lambda: SequentialIds(make_app())),
     "word ids": Personality(lambda: WordIds(make_app())),
     "ids as numbers": Personality(lambda: NumericIds(make_app())),
+    "message names in lower case": Personality(lambda: message_names_lowered(make_app())),
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
     "PUT refused": Personality(lambda: put_refused(make_app())),
     "one operation per PATCH": Personality(lambda: OnePatchOperation(make_app())),

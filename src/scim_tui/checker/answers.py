@@ -141,7 +141,7 @@ def body_kind(text: str) -> str:
     except (ValueError, RecursionError):
         return "text that is not JSON"
     if isinstance(data, dict):
-        return "a JSON object that is not a SCIM Error" if SCIM_ERROR_SCHEMA not in (data.get("schemas") or []) else "a SCIM Error"
+        return "a JSON object that is not a SCIM Error" if SCIM_ERROR_SCHEMA not in (member(data, "schemas") or []) else "a SCIM Error"
     return JSON_KINDS.get(type(data), "JSON null")
 
 

@@ -565,7 +565,7 @@ class ResourceManager:
         asked = {item.id for item in items}
         if listed is None or resources is None:
             return items
-        foreign = any(not isinstance(r, dict) or id_text(r.get("id")) not in asked for r in resources)
+        foreign = any(not isinstance(r, dict) or id_text(member(r, "id")) not in asked for r in resources)
         if foreign or (resources and not _whole(listed, resources)):
             return items
         return [item for item in items if any(_still_ours(r, item.id, by_id=True) for r in resources)]
@@ -644,14 +644,14 @@ class ResourceManager:
             if response.status_code == NOT_IMPLEMENTED:  # no filter at all: no search can tell
                 return None
             listed = json_object(response.text) if response.status_code == 200 else {}
-            resources = listed.get("Resources", []) if listed else None
+            resources = _listed_resources(listed) if listed else None
             if not isinstance(resources, list):
                 told = False
                 continue
             matching = [r for r in resources if isinstance(r, dict) and carries(r, [marker])]
             # Resources without the marker: the filter was ignored, so only a whole list tells.
             told = told and (len(matching) == len(resources) or _whole(listed, resources))
-            ids = [resource_id for r in matching if not unsafe_id_problem(resource_id := id_text(r.get("id")))]
+            ids = [resource_id for r in matching if not unsafe_id_problem(resource_id := id_text(member(r, "id")))]
             if ids:
                 return [self.context.guard.own(Owned(pending.kind, pending.endpoint, i, pending.markers), record=False) for i in ids]
             told = told and not matching  # listed at ids the run cannot address: they may remain
@@ -669,7 +669,7 @@ def _after_deletion(item: Owned, deleted: int, after: Any) -> str | None:
     shown = carries(served, item.markers)
     if 200 <= after.status_code < 300 and shown is False:
         return None  # another resource's values at its id: the run's is gone, its id reused (not the run's to name)
-    if 200 <= after.status_code < 300 and (shown or id_text(served.get("id")) == item.id):
+    if 200 <= after.status_code < 300 and (shown or id_text(member(served, "id")) == item.id):
         return f"{item} (still there: its DELETE answered {deleted}, yet a GET still serves it)"
     without = " without it" if 200 <= after.status_code < 300 else ""
     return f"{item} (may remain: its DELETE answered {deleted}, then a GET answered {after.status_code}{without})"
@@ -683,22 +683,22 @@ def _listed_resources(listed: dict[str, Any] | None) -> list[Any] | None:
     """The resources of a ListResponse (none when it says it holds none), None when it is no list."""
     if listed is None:
         return None
-    resources = listed.get("Resources")
+    resources = member(listed, "Resources")
     if isinstance(resources, list):
         return resources
-    return [] if resources is None and listed.get("totalResults") == 0 else None
+    return [] if resources is None and member(listed, "totalResults") == 0 else None
 
 
 def _still_ours(listed: Any, resource_id: str, by_id: bool) -> bool:
     """Whether a listed resource is the deleted one: its id, and (found by its id, not by a marker)
     a value the run gave it, so that a listing echoing the id asked for names nothing."""
-    return isinstance(listed, dict) and id_text(listed.get("id")) == resource_id and (not by_id or bool(markers_in(listed)))
+    return isinstance(listed, dict) and id_text(member(listed, "id")) == resource_id and (not by_id or bool(markers_in(listed)))
 
 
 def _whole(listed: dict[str, Any], resources: list[Any]) -> bool:
     """Whether a ListResponse holds every resource there is (its first page is its only one)."""
-    total = listed.get("totalResults")
-    return isinstance(total, int) and total <= len(resources) and listed.get("startIndex") in (None, 1)
+    total = member(listed, "totalResults")
+    return isinstance(total, int) and total <= len(resources) and member(listed, "startIndex") in (None, 1)
 
 
 UNLISTED_PER_QUERY = 20

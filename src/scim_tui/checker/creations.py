@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scim_tui.checker.answers import json_object
+from scim_tui.checker.answers import member
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import request_line
 
@@ -89,6 +90,6 @@ def refusal(exchanges: list[Exchange], endpoint: str) -> Exchange | None:
 
 def refusal_text(exchange: Exchange) -> str:
     """``POST /v2/Users answered 400 ("emails: a User needs an email address")``: what the server said."""
-    detail = json_object(exchange.response_body or "").get("detail")
+    detail = member(json_object(exchange.response_body or ""), "detail")
     said = f' ("{" ".join(detail.split())[:200]}")' if isinstance(detail, str) and detail.strip() else ""
     return f"{request_line(exchange)} answered {exchange.status_code}{said}"

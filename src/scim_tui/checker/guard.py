@@ -561,7 +561,7 @@ class Guard:
         if not 200 <= code < 300:
             self.settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was made
             return
-        resource_id = id_text(answer.get("id")) if isinstance(answer, dict) and "id" in answer else self._id_in_location(response, endpoint)
+        resource_id = id_text(member(answer, "id")) if isinstance(answer, dict) and "id" in answer else self._id_in_location(response, endpoint)
         if resource_id is None:
             self._pending(endpoint, markers, f"its POST answered {code} without the id of the resource", created=True)
             return
@@ -628,11 +628,11 @@ class Guard:
         return creations
 
     def _after_bulk_creation(self, endpoint: str, markers: tuple[Marker, ...], outcome: Any, turn: int) -> None:
-        status = _int(outcome.get("status")) if isinstance(outcome, dict) else None
+        status = _int(member(outcome, "status")) if isinstance(outcome, dict) else None
         if status is not None and 300 <= status < 500:
             self.settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was created
             return
-        location = str(outcome.get("location") or "") if isinstance(outcome, dict) else ""
+        location = str(member(outcome, "location") or "") if isinstance(outcome, dict) else ""
         target = self._target(location) if location else None
         if status is not None and status < 300 and target is not None and target.endpoint == endpoint and target.id and not unsafe_id_problem(target.id):
             known = self._take(Owned(self._kind(endpoint), endpoint, target.id, markers), turn)

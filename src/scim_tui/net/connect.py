@@ -86,9 +86,10 @@ def ids_as_text(payload: Any) -> Any:
     """A resource, or a list of them (Resources), with an id that is a JSON number as its text."""
     if not isinstance(payload, dict):
         return payload
-    listed = payload.get("Resources")
+    key = next((name for name in payload if isinstance(name, str) and name.lower() == "resources"), None)  # names are case insensitive
+    listed = payload.get(key) if key else None
     if isinstance(listed, list) and any(_numeric_id(item) for item in listed):
-        payload = {**payload, "Resources": [ids_as_text(item) for item in listed]}
+        payload = {**payload, key: [ids_as_text(item) for item in listed]}
     return {**payload, "id": str(payload["id"])} if _numeric_id(payload) else payload
 
 

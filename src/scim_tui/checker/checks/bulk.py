@@ -57,12 +57,12 @@ class Outcome:
     @classmethod
     def read(cls, item: Any) -> Outcome:
         item = item if isinstance(item, dict) else {}
-        response = item.get("response") if isinstance(item.get("response"), dict) else {}
+        response = member(item, "response") if isinstance(member(item, "response"), dict) else {}
         return cls(
             method=str(item.get("method") or "").upper(),
-            status=_status(item.get("status")),
-            location=str(item.get("location") or ""),
-            detail=str(response.get("detail") or ""),
+            status=_status(member(item, "status")),
+            location=str(member(item, "location") or ""),
+            detail=str(member(response, "detail") or ""),
             bulk_id=str(item.get("bulkId") or ""),
         )
 
@@ -97,7 +97,7 @@ def _body(operations: list[dict[str, Any]], fail_on_errors: int | None = None) -
 def _post(context: CheckContext, body: str) -> Answer:
     response = send_json(context, "POST", BULK_PATH, body)
     data = body_of(response)
-    items = data.get("Operations") if isinstance(data, dict) else None
+    items = member(data, "Operations") if isinstance(data, dict) else None
     outcomes = [Outcome.read(item) for item in items] if response.status_code == 200 and isinstance(items, list) else None
     return Answer(response.status_code, outcomes, data)
 

@@ -196,7 +196,7 @@ def _posted_again(
     created hides the conflict a client must be told of (RFC 7644 §3.3 MUST: ERROR)."""
     result = _post(context, model, what, creation_json(context, model, {name: value}), refusal)
     answered = result.data if isinstance(result.data, dict) else {}
-    if result.status.failed and answered.get("id") == existing.id:
+    if result.status.failed and member(answered, "id") == existing.id:
         result.status = Status.ERROR
         result.reason = (
             f"{(result.reason or '').split(' answered ')[0]} answered with the existing {model.__name__} "

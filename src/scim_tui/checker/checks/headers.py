@@ -8,6 +8,7 @@ from urllib.parse import urljoin
 from scim2_models import Resource
 
 from scim_tui.checker.answers import json_object
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import SCIM_MEDIA_TYPE
 from scim_tui.checker.checks.probes import results_of
@@ -54,7 +55,7 @@ def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
         reason = f"{request_line(post)} sent with Content-Type: {sent} answered {post.status_code} instead of creating the resource (RFC 7644 §3.8)."
         return results_of(context, mark, [CheckResult(Status.ERROR, reason=reason, data=json_object(post.response_body))])
     body = json_object(post.response_body)
-    resource_id = created.id if created else body.get("id")
+    resource_id = created.id if created else member(body, "id")
     answers = [post, *_reads(context, endpoint, resource_id)]
     if not post.response_body and created is not None:  # a creation without a body: the resource was read at its Location
         return [_accepted(post), _content_types(answers), _location(post, created.model_dump(), "the resource read there")]
@@ -126,8 +127,8 @@ def _location(post: Exchange, body: dict[str, Any], holder: str = "its body") ->
     """A 201's Location header against the meta.location of its body, or of the resource read at
     the Location when the 201 had no body (RFC 7644 §3.3)."""
     location_header = header(post.response_headers, "location")
-    meta: dict[str, Any] = body["meta"] if isinstance(body.get("meta"), dict) else {}
-    location = meta.get("location") if isinstance(meta.get("location"), str) else None
+    meta: dict[str, Any] = body["meta"] if isinstance(member(body, "meta"), dict) else {}
+    location = member(meta, "location") if isinstance(member(meta, "location"), str) else None
     problem = None
     if not location_header:
         problem = "no Location header"

@@ -60,7 +60,7 @@ def list_problem(response: Any) -> str | None:
     payload = body_of(response)
     if response.status_code != 200:
         return f"answered {response.status_code} instead of 200 with a ListResponse"
-    if not isinstance(payload, dict) or "urn:ietf:params:scim:api:messages:2.0:ListResponse" not in (payload.get("schemas") or []):
+    if not isinstance(payload, dict) or "urn:ietf:params:scim:api:messages:2.0:ListResponse" not in (member(payload, "schemas") or []):
         return "answered 200 without a ListResponse"
     for name in ("totalResults", "startIndex", "itemsPerPage"):
         value = member(payload, name)
@@ -119,7 +119,7 @@ def finds(
     problem = list_problem(response)
     if problem:
         return CheckResult(Status.ERROR, reason=f"{request} {problem}.", data=body_of(response))
-    ids = [str(item.get("id")) for item in resources_in(response)]
+    ids = [str(member(item, "id")) for item in resources_in(response)]
     if not ids and unlisted:
         return CheckResult(Status.DEVIATION, reason=f"{request} answered no resource: {unlisted}", data=body_of(response), blocks=True)
     if ids != [target.id]:

@@ -16,6 +16,7 @@ from typing import Any
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.idp import ENTERPRISE
 from scim_tui.checker.checks.idp import GROUP_SCHEMA
@@ -403,7 +404,7 @@ def entra_create_group(context: CheckContext, model: type[Resource[Any]]) -> lis
         response = get(context, ENTRA, target.url, no_members)
         payload = body_of(response)
         request = asked(context, target.url, no_members)
-        if response.status_code != 200 or not isinstance(payload, dict) or str(payload.get("id")) != target.id:
+        if response.status_code != 200 or not isinstance(payload, dict) or str(member(payload, "id")) != target.id:
             return CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code} without the Group {target.id}.", data=payload)
         return CheckResult(Status.SUCCESS, reason=f"{request} answered the Group.", data=payload)
 

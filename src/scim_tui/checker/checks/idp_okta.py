@@ -202,8 +202,8 @@ def _imported(context: CheckContext, path: str, made: list[str]) -> tuple[list[s
                 Status.ERROR, reason=f"{asked(context, path, params)} {problem or f'answered startIndex {shown(answered)}'}.", data=body_of(response)
             )
         resources = resources_in(response)
-        found = [str(item.get("id")) for item in resources]
-        held = {str(item.get("id")) for item in resources if str(item.get("id")) in made or not str(member(item, "userName") or "").startswith(MARK)}
+        found = [str(member(item, "id")) for item in resources]
+        held = {str(member(item, "id")) for item in resources if str(member(item, "id")) in made or not str(member(item, "userName") or "").startswith(MARK)}
         twice = sorted(held & set(seen))
         if twice:
             return CheckResult(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import status_line
@@ -53,7 +54,7 @@ def _served(answered: str, status: int, payload: Any, location: str | None) -> t
         return Status.ERROR, f"{answered} without a Location header, which MUST name the permanent location of the subject's resource."
     if status == 308:
         return Status.ACCEPTABLE, f"{answered} to {location}: the server MAY redirect /Me to the subject's resource."
-    if not isinstance(payload, dict) or not payload.get("id") or not payload.get("schemas"):
+    if not isinstance(payload, dict) or not member(payload, "id") or not member(payload, "schemas"):
         return Status.ERROR, f"{answered}, but its body is not a resource with schemas and an id."
     return Status.ACCEPTABLE, f"{answered} with the subject's resource {payload['id']}, at {location}: the server MAY serve /Me directly."
 

@@ -22,6 +22,7 @@ from scim2_models import ListResponse
 from scim2_models import Resource
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.context import CheckContext
@@ -59,7 +60,7 @@ class ListPage:
 
     @property
     def ids(self) -> list[str]:
-        return [str(resource.get("id")) for resource in self.resources]
+        return [str(member(resource, "id")) for resource in self.resources]
 
 
 @dataclass
@@ -144,15 +145,21 @@ def list_page(context: CheckContext, model: type[Resource[Any]], **params: Any) 
     body = body_of(response)
     if response.status_code != 200:
         problem = scim_error_problem(body)
-        detail = f" ({body.get('detail')})" if not problem and body.get("detail") else ""
+        detail = f" ({body.get('detail')})" if not problem and member(body, "detail") else ""
         raise ListQueryError(f"{query} answered {response.status_code}{detail} instead of 200 with a ListResponse", query)
-    if not isinstance(body, dict) or LIST_RESPONSE not in (body.get("schemas") or []):
+    if not isinstance(body, dict) or LIST_RESPONSE not in (member(body, "schemas") or []):
         raise ListQueryError(f"{query} answered 200 without a ListResponse (schemas {LIST_RESPONSE} missing)", query)
-    resources = body.get("Resources") or []
+    resources = member(body, "Resources") or []
     if not isinstance(resources, list) or not all(isinstance(item, dict) for item in resources):
         raise ListQueryError(f"{query} answered a ListResponse whose Resources is not a list of objects", query)
     return ListPage(
-        query, body.get("totalResults"), body.get("itemsPerPage"), body.get("startIndex"), resources, body.get("nextCursor"), body.get("previousCursor")
+        query,
+        member(body, "totalResults"),
+        member(body, "itemsPerPage"),
+        member(body, "startIndex"),
+        resources,
+        member(body, "nextCursor"),
+        member(body, "previousCursor"),
     )
 
 
@@ -175,11 +182,11 @@ def whole_list(context: CheckContext, model: type[Resource[Any]], **params: Any)
             break
         start += len(page.resources)
         page = list_page(context, model, **params, startIndex=start)
-        fresh = [resource for resource in page.resources if str(resource.get("id")) not in seen]
+        fresh = [resource for resource in page.resources if str(member(resource, "id")) not in seen]
         if not fresh:
             break
         resources.extend(fresh)
-        seen.update(str(resource.get("id")) for resource in fresh)
+        seen.update(str(member(resource, "id")) for resource in fresh)
     if len(resources) == len(first.resources):
         return first
     return replace(first, query=f"{first.query} (and the pages after it)", resources=resources)

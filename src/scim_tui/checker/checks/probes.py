@@ -14,6 +14,7 @@ from scim2_models import Error
 
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
 from scim_tui.checker.answers import plain_validation
 from scim_tui.checker.causes import NOT_IMPLEMENTED
 from scim_tui.checker.causes import failing_request
@@ -144,9 +145,9 @@ def scim_error_problem(payload: Any, status: int | None = None) -> str | None:
     """
     if not isinstance(payload, dict):
         return "its body is not a JSON object"
-    if Error.__schema__ not in (payload.get("schemas") or []):
+    if Error.__schema__ not in (member(payload, "schemas") or []):
         return f"its body does not carry the schema {Error.__schema__}"
-    problem = _status_problem(payload.get("status"), status)
+    problem = _status_problem(member(payload, "status"), status)
     if problem:
         return problem
     try:

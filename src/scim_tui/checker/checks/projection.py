@@ -160,11 +160,11 @@ def _created(context: CheckContext, subject: Subject, asking: Projection) -> Che
 def _created_id(context: CheckContext, payload: Any, response: Any) -> str:
     """The id of a created resource: in its body, else the id of what a GET on its Location
     answers (RFC 7644 §3.3); never read out of the URL."""
-    if isinstance(payload, dict) and isinstance(payload.get("id"), str):
+    if isinstance(payload, dict) and isinstance(member(payload, "id"), str):
         return payload["id"]
     location = response.headers.get("location")
     served = served_at_url(context, urljoin(base_url_of(context.client), location)) if location else None
-    return served["id"] if isinstance(served, dict) and isinstance(served.get("id"), str) else ""
+    return served["id"] if isinstance(served, dict) and isinstance(member(served, "id"), str) else ""
 
 
 def _read(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:

@@ -241,5 +241,5 @@ def _etag(exchange: Exchange) -> str | None:
 
 
 def _meta_version(body: Any) -> str | None:
-    meta = body.get("meta") if isinstance(body, dict) else None
+    meta = member(body, "meta") if isinstance(body, dict) else None
     return meta.get("version") if isinstance(meta, dict) else None
