@@ -644,7 +644,7 @@ class ResourceManager:
             if response.status_code == NOT_IMPLEMENTED:  # no filter at all: no search can tell
                 return None
             listed = json_object(response.text) if response.status_code == 200 else {}
-            resources = _listed_resources(listed) if listed else None
+            resources = (member(listed, "Resources") or []) if listed else None
             if not isinstance(resources, list):
                 told = False
                 continue
