@@ -580,16 +580,22 @@ def users_only(app: WSGI) -> Broken:
     )
 
 
+def _no_content(answer: Response) -> Response:
+    """A 200 answer as 204 No Content, without its body."""
+    status, headers, _body = answer
+    if status != 200:
+        return answer
+    return 204, [(name, value) for name, value in headers if name.lower() not in ("content-type", "content-length")], b""
+
+
 def patch_answers_204(app: WSGI) -> Broken:
     """Answers a PATCH that succeeded 204 No Content, without the resource (RFC 7644 §3.5.2 lets it)."""
+    return Broken(app).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", _no_content)
 
-    def emptied(answer: Response) -> Response:
-        status, headers, _body = answer
-        if status != 200:
-            return answer
-        return 204, [(name, value) for name, value in headers if name.lower() not in ("content-type", "content-length")], b""
 
-    return Broken(app).rewrite("PATCH", r"/v2/(Users|Groups)/[^/]+", emptied)
+def put_answers_204(app: WSGI) -> Broken:
+    """Answers a PUT that succeeded 204 No Content, where RFC 7644 §3.5.1 returns 200 and the resource."""
+    return Broken(app).rewrite("PUT", r"/v2/(Users|Groups)/[^/]+", _no_content)
 
 
 class OnePatchOperation(Middleware):
@@ -905,6 +911,7 @@ PERSONALITIES: dict[str, Personality] = {
     "message names in lower case": Personality(lambda: message_names_lowered(make_app())),
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
     "PUT refused": Personality(lambda: put_refused(make_app())),
+    "PUT answers 204": Personality(lambda: put_answers_204(make_app())),
     "one operation per PATCH": Personality(lambda: OnePatchOperation(make_app())),
     "pages capped at 5": Personality(lambda: Capped(make_app())),
     "pages capped at 5, said": Personality(lambda: Capped(make_app(), said=True)),

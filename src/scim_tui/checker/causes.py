@@ -129,17 +129,26 @@ def kept_after_delete(path: str) -> str:
     return f"DELETE {_shape(path)} answered 204 but the resource is still served"
 
 
-RULE_JUDGES = {"filter_operators": "filter", "object_deletion": "delete"}
+def replaced_without_resource(path: str) -> str:
+    """``PUT /v2/Users/{id} answered 204 without the resource``: a server answering a replacement
+    without the resource replaced (at `path`), as object_replacement finds it, named as one cause."""
+    return f"PUT {_shape(path)} answered 204 without the resource"
+
+
+RULE_JUDGES = {"filter_operators": "filter", "object_deletion": "delete", "object_replacement": "put"}
 """The checks whose finding (a result naming its `cause`) is a broken rule other steps rely on:
-a filter that narrows a list, a DELETE after which the resource is gone (RFC 7644 §3.4.2.2, §3.6)."""
+a filter that narrows a list, a DELETE after which the resource is gone, a PUT answering the
+resource replaced (RFC 7644 §3.4.2.2, §3.6, §3.5.1)."""
 
 
 def _relies_on(kind: str, exchanges: list[Exchange]) -> bool:
     """Whether requests that succeeded rely on the rule of `kind` (RULE_JUDGES): a filtered list,
-    or a GET after a DELETE."""
+    a GET after a DELETE, or a PUT answered without the resource."""
     succeeded = [e for e in exchanges if e.status_code is not None and 200 <= e.status_code < 300]
     if kind == "filter":
         return any(feature_of(e) == "filter" for e in succeeded)
+    if kind == "put":
+        return any(e.method == "PUT" and e.status_code == 204 for e in succeeded)
     deleted = next((index for index, e in enumerate(succeeded) if e.method == "DELETE"), None)
     return deleted is not None and any(e.method == "GET" for e in succeeded[deleted:])
 

@@ -31,6 +31,7 @@ from scim2_models import Resource
 from scim2_models import Returned
 from scim2_models import SearchRequest
 
+from scim_tui.checker.answers import bodiless
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
@@ -149,6 +150,8 @@ def _created(context: CheckContext, subject: Subject, asking: Projection) -> Che
     payload = body_of(response)
     if 200 <= response.status_code < 300:
         subject.id = _created_id(context, payload, response)
+    if bodiless(response.status_code, response.text):
+        return _unanswered(label, response.status_code, "object_creation")
     resource, failure = answered_resource(label, response, 201)
     if failure:
         return failure
@@ -194,6 +197,8 @@ def _searched(context: CheckContext, subject: Subject, projection: Projection) -
 def _replaced(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
     label = f"PUT {context.root_path(subject.path)}?{projection.text}"
     response = send_json(context, "PUT", subject.path, subject.payload, params=projection.query)
+    if bodiless(response.status_code, response.text):
+        return _unanswered(label, response.status_code, "object_replacement")
     resource, failure = answered_resource(label, response, 200)
     return failure or judged(label, _write_projection(subject, projection), resource)
 
@@ -210,6 +215,14 @@ def _patched(context: CheckContext, subject: Subject, projection: Projection) ->
     response = send_json(context, "PATCH", subject.path, body, params=projection.query)
     resource, failure = answered_resource(label, response, 200)
     return failure or judged(label, _write_projection(subject, projection), resource)
+
+
+def _unanswered(label: str, code: int, judge: str) -> CheckResult:
+    """SKIPPED: a write answered without a body holds no projection to judge (its judge reports
+    the answer: a creation's body SHOULD hold the resource, a PUT's answer holds it)."""
+    return CheckResult(
+        Status.SKIPPED, reason=f"Skipped: {label} answered {code} without a body, so there is no projection to judge ({judge} judges that answer)."
+    )
 
 
 def _not_tried(label: str, feature: str) -> CheckResult:

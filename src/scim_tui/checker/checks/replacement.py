@@ -12,6 +12,7 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.answers import shown
 from scim_tui.checker.causes import kept_after_delete
+from scim_tui.checker.causes import replaced_without_resource
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.comparison import paths_of
@@ -38,12 +39,16 @@ def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> lis
     one), then PUTs it with a new value for every writable attribute (immutable ones keep
     theirs). SUCCESS when the answer is 200 with the new values, and the resource goes to
     object_deletion (deleted by the end of the run when it does not run); ERROR on another
-    status, an error, or an answer still holding old values.
+    status, an error, or an answer still holding old values. A 204 without the resource is that
+    ERROR, and the cause the identity providers' steps meeting it name (causes.py).
     """
     created = context.references.fresh(context, model, fill_all=True, handed_over=True)  # object_creation's
     path = context.root_path(resource_path(context, model, created.id))
     replacement = _replacement(context, model, created)
-    answer = context.client.replace(replacement, expected_status_codes=context.expected_status_codes)
+    answer = context.client.replace(replacement, expected_status_codes=[*context.expected_status_codes, 204])
+    if answer is None and context.exchanges[-1].status_code == 204:
+        reason = f"PUT {path} answered 204 without the {model.__name__}, where a PUT returns 200 and the entire resource (RFC 7644 §3.5.1)."
+        return [CheckResult(Status.ERROR, reason=reason, cause=replaced_without_resource(path))]
     if not isinstance(answer, Resource) or answer.id != created.id:
         return [CheckResult(Status.ERROR, reason=f"PUT {path} answered {answer_name(answer)} instead of the {model.__name__}.", data=answer)]
     stale = _unchanged(model, replacement.model_dump(), answer.model_dump())
