@@ -90,6 +90,7 @@ REAL_FAULTS: dict[str, set[str]] = {
     # here can check them, and they are not judged; under the same path, they pass as the server's.
     "behind a proxy at another path": set(),
     "behind a proxy at the same path": set(),
+    "relative locations": set(),
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""

@@ -918,4 +918,6 @@ PERSONALITIES: dict[str, Personality] = {
     "pages of two": Personality(lambda: Capped(make_app(), cap=2)),
     "behind a proxy at another path": Personality(lambda: BehindAProxy(make_app())),
     "behind a proxy at the same path": Personality(lambda: BehindAProxy(make_app(), "https://scim.public.invalid/v2")),
+    # Locations as references relative to the server ("/v2/Users/7"), which RFC 9110 §10.2.2 allows a Location.
+    "relative locations": Personality(lambda: BehindAProxy(make_app(), "/v2")),
 }

@@ -561,7 +561,8 @@ class Guard:
         if not 200 <= code < 300:
             self.settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was made
             return
-        resource_id = id_text(member(answer, "id")) if isinstance(answer, dict) and "id" in answer else self._id_in_location(response, endpoint)
+        answered = id_text(member(answer, "id"))
+        resource_id = answered if answered is not None else self._id_in_location(response, endpoint)
         if resource_id is None:
             self._pending(endpoint, markers, f"its POST answered {code} without the id of the resource", created=True)
             return
@@ -633,7 +634,7 @@ class Guard:
             self.settle(Creation(self._kind(endpoint), endpoint, markers))  # refused: nothing was created
             return
         location = str(member(outcome, "location") or "") if isinstance(outcome, dict) else ""
-        target = self._target(location) if location else None
+        target = self._located(location)
         if status is not None and status < 300 and target is not None and target.endpoint == endpoint and target.id and not unsafe_id_problem(target.id):
             known = self._take(Owned(self._kind(endpoint), endpoint, target.id, markers), turn)
             if known is not None:
