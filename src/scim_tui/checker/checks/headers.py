@@ -127,7 +127,7 @@ def _location(post: Exchange, body: dict[str, Any], holder: str = "its body") ->
     """A 201's Location header against the meta.location of its body, or of the resource read at
     the Location when the 201 had no body (RFC 7644 §3.3)."""
     location_header = header(post.response_headers, "location")
-    meta: dict[str, Any] = body["meta"] if isinstance(member(body, "meta"), dict) else {}
+    meta = member(body, "meta") if isinstance(member(body, "meta"), dict) else {}
     location = member(meta, "location") if isinstance(member(meta, "location"), str) else None
     problem = None
     if not location_header:

@@ -47,6 +47,7 @@ from scim_tui.checker.filling import always_returned
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import creation_json
+from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import resource_url
 from scim_tui.checker.locations import served_at_url
 from scim_tui.checker.recorder import base_url_of
@@ -163,11 +164,12 @@ def _created(context: CheckContext, subject: Subject, asking: Projection) -> Che
 def _created_id(context: CheckContext, payload: Any, response: Any) -> str:
     """The id of a created resource: in its body, else the id of what a GET on its Location
     answers (RFC 7644 §3.3); never read out of the URL."""
-    if isinstance(payload, dict) and isinstance(member(payload, "id"), str):
-        return payload["id"]
+    answered = id_text(member(payload, "id"))
+    if isinstance(answered, str):
+        return answered
     location = response.headers.get("location")
-    served = served_at_url(context, urljoin(base_url_of(context.client), location)) if location else None
-    return served["id"] if isinstance(served, dict) and isinstance(member(served, "id"), str) else ""
+    served = id_text(member(served_at_url(context, urljoin(base_url_of(context.client), location)), "id")) if location else None
+    return served if isinstance(served, str) else ""
 
 
 def _read(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
