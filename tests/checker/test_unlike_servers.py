@@ -68,6 +68,7 @@ REAL_FAULTS: dict[str, set[str]] = {
     # (RFC 7643 §3.1, §2.3.1): one finding per resource type; the run reads an id number as its text.
     "ids as numbers": {"object_creation"},
     "message names in lower case": set(),
+    "members returned on request": set(),
     "userNames are email addresses": set(),
     # "Implementers MUST support HTTP PUT" (RFC 7644 §3.5): one finding; the checks of what a PUT
     # carries (null, an empty body, another id, lastModified) are SKIPPED naming it.
@@ -144,6 +145,7 @@ BLINDING_NOTHING: dict[str, frozenset[str]] = {
     "word ids": frozenset(),
     "ids as numbers": frozenset(),
     "message names in lower case": frozenset(),
+    "members returned on request": frozenset(),
     "PATCH answers 204": frozenset(),
     # The projection of a PUT's answer: there is none to judge.
     "PUT answers 204": frozenset({"attribute_projection"}),

@@ -249,6 +249,31 @@ def entra_gallery_speaking(app: WSGI) -> Broken:
     return Broken(entra_speaking(app)).rewrite_request_json("PATCH", r"/v2/Users/[^/]+", rewrite)
 
 
+class MembersOnRequest(Middleware):
+    """Declares Group.members returned "request" (RFC 7643 §7), as servers with big groups do, and
+    answers a group's members only when the query's attributes names them."""
+
+    def __init__(self, app: WSGI):
+        super().__init__(_schema_change(app, GROUP, _attribute_change("members", returned="request")))
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        status, headers, body = self.call(environ)
+        if body and "members" not in _query(environ).get("attributes", "").lower():
+            with suppress(ValueError):
+                body = json.dumps(_without_members(json.loads(body))).encode()
+        return _respond(start_response, status, body, [(name, value) for name, value in headers if name.lower() != "content-length"])
+
+
+def _without_members(node: Any) -> Any:
+    """Each group of an answer (a list's too) without its members."""
+    if isinstance(node, dict):
+        kept = {name: value for name, value in node.items() if not (name == "members" and GROUP in (node.get("schemas") or []))}
+        return {name: _without_members(value) for name, value in kept.items()}
+    if isinstance(node, list):
+        return [_without_members(item) for item in node]
+    return node
+
+
 class Immutable(Middleware):
     """Declares an attribute of the resources at `path` (displayName of a User by default)
     immutable in /Schemas, and refuses (400 mutability) a PUT or PATCH that changes it, as RFC 7643
@@ -909,6 +934,7 @@ PERSONALITIES: dict[str, Personality] = {
     "word ids": Personality(lambda: WordIds(make_app())),
     "ids as numbers": Personality(lambda: NumericIds(make_app())),
     "message names in lower case": Personality(lambda: message_names_lowered(make_app())),
+    "members returned on request": Personality(lambda: MembersOnRequest(make_app())),
     "userNames are email addresses": Personality(lambda: EmailUserNames(make_app())),
     "PUT refused": Personality(lambda: put_refused(make_app())),
     "PUT answers 204": Personality(lambda: put_answers_204(make_app())),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import random
 import uuid
+from collections.abc import Iterable
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextlib import suppress
@@ -208,6 +209,14 @@ def name_attribute(model: type[Resource[Any]]) -> Attribute | None:
 def attribute_named(model: type[BaseModel], name: str) -> Attribute | None:
     """The attribute of a model with this SCIM name, compared without case (RFC 7643 §2.1)."""
     return next((attribute for attribute in attributes_of(model) if attribute.name.lower() == name.lower()), None)
+
+
+def on_request(model: type[BaseModel], names: Iterable[str]) -> dict[str, str]:
+    """The query making a GET answer those of `names` the schema returns only when asked
+    (``returned: "request"``, RFC 7643 §7, as servers with big groups declare members):
+    ``{"attributes": "members"}``; {} when each is returned by default."""
+    asked = [attribute.name for name in dict.fromkeys(names) if (attribute := attribute_named(model, name)) and attribute.returned == Returned.request]
+    return {"attributes": ",".join(asked)} if asked else {}
 
 
 def changeable_string(model: type[Resource[Any]], *preferred: Attribute | None) -> Attribute | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 from urllib.parse import urljoin
 from urllib.parse import urlsplit
 
@@ -27,6 +28,7 @@ from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import on_request
 from scim_tui.checker.filling import sub_attributes
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import id_text
@@ -193,7 +195,7 @@ def _reference_in_data(context: CheckContext, model: type[Resource[Any]]) -> Che
             said = f"answered {outcome.status}{f' ({outcome.detail})' if outcome.detail else ''}" if outcome else "has no result"
             reason = f"data reference: in {request}, the POST with bulkId {bulk_id} {said} instead of 201 with a location (RFC 7644 §3.7.2, §3.7.3)."
             return CheckResult(Status.ERROR, reason=reason, data=answer.data)
-    return _judge_reference(context, link.name, reference, made[first].location, made[holder].location)
+    return _judge_reference(context, link.name, reference, made[first].location, made[holder].location, on_request(model, [link.name]))
 
 
 def _referenced_model(context: CheckContext, link: Attribute, holder: type[Resource[Any]]) -> type[Resource[Any]]:
@@ -203,10 +205,11 @@ def _referenced_model(context: CheckContext, link: Attribute, holder: type[Resou
     return next((found for found in models if found is not holder), models[0] if models else holder)
 
 
-def _judge_reference(context: CheckContext, name: str, reference: str, first: str, holder: str) -> CheckResult:
+def _judge_reference(context: CheckContext, name: str, reference: str, first: str, holder: str, asked: dict[str, str]) -> CheckResult:
     """SUCCESS when the resource at `holder` holds, in `name`, the id of the resource at `first`."""
     base = base_url_of(context.client)
-    holding, referenced = (served_at_url(context, urljoin(base, location)) for location in (holder, first))
+    asking = f"?{urlencode(asked)}" if asked else ""  # the holder's link returned only on request: asked for
+    holding, referenced = served_at_url(context, urljoin(base, holder) + asking), served_at_url(context, urljoin(base, first))
     if not isinstance(holding, dict) or not isinstance(referenced, dict):
         why = f"GET on the locations the bulk answered ({holder}, {first}) did not answer both resources"
         return CheckResult(Status.SKIPPED, reason=f"data reference: Skipped: {why}.")

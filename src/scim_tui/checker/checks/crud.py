@@ -7,6 +7,7 @@ the attribute-filtering checks so that a run follows the order of SPEC.md §4.3.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Iterable
 from typing import Any
 
 from scim2_models import ListResponse
@@ -16,6 +17,7 @@ from scim2_models import SearchRequest
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import bodiless
+from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import json_object
 from scim_tui.checker.answers import member
 from scim_tui.checker.answers import shown
@@ -29,6 +31,7 @@ from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import sent_for
 from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import linking_attribute
+from scim_tui.checker.filling import on_request
 from scim_tui.checker.guard import resource_url
 from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.registry import checker
@@ -54,6 +57,18 @@ def read_at_location(context: CheckContext, response: Any) -> Any | None:
         return None
     with sent_for(Role.CREATION, owned.kind):
         return context.client.request("GET", owned.url)
+
+
+def with_requested(context: CheckContext, model: type[Resource[Any]], resource_id: str, current: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    """`current` (a resource as an answer showed it) with the values of those of `names` the schema
+    returns only on request, read by a GET asking for them (filling.on_request: a server may leave
+    them out of every other answer); `current` as it is when each is returned by default."""
+    asked = on_request(model, names)
+    if not asked:
+        return current
+    response = context.client.request("GET", resource_path(context, model, resource_id), params=asked)
+    answer = body_of(response)
+    return {**current, **answer} if response.status_code == 200 and isinstance(answer, dict) else current
 
 
 def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -> tuple[Any, Resource[Any] | None]:
@@ -148,7 +163,10 @@ def _dropped_links(context: CheckContext, model: type[Resource[Any]], created: R
         return None
     sent = member(json_object(post.request_body or ""), attribute.name)
     values = [item for item in sent if isinstance(item, dict)] if isinstance(sent, list) else []
-    return attribute.name if values and missing(created.model_dump(), attribute, values) == values else None
+    if not values:
+        return None
+    held = with_requested(context, model, str(created.id), created.model_dump(), [attribute.name])
+    return attribute.name if missing(held, attribute, values) == values else None
 
 
 def _least_creation(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:

@@ -34,6 +34,7 @@ from scim_tui.checker.filling import case_exact
 from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import name_attribute
+from scim_tui.checker.filling import on_request
 from scim_tui.checker.filling import unique_for
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
@@ -261,10 +262,10 @@ def dangling_member(context: CheckContext, model: type[Resource[Any]]) -> list[C
     if "members" not in {attribute.name for attribute in attributes_of(model)}:
         return [CheckResult(Status.SKIPPED, reason=f"Skipped: {model.__name__} has no members attribute.")]
     created = context.resource_manager.create_and_register(model, fill_all=False)
-    return [_dangling_member(context, resource_path(context, model, created.id))]
+    return [_dangling_member(context, resource_path(context, model, created.id), on_request(model, ["members"]))]
 
 
-def _dangling_member(context: CheckContext, path: str) -> CheckResult:
+def _dangling_member(context: CheckContext, path: str, asked: dict[str, str]) -> CheckResult:
     missing = unique_string()
     operation = {"op": "add", "path": "members", "value": [{"value": missing}]}
     mark = len(context.exchanges)
@@ -276,7 +277,7 @@ def _dangling_member(context: CheckContext, path: str) -> CheckResult:
             Status.ERROR, reason=f"{request} answered {code}: the server failed on a client's mistake, which a 4xx SCIM Error tells (RFC 7644 §3.12)."
         )
     elif code < 400:
-        result = _kept_or_dropped(context, path, request, code, payload, missing)
+        result = _kept_or_dropped(context, path, request, code, payload, missing, asked)
     elif problem := scim_error_problem(payload, code):
         result = CheckResult(Status.ERROR, reason=f"{request} answered {code}, and {problem} (RFC 7644 §3.12, MUST).")
     else:
@@ -285,12 +286,13 @@ def _dangling_member(context: CheckContext, path: str) -> CheckResult:
     return results_of(context, mark, [result])[0]
 
 
-def _kept_or_dropped(context: CheckContext, path: str, request: str, code: int, payload: Any, missing: str) -> CheckResult:
+def _kept_or_dropped(context: CheckContext, path: str, request: str, code: int, payload: Any, missing: str, asked: dict[str, str]) -> CheckResult:
     """A PATCH adding a member that names nothing, accepted: whether the group holds it now, as
-    the answer shows it (a 200 with the resource) or a GET after it does."""
+    the answer shows it (a 200 with the resource) or a GET after it does (asking for members when
+    the schema returns them only on request)."""
     where = "its answer"
-    if not (isinstance(payload, dict) and member(payload, "id") is not None):  # a 204, or no resource: read it
-        response = context.client.request("GET", path)
+    if asked or not (isinstance(payload, dict) and member(payload, "id") is not None):  # a 204, or no resource: read it
+        response = context.client.request("GET", path, params=asked or None)
         payload, where = (body_of(response) if response.status_code == 200 else None), f"GET {context.root_path(path)} then"
     members = member(payload, "members")
     if isinstance(members, list) and any(member(item, "value") == missing for item in members):

@@ -23,9 +23,11 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.checks.crud import read_at_location
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.crud import with_requested
 from scim_tui.checker.checks.patch import PATCH_ANSWER
 from scim_tui.checker.checks.patch import READ_BACK
 from scim_tui.checker.checks.patch import Target
+from scim_tui.checker.checks.patch import requested_after
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.results import PrerequisiteFailed
@@ -113,15 +115,18 @@ def patched(context: CheckContext, provider: Provider, target: Target, operation
     the 200 answer (which holds the resource), or a GET after a 204 (RFC 7644 §3.5.2)."""
     response = send(context, provider, "PATCH", target.url, {"schemas": [PATCH_SCHEMA], "Operations": operations})
     if response.status_code == 204:
-        return read(context, provider, target), READ_BACK
-    if response.status_code == 200 and not isinstance(body_of(response), dict):
+        seen, source = read(context, provider, target), READ_BACK
+    elif response.status_code == 200 and not isinstance(body_of(response), dict):
         raise Refused(f"the 200 answer carries {body_kind(response.text or '')}, but a 200 must hold the resource; only a 204 has no body (RFC 7644 §3.5.2)")
-    return resource_answer(response), PATCH_ANSWER
+    else:
+        seen, source = resource_answer(response), PATCH_ANSWER
+    return requested_after(context, target, operations, seen, source)
 
 
 def replaced(context: CheckContext, provider: Provider, target: Target, body: dict[str, Any]) -> dict[str, Any]:
-    """PUT of a whole resource as the provider writes it; the resource answered (RFC 7644 §3.5.1)."""
-    return resource_answer(send(context, provider, "PUT", target.url, body))
+    """PUT of a whole resource as the provider writes it; the resource answered (RFC 7644 §3.5.1),
+    with what the schema returns only on request read by a GET asking for it (crud.with_requested)."""
+    return with_requested(context, target.model, target.id, resource_answer(send(context, provider, "PUT", target.url, body)), body)
 
 
 def deleted(context: CheckContext, provider: Provider, target: Target) -> None:

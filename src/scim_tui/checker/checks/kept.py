@@ -12,6 +12,7 @@ from typing import Any
 
 from scim_tui.checker.checks.comparison import missing
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.crud import with_requested
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.context import CheckContext
@@ -23,6 +24,7 @@ from scim_tui.checker.filling import Attribute
 def held(context: CheckContext, target: Target, attribute: Attribute, values: list[dict[str, Any]]) -> str | None:
     """None once the resource holds every value, added by PATCH add when its creation dropped
     them; else why it does not, for the step that needs them to say it is SKIPPED."""
+    target.current = with_requested(context, target.model, target.id, target.current, [attribute.name])
     lacking = missing(target.current, attribute, values)
     if not lacking:
         return None
@@ -38,7 +40,7 @@ def held(context: CheckContext, target: Target, attribute: Attribute, values: li
         seen, _source = send_patch(context, target, [{"op": "add", "path": attribute.name, "value": lacking}])
     except Exception as exc:
         return f"{creation}, and adding them failed: {failure_reason(exc, context.exchanges[mark:])}"
-    target.current = seen
+    target.current = seen = with_requested(context, target.model, target.id, seen, [attribute.name])
     if missing(seen, attribute, values):
         return f"{creation}, and a PATCH add of them left them out too"
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from copy import deepcopy
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from scim2_models import Path
 from scim2_models import Resource
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.answers import member
 from scim_tui.checker.answers import shown
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import keys_of
@@ -24,6 +26,7 @@ from scim_tui.checker.checks.comparison import paths_of
 from scim_tui.checker.checks.comparison import unassigned
 from scim_tui.checker.checks.comparison import value_at
 from scim_tui.checker.checks.crud import resource_path
+from scim_tui.checker.checks.crud import with_requested
 from scim_tui.checker.checks.probes import Steps
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
@@ -31,6 +34,7 @@ from scim_tui.checker.engine import failure_result
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
+from scim_tui.checker.filling import on_request
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -87,9 +91,31 @@ def send_patch(context: CheckContext, target: Target, operations: list[dict[str,
     """Send PATCH operations (see `sent_patch`); return the resource seen, as JSON, and where it
     came from: the 200 answer (PATCH_ANSWER), or a GET after a 204 (READ_BACK)."""
     answer = sent_patch(context, target, operations, **request)
-    if answer is not None:
-        return answer, PATCH_ANSWER
-    return read_back(context, target, **request), READ_BACK
+    seen, source = (answer, PATCH_ANSWER) if answer is not None else (read_back(context, target, **request), READ_BACK)
+    return requested_after(context, target, operations, seen, source)
+
+
+def requested_after(context: CheckContext, target: Target, operations: list[dict[str, Any]], seen: dict[str, Any], source: str) -> tuple[dict[str, Any], str]:
+    """The resource seen after PATCH operations, with the values of the attributes they change that
+    the schema returns only on request read by a GET asking for them (crud.with_requested), and
+    where they came from."""
+    names = patched_names(operations)
+    asked = on_request(target.model, names)
+    if not asked:  # each returned by default: the answer (or the GET after a 204) shows them
+        return seen, source
+    return with_requested(context, target.model, target.id, seen, names), f"a GET asking for {asked['attributes']}"
+
+
+def patched_names(operations: list[dict[str, Any]]) -> list[str]:
+    """The attributes PATCH operations change: each path's first name, or the names of a value without a path."""
+    names: list[str] = []
+    for operation in operations:
+        path, value = member(operation, "path"), member(operation, "value")
+        if isinstance(path, str) and path:
+            names.append(re.split(r"[\[.]", path, maxsplit=1)[0])
+        elif isinstance(value, dict):
+            names.extend(str(name) for name in value)
+    return names
 
 
 Judge = Callable[[dict[str, Any], str], CheckResult]
