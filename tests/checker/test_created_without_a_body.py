@@ -11,6 +11,7 @@ from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckId
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker.registry import verdict_names
 from scim_tui.demo import make_app
 from tests.support.bystanders import Bystanders
 from tests.support.bystanders import run_leftovers
@@ -40,17 +41,21 @@ def test_a_creation_without_a_body_is_read_at_its_location(serve, relative):
     assert reported(results) == [] and run_leftovers(server.url) == []
 
 
-def test_a_provider_reading_the_new_id_in_the_body_is_not_ready(serve):
+def test_every_provider_reading_the_new_id_in_the_body_is_not_ready(serve):
+    """Each provider creates users (Entra ID and Okta judge their own creation steps; Google,
+    SailPoint and PingFederate create the user they then suspend, disable or replace): each reads
+    the new id in the answer's body, so each is told not ready, naming the creation."""
     server = serve(created_without_a_body(make_app()))
-    only = {CheckId("entra_create_user", "User"), CheckId("entra_readiness")}
     with make_client(server.url) as scim:
-        results = list(iter_checks(scim, CheckConfig(jobs=1), only=only))
-    created = next(r for r in results if r.title == "entra_create_user")  # its first step: the creation
-    assert created.status is Status.DEVIATION and created.blocks, created.reason
-    assert "Entra ID gets no id" in created.reason and "§3.3" in created.reason
-    [verdict] = [r for r in results if r.title == "entra_readiness"]
-    assert verdict.reason.startswith("NOT READY") and "entra_create_user" in verdict.reason, verdict.reason
-    assert run_leftovers(server.url) == []
+        results = list(iter_checks(scim, CheckConfig(include_tags={"idp"})))
+    verdicts = {r.title: r for r in results if r.title in verdict_names()}
+    assert set(verdicts) == set(verdict_names()) and all(r.reason.startswith("NOT READY") for r in verdicts.values()), {t: r.reason for t, r in verdicts.items()}
+    unread = {r.title for r in results if r.status is Status.DEVIATION and r.blocks and "gets no id" in (r.reason or "")}
+    for check in ("entra_create_user", "google_setup_and_deprovisioning", "sailpoint_disable_enable", "pingfederate_update_user_put"):
+        assert check in unread, check
+        verdict = verdicts[f"{check.split('_')[0]}_readiness"].reason
+        assert f"{check} (" in verdict, verdict
+    assert reported(results) == [] and run_leftovers(server.url) == []
 
 
 def test_a_location_naming_someone_elses_resource_is_never_written_to(serve):

@@ -63,7 +63,18 @@ SCIM11 = "Some of OneLogin's templates name the SCIM 1.1 schema (urn:scim:schema
 
 def user(context: CheckContext, provider: Provider, model: type[Resource[Any]]) -> Target:
     """A user created with the attributes every provider sends: userName, name, a work email, externalId, active."""
-    return created(context, provider, model, {"schemas": [USER_SCHEMA], **kept(model, user_body(provider.key))})
+    return created(context, provider, model, new_user(provider, model))
+
+
+def new_user(provider: Provider, model: type[Resource[Any]]) -> dict[str, Any]:
+    """The body of a user the provider creates (see `user`)."""
+    return {"schemas": [USER_SCHEMA], **kept(model, user_body(provider.key))}
+
+
+def judged_user(context: CheckContext, provider: Provider, model: type[Resource[Any]]) -> tuple[CheckResult, Target | None]:
+    """A user created as `user` does, the creation judged (idp_lifecycle.create_step): every provider
+    reads the new user's id in the answer's body, and goes on with it."""
+    return create_step(context, provider, model, new_user(provider, model))
 
 
 def group(context: CheckContext, provider: Provider, model: type[Resource[Any]]) -> Target:
@@ -153,10 +164,13 @@ def pingfederate_update_user_put(context: CheckContext, model: type[Resource[Any
 
     PingFederate's SCIM connector (https://docs.pingidentity.com/integrations/scim/pf_scim_connector.html):
     users matched on userName by default, then replaced whole. One result
-    each: the ``filter=userName eq "…"`` lookup (the user alone), the PUT read
-    back. SUCCESS; ERROR otherwise.
+    each: the user's creation (201 with the user: PingFederate reads its id
+    there), the ``filter=userName eq "…"`` lookup (the user alone), the PUT
+    read back. SUCCESS; ERROR otherwise.
     """
-    target = user(context, PING, model)
+    made, target = judged_user(context, PING, model)
+    if target is None:
+        return [made]
     name = str(target.current.get("userName") or "")
     display = unique_string("displayName")
 
@@ -164,7 +178,7 @@ def pingfederate_update_user_put(context: CheckContext, model: type[Resource[Any
         replaced(context, PING, target, {**read(context, PING, target), "displayName": display})
         return read_back(context, PING, target, {"displayName": display}, "PUT with a new displayName")
 
-    return phases(context, [("find the user by userName", partial(finds, context, PING, target, "userName", name)), ("PUT the whole user", put)])
+    return [made, *phases(context, [("find the user by userName", partial(finds, context, PING, target, "userName", name)), ("PUT the whole user", put)])]
 
 
 @checker("idp", "idp:pingfederate", section="3.4.2.4", schema=GROUP_SCHEMA, shares=("members",))
@@ -254,8 +268,7 @@ def jumpcloud_test_user(context: CheckContext, model: type[Resource[Any]]) -> li
     deactivates the user when DELETE is refused; the RFC's DELETE is judged
     here.)
     """
-    body = {"schemas": [USER_SCHEMA], **kept(model, user_body("jumpcloud"))}
-    return _made_then_deleted(context, model, body, "userName")
+    return _made_then_deleted(context, model, new_user(JUMPCLOUD, model), "userName")
 
 
 @checker("idp", "idp:jumpcloud", section="3.6", schema=GROUP_SCHEMA)

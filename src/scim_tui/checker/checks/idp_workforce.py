@@ -29,6 +29,7 @@ from scim_tui.checker.checks.idp_lifecycle import create_step
 from scim_tui.checker.checks.idp_lifecycle import deletion
 from scim_tui.checker.checks.idp_lifecycle import patched_then_read
 from scim_tui.checker.checks.idp_lifecycle import phases
+from scim_tui.checker.checks.idp_platforms import judged_user
 from scim_tui.checker.checks.idp_platforms import user
 from scim_tui.checker.checks.idp_readiness import readiness
 from scim_tui.checker.checks.idp_readiness import replay
@@ -63,17 +64,20 @@ def sailpoint_disable_enable(context: CheckContext, model: type[Resource[Any]]) 
     """SailPoint disables and enables a user with ``{"op": "add", "value": {"active": false}}``, an add without a path (RFC 7644 §3.5.2.1).
 
     SailPoint's developer forum (https://developer.sailpoint.com/discuss/t/scim-api-patch-op/7752).
-    One result each for disabling and enabling, read back: SUCCESS; ERROR
+    One result for the user's creation (201 with the user: SailPoint reads its
+    id there), one each for disabling and enabling, read back: SUCCESS; ERROR
     otherwise (the reason says when a replace with a path passes).
     """
-    target = user(context, SAILPOINT, model)
+    made, target = judged_user(context, SAILPOINT, model)
+    if target is None:
+        return [made]
 
     def phase(active: bool) -> Any:
         shapes = ({"op": "add", "value": {"active": active}}, {"op": "replace", "path": "active", "value": active})
         run, plain = (partial(_activity, context, SAILPOINT, target, operation, active) for operation in shapes)
         return partial(step, context, SAILPOINT, f"add active {str(active).lower()}", run, ADD_NO_PATH, plain, shapes, provider_only=False)
 
-    return phases(context, [("disable", phase(False)), ("enable", phase(True))])
+    return [made, *phases(context, [("disable", phase(False)), ("enable", phase(True))])]
 
 
 @checker("idp", "idp:sailpoint", section="3")
@@ -108,16 +112,20 @@ def google_setup_and_deprovisioning(context: CheckContext, model: type[Resource[
     Google Cloud Identity's auto-provisioning help (https://support.google.com/cloudidentity/topic/7661972),
     which does not spell the suspension's operation: the RFC's
     ``{"op": "replace", "path": "active", "value": false}`` is sent. One result
-    per phase: the probe (a ListResponse of at most one user), the suspension
-    (active false read back), the deletion (204, then gone). SUCCESS; ERROR
-    otherwise.
+    per phase: the probe (a ListResponse of at most one user), the creation of
+    the user then suspended (201 with the user: Google reads its id there), the
+    suspension (active false read back), the deletion (204, then gone).
+    SUCCESS; ERROR otherwise.
     """
     path = resource_path(context, model)
-    suspended, deleted = user(context, GOOGLE, model), user(context, GOOGLE, model)
-    suspend = partial(_activity, context, GOOGLE, suspended, {"op": "replace", "path": "active", "value": False}, False)
+    probed = steps(context, [("probe at setup", partial(_probed, context, path))])
+    made, suspended = judged_user(context, GOOGLE, model)
+    deleted = user(context, GOOGLE, model)
+    suspend = partial(_activity, context, GOOGLE, suspended, {"op": "replace", "path": "active", "value": False}, False) if suspended else None
     return [
-        *steps(context, [("probe at setup", partial(_probed, context, path))]),
-        *steps(context, [("suspend", suspend)]),
+        *probed,
+        made,
+        *(steps(context, [("suspend", suspend)]) if suspend else []),
         *steps(context, [("delete", partial(deletion, context, GOOGLE, deleted, "userName", str(deleted.current.get("userName") or "")))]),
     ]
 
