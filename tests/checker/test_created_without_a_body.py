@@ -49,7 +49,8 @@ def test_every_provider_reading_the_new_id_in_the_body_is_not_ready(serve):
     with make_client(server.url) as scim:
         results = list(iter_checks(scim, CheckConfig(include_tags={"idp"})))
     verdicts = {r.title: r for r in results if r.title in verdict_names()}
-    assert set(verdicts) == set(verdict_names()) and all(r.reason.startswith("NOT READY") for r in verdicts.values()), {t: r.reason for t, r in verdicts.items()}
+    assert set(verdicts) == set(verdict_names())
+    assert all(r.reason.startswith("NOT READY") for r in verdicts.values()), {title: r.reason for title, r in verdicts.items()}
     unread = {r.title for r in results if r.status is Status.DEVIATION and r.blocks and "gets no id" in (r.reason or "")}
     for check in ("entra_create_user", "google_setup_and_deprovisioning", "sailpoint_disable_enable", "pingfederate_update_user_put"):
         assert check in unread, check

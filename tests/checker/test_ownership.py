@@ -181,6 +181,22 @@ def test_a_creation_not_proven_the_runs_stays_pending_and_is_found(serve, retell
     assert_harmless(logged, url, bystanders, results)
 
 
+def test_a_search_answered_with_no_list_cannot_tell_a_creation_gone(serve):
+    """A user created without its id or location is looked for by its values at clean-up; the
+    searches answer 200 with `{"foo": 1}`, no ListResponse. Once read as "no user holds them":
+    the report said nothing was left, and the user remained."""
+    answering = Answering(unlocated)
+    broken = Broken(make_app()).rewrite("GET", USERS, lambda answer: (answer[0], answer[1], b'{"foo": 1}'))
+    broken.rules.append(("POST", USERS, answering))
+    server = serve(broken)
+    results = run(server.url, only={CheckId("object_creation", "User")})
+    broken.repaired = True
+    left = run_leftovers(server.url)
+    assert answering.created and left, "the run created users the server still holds"
+    told = reported(results)
+    assert len(told) == len(left) and all("(may remain: " in item for item in told), told
+
+
 def lists_then_writes(context, model) -> list[CheckResult]:
     """Lists the users (seeing every id there is), creates one, then writes to the id answered."""
     context.client.request("GET", "/Users")

@@ -643,9 +643,9 @@ class ResourceManager:
                 continue
             if response.status_code == NOT_IMPLEMENTED:  # no filter at all: no search can tell
                 return None
-            listed = json_object(response.text) if response.status_code == 200 else {}
-            resources = (member(listed, "Resources") or []) if listed else None
-            if not isinstance(resources, list):
+            listed = json_object(response.text) if response.status_code == 200 else None
+            resources = _listed_resources(listed)
+            if listed is None or resources is None:  # refused, or answered no ListResponse: it cannot tell
                 told = False
                 continue
             matching = [r for r in resources if isinstance(r, dict) and carries(r, [marker])]

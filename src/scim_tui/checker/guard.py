@@ -487,7 +487,7 @@ class Guard:
         try:
             if creating and target is not None and target.path == BULK_ENDPOINT:
                 self._after_bulk(body, response, answer, turn)
-                self._bulk_deletions(body)
+                self._bulk_deletions(body, answer)
             elif creating and target is not None and target.endpoint is not None and target.id is None:
                 self._after_creation(target.endpoint, body, response, answer, turn)
             if method.upper() in ("PUT", "PATCH") and target is not None and target.id is not None and 200 <= response.status_code < 300:
@@ -603,11 +603,20 @@ class Guard:
             outcome = by_bulk_id.get(str(operation.get("bulkId"))) or (posts[index] if index < len(posts) else None)
             self._after_bulk_creation(endpoint, markers, outcome, turn)
 
-    def _bulk_deletions(self, body: Any) -> None:
+    def _bulk_deletions(self, body: Any, answer: Any) -> None:
         """A bulk request was answered: each resource of the run one of its operations DELETEs may
-        be gone, whatever the answer says of it (`_deleted_by_run`: proven again before a write)."""
+        be gone, whatever the answer says of it (`_deleted_by_run`: proven again before a write),
+        one the request names by the bulkId of its creation at the location the answer gave it."""
+        outcomes = member(answer, "Operations") if isinstance(answer, dict) else None
+        made = {
+            str(member(outcome, "bulkId")): self._located(str(member(outcome, "location") or ""))
+            for outcome in (outcomes if isinstance(outcomes, list) else [])
+            if isinstance(outcome, dict) and member(outcome, "bulkId")
+        }
         for operation in _bulk_operations(body) or []:
             target = self._target(str(operation.get("path", "")))
+            if target is not None and target.id is not None and target.id.startswith("bulkId:"):
+                target = made.get(target.id[len("bulkId:") :])
             if str(operation.get("method", "")).upper() == "DELETE" and target is not None and target.id is not None:
                 self._deleted_by_run(target)
 
