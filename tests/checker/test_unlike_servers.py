@@ -92,6 +92,10 @@ REAL_FAULTS: dict[str, set[str]] = {
     "behind a proxy at another path": set(),
     "behind a proxy at the same path": set(),
     "relative locations": set(),
+    # "the URI of the created resource ... SHALL be in both the "Location" header and the meta
+    # attribute" (RFC 7644 §3.3), and meta's resourceType, created, lastModified and location are the
+    # service provider's (RFC 7643 §3.1): one finding each; a $ref the run sends is the resource's URL.
+    "no meta": {"http_headers", "resource_metadata"},
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""
@@ -151,6 +155,8 @@ BLINDING_NOTHING: dict[str, frozenset[str]] = {
     "PUT answers 204": frozenset({"attribute_projection"}),
     "immutable displayName": frozenset(),
     "one operation per PATCH": frozenset(),
+    # No meta.lastModified to compare after a write, or to filter on with gt, ge, lt and le.
+    "no meta": frozenset({"resource_metadata", "filter_operators"}),
 }
 """Servers whose policy or fault leaves every check able to run: the run adapts to the policy,
 and the fault is one finding. What each skips, scim2-server skips too, but the checks named here,

@@ -544,6 +544,21 @@ def message_names_lowered(app: WSGI) -> Broken:
     return Broken(app).rewrite_json(None, r"/v2/.*", _names_lowered)
 
 
+def _without_meta(body: Any) -> Any:
+    if not isinstance(body, dict):
+        return body
+    kept = {name: value for name, value in body.items() if name != "meta"}
+    listed = kept.get("Resources")
+    return kept | {"Resources": [_without_meta(item) for item in listed]} if isinstance(listed, list) else kept
+
+
+def without_meta(app: WSGI) -> Broken:
+    """Answers users and groups without meta (many small servers keep no timestamps): RFC 7643 §3.1
+    makes its sub-attributes the service provider's, and RFC 7644 §3.3 wants meta.location in a
+    creation's answer; the Location header stays."""
+    return Broken(app).rewrite_json(None, r"/v2/(Users|Groups)(/[^/]*)?", _without_meta)
+
+
 def created_without_a_body(app: WSGI, relative: bool = False) -> Broken:
     """Answers a creation 201 Created with the Location header and no body: RFC 7644 §3.3 says the
     body SHOULD hold the resource, so the Location is all a client may get (`relative`: its path
@@ -946,4 +961,5 @@ PERSONALITIES: dict[str, Personality] = {
     "behind a proxy at the same path": Personality(lambda: BehindAProxy(make_app(), "https://scim.public.invalid/v2")),
     # Locations as references relative to the server ("/v2/Users/7"), which RFC 9110 §10.2.2 allows a Location.
     "relative locations": Personality(lambda: BehindAProxy(make_app(), "/v2")),
+    "no meta": Personality(lambda: without_meta(make_app())),
 }

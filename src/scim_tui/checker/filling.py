@@ -397,11 +397,13 @@ def _names(attribute: Attribute, kind: str) -> bool:
 
 
 def reference_value(context: CheckContext, attribute: Attribute) -> str:
-    """A URI, or the location of a resource made for references to point at (see References)."""
+    """A URI, or the location of a resource made for references to point at (see References): its
+    URL when the server gave it no meta.location."""
     types = attribute.reference_types or ()
     if not types or URI_REFERENCE_TYPES & set(types):
         return f"https://{PREFIX}{uuid.uuid4().hex[:12]}.example.com/"
-    return referenced_resource(context, types, attribute.owner).location or ""
+    made = referenced_resource(context, types, attribute.owner)
+    return made.location or made.url
 
 
 def resource_reference(model: type[BaseModel]) -> Attribute | None:

@@ -16,6 +16,7 @@ from typing import TypeVar
 from scim2_models import Resource
 
 from scim_tui.checker.guard import Owned
+from scim_tui.checker.guard import resource_url
 from scim_tui.checker.registry import HandOver
 from scim_tui.checker.registry import Pool
 
@@ -52,11 +53,15 @@ class Referenced:
     """The name of its resource type (User, Group ...)."""
     location: str | None
     """Its meta.location; None when the server gave none."""
+    url: str
+    """Where the run reads it: the base URL, its endpoint, its id (the URI a `$ref` that must hold
+    a value gives it when the server answered no meta.location)."""
 
 
-def _referenced(resource: Resource[Any], kept: list[Owned], model: type[Resource[Any]]) -> Referenced:
+def _referenced(context: CheckContext, resource: Resource[Any], kept: list[Owned], model: type[Resource[Any]]) -> Referenced:
     location = resource.meta.location if resource.meta else None
-    return Referenced(str(resource.id), kept[0].kind if kept else model.__name__, str(location) if location else None)
+    url = context.guard.base_url + resource_url(context.client.resource_endpoint(model), str(resource.id))
+    return Referenced(str(resource.id), kept[0].kind if kept else model.__name__, str(location) if location else None, url)
 
 
 class References:
@@ -105,7 +110,7 @@ class References:
             referenced = next((item for item in made if item.id not in context.pointed_at), None)
             if referenced is None:
                 resource = context.resource_manager.create_and_register(model, fill_all=False)
-                referenced = _referenced(resource, self._kept(context, resource), model)
+                referenced = _referenced(context, resource, self._kept(context, resource), model)
                 made.append(referenced)
         context.pointed_at.add(referenced.id)
         return referenced
