@@ -21,6 +21,7 @@ from tests.support.filters import run
 from tests.support.filters import without_filter_support
 from tests.support.servers import Broken
 from tests.support.servers import stored
+from tests.support.unlike import FewFilterable
 from tests.support.unlike import OnlyEq
 
 USERS = "/v2/Users"
@@ -217,6 +218,16 @@ def test_a_server_filtering_on_one_eq_only_fails_no_rule(serve):
     assert rules["eq"].status is Status.SUCCESS
     assert rules["or"].status is Status.ACCEPTABLE and "answered 400 invalidFilter, which a service provider answers when" in rules["or"].reason
     assert [label for label, result in rules.items() if result.status.failed] == []
+
+
+def test_a_server_filtering_on_few_attributes_fails_no_rule(serve):
+    """A server filtering on userName, externalId, displayName and id only refuses a value filter
+    (emails[type eq "work"]) and the comparisons of meta.lastModified with 400 invalidFilter, "the
+    specified attribute and filter comparison combination is not supported" (RFC 7644 §3.12, Table 9)."""
+    rules = by_rule(run(serve(FewFilterable(make_app())).url, "filter_operators"))
+    refused = {"value filter", "gt", "ge", "lt", "le", "pr in a value path"}
+    assert {label for label, result in rules.items() if result.status is Status.ACCEPTABLE} == refused, {label: r.reason for label, r in rules.items()}
+    assert all(result.status is Status.SUCCESS for label, result in rules.items() if label not in refused)
 
 
 def test_and_is_judged_on_a_server_without_co(serve):

@@ -522,6 +522,25 @@ class OnlyEq(Middleware):
         return None
 
 
+class FewFilterable(Middleware):
+    """Filters on userName, externalId, displayName and id only (the attributes identity providers
+    look resources up by), with any operator: a filter naming another attribute (emails[type eq
+    "work"], meta.lastModified gt …) answers 400 invalidFilter, "the specified attribute and filter
+    comparison combination is not supported" (RFC 7644 §3.12, Table 9)."""
+
+    FILTERABLE = frozenset({"username", "externalid", "displayname", "id"})
+    NAMED = re.compile(r'"(?:[^"\\]|\\.)*"|([\w.:$-]+)\s*(?:\[|\s(?:eq|ne|co|sw|ew|gt|ge|lt|le|pr)\b)', re.IGNORECASE)
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        text = _query(environ).get("filter")
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO", "").endswith(".search"):
+            text = (_json_body(environ) or {}).get("filter")
+        names = {match[1].rsplit(":", 1)[-1].split(".")[0].lower() for match in self.NAMED.finditer(str(text or "")) if match[1]}
+        if text is not None and not names <= self.FILTERABLE:
+            return 400, SCIM_JSON, _error(400, "filtering is supported on userName, externalId, displayName and id", "invalidFilter")
+        return None
+
+
 def created_with_200(app: WSGI) -> Broken:
     """Answers a creation 200 OK with the resource, where RFC 7644 §3.3 says 201 Created."""
     return Broken(app).rewrite("POST", r"/v2/(Users|Groups)", lambda answer: (200 if answer[0] == 201 else answer[0], answer[1], answer[2]))
@@ -941,6 +960,7 @@ PERSONALITIES: dict[str, Personality] = {
     "connection dropped after a 500": Personality(lambda: GarbleFails(make_app()), StaleAfterAnError),
     "same displayName crashes": Personality(lambda: SameNameCrashes(make_app())),
     "only eq filters": Personality(lambda: OnlyEq(make_app())),
+    "filters on few attributes": Personality(lambda: FewFilterable(make_app())),
     "created with 200": Personality(lambda: created_with_200(make_app())),
     "users only": Personality(lambda: users_only(make_app())),
     "created without a body": Personality(lambda: created_without_a_body(make_app())),

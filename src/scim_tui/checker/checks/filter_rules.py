@@ -180,7 +180,9 @@ def _case_exact_rule(made: Made) -> Rule | CheckResult:
 
 
 def _value_filter_rule(made: Made, within: str, label: str, also: str) -> Rule | CheckResult:
-    """The typed attribute filtered on its type (and `also`, inside the brackets): alpha alone."""
+    """The typed attribute filtered on its type (and `also`, inside the brackets): alpha alone. A
+    server may refuse it as it may refuse the other combinations of attribute and comparison
+    (RFC 7644 §3.12, Table 9: invalidFilter; it is combined with `and` too)."""
     if made.typed is None:
         return _skipped(label, 'the schema has no multi-valued complex attribute with a "type" sub-attribute to filter on')
     if made.dropped:
@@ -188,7 +190,7 @@ def _value_filter_rule(made: Made, within: str, label: str, also: str) -> Rule |
     if also and "value" not in sub_attributes(made.typed):
         return _skipped(label, f'{made.typed.name} has no "value" sub-attribute to test for presence')
     kind = made.alpha_values[made.typed.name][0]["type"]
-    return Rule(label, f"{made.typed.name}[type eq {quoted(kind)}{also}] and {within}", made.named_as("alpha-one"), optional=bool(also))
+    return Rule(label, f"{made.typed.name}[type eq {quoted(kind)}{also}] and {within}", made.named_as("alpha-one"), optional=True)
 
 
 def _moment_rules(made: Made, within: str) -> dict[str, Rule | CheckResult]:

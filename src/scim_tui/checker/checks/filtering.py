@@ -127,8 +127,8 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     them, "and" binds first); pr inside a value path (emails[type eq "work" and value pr]).
     SUCCESS when the answer holds exactly the expected resources; ERROR otherwise ("only those
     resources matching the filter expression SHALL be returned"; string case sensitivity "SHALL
-    be determined by the attribute's caseExact"). ACCEPTABLE when co, sw, pr, and, or, ne, ew,
-    gt, ge, lt, le, not, parentheses or pr in a value path is refused with 400 invalidFilter: "the
+    be determined by the attribute's caseExact"). ACCEPTABLE when co, sw, pr, and, or, a value
+    filter, ne, ew, gt, ge, lt, le, not, parentheses or pr in a value path is refused with 400 invalidFilter: "the
     specified attribute and filter comparison combination is not supported" (Table 9), which
     the RFC lets a server do. When the eq rule's answer holds resources its filter does not
     match (the server does not narrow a list by its filter), or is 501 Not Implemented: that
