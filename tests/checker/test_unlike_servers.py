@@ -60,6 +60,7 @@ REAL_FAULTS: dict[str, set[str]] = {
     # Filters on four attributes only: a value filter or meta.lastModified gt is "the specified attribute
     # and filter comparison combination is not supported" (RFC 7644 §3.12, Table 9): ACCEPTABLE.
     "filters on few attributes": set(),
+    "phone numbers made canonical": set(),
     "users only": set(),
     # "The response body SHOULD contain the service provider's representation of the newly created
     # resource" (RFC 7644 §3.3): object_creation's DEVIATION; the run reads each resource at its Location.
@@ -159,6 +160,7 @@ BLINDING_NOTHING: dict[str, frozenset[str]] = {
     "immutable displayName": frozenset(),
     "one operation per PATCH": frozenset(),
     "filters on few attributes": frozenset(),
+    "phone numbers made canonical": frozenset(),
     # No meta.lastModified to compare after a write, or to filter on with gt, ge, lt and le.
     "no meta": frozenset({"resource_metadata", "filter_operators"}),
 }

@@ -541,6 +541,36 @@ class FewFilterable(Middleware):
         return None
 
 
+def _canonical_number(value: Any) -> Any:
+    """A phone number without its visual separators (tel:+1-201-555-0123 -> tel:+12015550123)."""
+    if isinstance(value, str):
+        return re.sub(r"[\-. ()]", "", value)
+    if isinstance(value, dict):
+        return {**value, "value": _canonical_number(value["value"])} if "value" in value else value
+    return [_canonical_number(item) for item in value] if isinstance(value, list) else value
+
+
+def _canonical_numbers(body: Any) -> Any:
+    """Every phone number a request writes (in a resource, a PATCH operation, a bulk operation's data), made canonical."""
+    if isinstance(body, list):
+        return [_canonical_numbers(item) for item in body]
+    if not isinstance(body, dict):
+        return body
+    written = {name: _canonical_number(value) if name.lower() == "phonenumbers" else _canonical_numbers(value) for name, value in body.items()}
+    if str(body.get("path", "")).lower().startswith("phonenumbers") and "value" in body:
+        written["value"] = _canonical_number(body["value"])
+    return written
+
+
+def canonical_phone_numbers(app: WSGI) -> Broken:
+    """Stores phone numbers canonical, as RFC 7643 §4.1.2 asks ("Service providers SHOULD canonicalize
+    the value according to [RFC3966]"): tel:+1-201-555-0123 is kept, and answered, as tel:+12015550123."""
+    broken = Broken(app)
+    for method in ("POST", "PUT", "PATCH"):
+        broken.rewrite_request_json(method, r"/v2/.*", _canonical_numbers)
+    return broken
+
+
 def created_with_200(app: WSGI) -> Broken:
     """Answers a creation 200 OK with the resource, where RFC 7644 §3.3 says 201 Created."""
     return Broken(app).rewrite("POST", r"/v2/(Users|Groups)", lambda answer: (200 if answer[0] == 201 else answer[0], answer[1], answer[2]))
@@ -961,6 +991,7 @@ PERSONALITIES: dict[str, Personality] = {
     "same displayName crashes": Personality(lambda: SameNameCrashes(make_app())),
     "only eq filters": Personality(lambda: OnlyEq(make_app())),
     "filters on few attributes": Personality(lambda: FewFilterable(make_app())),
+    "phone numbers made canonical": Personality(lambda: canonical_phone_numbers(make_app())),
     "created with 200": Personality(lambda: created_with_200(make_app())),
     "users only": Personality(lambda: users_only(make_app())),
     "created without a body": Personality(lambda: created_without_a_body(make_app())),

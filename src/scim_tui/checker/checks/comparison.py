@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from copy import deepcopy
 from inspect import isclass
 from typing import Any
@@ -108,15 +109,30 @@ def matches(expected: Any, actual: Any) -> bool:
     """Whether `actual` holds `expected`: every sub-attribute sent, every value sent.
 
     The server may add to what was sent (a display name, a type), and string values
-    are compared without case, which RFC 7643 §2.1 allows unless caseExact is set.
+    are compared without case, which RFC 7643 §2.1 allows unless caseExact is set. A phone
+    number sent as a tel URI may come back canonical (RFC 7643 §4.1.2: service providers SHOULD
+    canonicalize it, RFC 3966): the same digits, without the visual separators or the scheme.
     """
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(matches(value, member(actual, key)) for key, value in expected.items())
     if isinstance(expected, list):
         return isinstance(actual, list) and all(any(matches(item, other) for other in actual) for item in expected)
     if isinstance(expected, str) and isinstance(actual, str):
-        return expected.casefold() == actual.casefold()
+        return expected.casefold() == actual.casefold() or _same_number(expected, actual)
     return bool(expected == actual)
+
+
+_PHONE_NUMBER = re.compile(r"(?:tel:)?(\+?[0-9][0-9().\- ]*)", re.IGNORECASE)
+
+
+def _same_number(sent: str, answered: str) -> bool:
+    """Whether a global phone number the run sent as a tel URI (tel:+1-201-555-0123) is the one
+    answered, written another way (tel:+12015550123, +1 201 555 0123)."""
+    if not sent.lower().startswith("tel:+"):
+        return False
+    numbers = [_PHONE_NUMBER.fullmatch(text.strip()) for text in (sent, answered)]
+    digits = [re.sub(r"[^0-9+]", "", number[1]) if number else None for number in numbers]
+    return digits[0] is not None and digits[0] == digits[1]
 
 
 def unassigned(value: Any) -> bool:
