@@ -10,7 +10,7 @@ from scim2_models import Resource
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.answers import shown
-from scim_tui.checker.checks.crud import read_at_location
+from scim_tui.checker.checks.crud import creation_read
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import Refusal
 from scim_tui.checker.checks.probes import judge_refusal
@@ -102,14 +102,14 @@ def attribute_name_case(context: CheckContext, model: type[Resource[Any]]) -> li
     path = resource_path(context, model)
     request = f'POST {context.root_path(path)} naming {name.name} "{spelled}"'
     response = send_json(context, "POST", path, body)
-    located = read_at_location(context, response)
-    answer = body_of(response if located is None else located)
+    read, located = creation_read(context, response)
+    answer = body_of(read)
     rule = NAMES_CASE.format(spelled=spelled, name=name.name)
     if not 200 <= response.status_code < 300:
         detail = member(answer, "detail")
         said = f" ({detail})" if isinstance(detail, str) and detail.strip() else ""
         return [CheckResult(Status.ERROR, reason=f"{request} answered {response.status_code}{said} ({rule}).", data=answer)]
-    answered = f"{request} answered {response.status_code}" + (" (the resource read at its Location)" if located is not None else "")
+    answered = f"{request} answered {response.status_code}" + (" (the resource read at its Location)" if located else "")
     held = member(answer, name.name)
     if held != value:
         return [CheckResult(Status.ERROR, reason=f"{answered} with {name.name} {shown(held)} instead of {shown(value)} ({rule}).", data=answer)]

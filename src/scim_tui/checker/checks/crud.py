@@ -46,17 +46,18 @@ def resource_path(context: CheckContext, model: type[Resource[Any]], resource_id
     return resource_url(endpoint, resource_id) if resource_id else endpoint
 
 
-def read_at_location(context: CheckContext, response: Any) -> Any | None:
-    """A GET of the run's resource a creation answered 2xx without a body made, at its Location (RFC
-    7644 §3.3: the body SHOULD hold the resource, the Location SHALL name it); None when the answer
-    has a body, or its Location names none of the run's resources."""
+def creation_read(context: CheckContext, response: Any) -> tuple[Any, bool]:
+    """The answer that shows what a creation made: its own, or, when it answered 2xx without a body,
+    a GET of the run's resource at its Location (RFC 7644 §3.3: the body SHOULD hold the resource,
+    the Location SHALL name it); and whether it was read there. The creation's own answer when
+    its Location names none of the run's resources."""
     if not bodiless(response.status_code, response.text):
-        return None
+        return response, False
     owned = context.guard.created_at(response.headers.get("Location", ""))
     if owned is None:
-        return None
+        return response, False
     with sent_for(Role.CREATION, owned.kind):
-        return context.client.request("GET", owned.url)
+        return context.client.request("GET", owned.url), True
 
 
 def with_requested(context: CheckContext, model: type[Resource[Any]], resource_id: str, current: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from scim2_models import Resource
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
-from scim_tui.checker.checks.crud import read_at_location
+from scim_tui.checker.checks.crud import creation_read
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.crud import with_requested
 from scim_tui.checker.checks.patch import PATCH_ANSWER
@@ -93,16 +93,16 @@ def created(context: CheckContext, provider: Provider, model: type[Resource[Any]
     (`checked`), else PrerequisiteFailed: the check that needs it is SKIPPED, naming why."""
     path = resource_path(context, model)
     response = send(context, provider, "POST", path, body)
-    located = read_at_location(context, response)
+    answer, located = creation_read(context, response)
     try:
-        payload = resource_answer(response if located is None else located, (200, 201))
+        payload = resource_answer(answer, (200, 201))
     except Refused as refused:
         if checked:
             raise
         why = failure_reason(refused, context.exchanges[-1:])
         raise PrerequisiteFailed(f"the {_kind(model)} it needs could not be created with {provider.name}'s body: {why}") from refused
     resource_id = str(member(payload, "id"))
-    return Target(model, resource_id, resource_path(context, model, resource_id), payload, located=located is not None)
+    return Target(model, resource_id, resource_path(context, model, resource_id), payload, located=located)
 
 
 def read(context: CheckContext, provider: Provider, target: Target, params: dict[str, Any] | None = None) -> dict[str, Any]:

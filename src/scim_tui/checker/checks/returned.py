@@ -11,7 +11,7 @@ from scim2_models import Returned
 
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
-from scim_tui.checker.checks.crud import read_at_location
+from scim_tui.checker.checks.crud import creation_read
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.probes import send_json
@@ -60,8 +60,7 @@ def never_returned(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
     body = creation_json(context, model) | values
     mark = len(context.exchanges)
     response = send_json(context, "POST", path, body)
-    located = read_at_location(context, response)
-    created = body_of(response if located is None else located)
+    created = body_of(creation_read(context, response)[0])
     resource_id = id_text(member(created, "id"))
     if response.status_code not in NEEDED_CREATION_ANSWERS or not isinstance(resource_id, str):
         said = f"POST {context.root_path(path)} with {', '.join(values)} answered {response.status_code}"
