@@ -175,6 +175,8 @@ class ResultsTable(ScrollView, can_focus=True):
         self.lines = Lines()
         self.rows: list[Row] = []
         """The rows shown (RunState's filtered order), laid out again when causes expand."""
+        self._keys: list[str] = []
+        """The keys of `rows`, in their order: where a row placed after another goes is found at C speed."""
         self.columns = Columns()
         self.cursor_row = 0
 
@@ -187,6 +189,7 @@ class ResultsTable(ScrollView, can_focus=True):
     def show(self, rows: Iterable[Row]) -> None:
         """Display these rows (RunState's filtered order); the cursor stays on its line if it still shows."""
         self.rows = list(rows)
+        self._keys = [row.key for row in self.rows]
         self._lay_out()
 
     def extend(self, rows: Iterable[Row], joined: Iterable[Row] = (), placed: Mapping[str, str] | None = None) -> bool:
@@ -228,11 +231,14 @@ class ResultsTable(ScrollView, can_focus=True):
             after = placed.get(row.key)
             if after is None:
                 self.rows.append(row)
+                self._keys.append(row.key)
                 continue
-            place = next((place for place, shown in enumerate(self.rows) if shown.key == after), None)
-            if place is None:
+            try:
+                place = self._keys.index(after)
+            except ValueError:
                 return False
             self.rows.insert(place + 1, row)
+            self._keys.insert(place + 1, row.key)
         return True
 
     def _lay_out(self) -> None:
