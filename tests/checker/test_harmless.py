@@ -32,6 +32,7 @@ from tests.support.harmless import run
 from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.unlike import IfMatchRequired
+from tests.support.unlike import ScimMediaTypeRefused
 
 
 def without_filter(query: dict[str, str]) -> dict[str, str]:
@@ -269,3 +270,14 @@ def test_a_server_taking_only_conditional_writes_is_left_nothing(serve):
     assert reported(results) == []
     refused = [r for r in results if r.status.failed and any(e.status_code == 428 for e in r.exchanges)]
     assert refused and all((cause_of(r) or "").endswith("answered 428") for r in refused), [(r.title, r.reason) for r in refused if not cause_of(r)]
+
+
+def test_bodies_refused_for_their_media_type_read_as_one_cause_each(serve):
+    """A server taking bodies as application/json only answers 415 to each one the run sends as
+    application/scim+json: a write refused as a whole (whatever it asks), so the checks it fails
+    read as one cause per request, not as rules broken; and nothing is left."""
+    server = serve(ScimMediaTypeRefused(make_app()))
+    results = run(server.url, resource_types=["User"], include_tags={"crud", "errors"})
+    refused = [r for r in results if r.status.failed and any(e.status_code == 415 for e in r.exchanges)]
+    assert refused and all((cause_of(r) or "").endswith("answered 415") for r in refused), [(r.title, r.reason) for r in refused if not cause_of(r)]
+    assert run_leftovers(server.url) == [] and reported(results) == []

@@ -865,6 +865,17 @@ class IfMatchRequired(Middleware):
         return 428, SCIM_JSON, _error(428, "If-Match required")
 
 
+class ScimMediaTypeRefused(Middleware):
+    """Takes request bodies as application/json only: one sent as application/scim+json is refused
+    with 415 Unsupported Media Type (RFC 9110 §15.5.16), which RFC 7644 §3.8 makes the server's fault."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] not in ("POST", "PUT", "PATCH") or "scim+json" not in environ.get("CONTENT_TYPE", ""):
+            return None
+        _body(environ)
+        return 415, SCIM_JSON, _error(415, "Unsupported Media Type")
+
+
 class EmailUserNames(Middleware):
     """Refuses a User whose userName is not an email address, as applications keyed on email do
     (the userName an identity provider sends is one: Okta's default, Entra ID's userPrincipalName)."""

@@ -61,6 +61,11 @@ FEATURE_JUDGES = {
 PRECONDITION_REQUIRED = 428
 """A write refused for want of If-Match (RFC 6585 §3): the server takes only conditional writes, a
 policy every write meets (RFC 7644 §3.14 lets a client send If-Match; no identity provider does)."""
+UNSUPPORTED_MEDIA_TYPE = 415
+"""A body refused for its media type (RFC 9110 §15.5.16): a server that takes application/json and
+not application/scim+json (RFC 7644 §3.8) refuses every body the run sends so, whatever it holds."""
+REFUSED_AS_A_WHOLE = frozenset({PRECONDITION_REQUIRED, UNSUPPORTED_MEDIA_TYPE})
+"""The answers refusing a write for what every write of its kind lacks, not for what it asks."""
 NOT_IMPLEMENTED = 501
 AS_A_WHOLE = (500, NOT_IMPLEMENTED)
 """The answers of a feature failing as a whole: not implemented (RFC 7644 §3.12, Table 8:
@@ -77,7 +82,7 @@ def cause_of(result: CheckResult) -> str | None:
     for exchange in answers(result.exchanges):
         if exchange.status_code is None and exchange.error:
             return f"{exchange.method} {_shape(exchange.url)} got no answer"
-        if exchange.status_code is not None and (exchange.status_code >= 500 or exchange.status_code == PRECONDITION_REQUIRED):
+        if exchange.status_code is not None and (exchange.status_code >= 500 or exchange.status_code in REFUSED_AS_A_WHOLE):
             return failing_request(exchange)
     return None
 
