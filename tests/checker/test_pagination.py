@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
 from scim_tui.checker import Status
@@ -9,8 +12,13 @@ from scim_tui.demo import make_app
 from tests.support.filters import by_rule
 from tests.support.filters import run
 from tests.support.filters import without_filter_support
+from tests.support.servers import SCIM_JSON
 from tests.support.servers import Broken
+from tests.support.servers import Response
+from tests.support.servers import scim_error
 from tests.support.servers import stored
+from tests.support.unlike import Middleware
+from tests.support.unlike import OnlyEq
 
 USERS = "/v2/Users"
 RULES = ["count", "startIndex", "totalResults", "itemsPerPage and startIndex", "count=0", "startIndex below 1", "negative count"]
@@ -124,3 +132,59 @@ def test_count_ignored_fails_the_count_rules_only(serve):
     assert {name for name, r in rules.items() if r.status is Status.ERROR} == {"count", "count=0", "negative count"}
     assert rules["startIndex"].status is Status.SKIPPED and "the count rule's finding" in rules["startIndex"].reason
     assert rules["startIndex below 1"].status is Status.SUCCESS, rules["startIndex below 1"].reason
+
+
+class PastTheEndRefused(Middleware):
+    """Answers 400 invalidValue to a list whose startIndex lies past its last result, as servers
+    guarding their pages do (RFC 7644 §3.4.2.4 says nothing of such a page)."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] != "GET" or "startIndex" not in environ.get("QUERY_STRING", ""):
+            return None
+        status, headers, body = self.call(environ)
+        answer = json.loads(body) if status == 200 and body else {}
+        if isinstance(answer.get("startIndex"), int) and answer["startIndex"] > answer.get("totalResults", 0):
+            return 400, SCIM_JSON, scim_error(400, "startIndex is past the last result")
+        return status, headers, body
+
+
+@pytest.mark.parametrize(("resource_type", "name"), [("User", "userName"), ("Group", "displayName")])
+def test_a_server_filtering_on_one_eq_alone_has_start_index_and_total_results_judged_on_one_match(serve, resource_type, name):
+    """sw, or and and refused (invalidFilter, RFC 7644 Table 9): no filter lists the check's three
+    resources, but an eq on one's name lists it alone, which tells where a page starts and what
+    totalResults counts."""
+    server = serve(OnlyEq(make_app()))
+    rules = paginate(server.url, resource_type)
+    assert list(rules) == RULES
+    assert all(r.status is Status.SUCCESS for r in rules.values()), {label: r.reason for label, r in rules.items() if r.status is not Status.SUCCESS}
+    assert f'filter={name} eq "' in rules["startIndex"].reason and "startIndex=2&count=1 answered no resource, none is left after" in rules["startIndex"].reason
+    assert "both answered totalResults 1, every match" in rules["totalResults"].reason
+    assert [e.status_code for e in rules["totalResults"].exchanges] == [200, 200]
+    assert stored(server.url, f"/{resource_type}s") == []
+
+
+@pytest.mark.parametrize(
+    ("broken", "rule", "seen"),
+    [
+        (lambda b: b.rewrite_query("GET", USERS, without("startIndex")), "startIndex", "already on the page at startIndex=1"),
+        (
+            lambda b: b.rewrite_json("GET", USERS, list_answer(lambda d: {**d, "totalResults": len(d.get("Resources", []))})),
+            "totalResults",
+            "instead of the 1 match (it counts the page, not every match)",
+        ),
+    ],
+)
+def test_a_server_filtering_on_one_eq_alone_breaking_a_rule_fails_it(serve, broken, rule, seen):
+    rules = paginate(serve(OnlyEq(broken(Broken(make_app())))).url)
+    assert rules[rule].status is Status.ERROR, rules[rule].reason
+    assert seen in rules[rule].reason
+
+
+def test_a_page_past_the_one_match_refused_leaves_start_index_skipped(serve):
+    """With one match, the page at startIndex=2 lies past the end, which RFC 7644 leaves open: a
+    server refusing it is not at fault, and its totalResults is still judged."""
+    rules = paginate(serve(OnlyEq(PastTheEndRefused(make_app()))).url)
+    assert rules["startIndex"].status is Status.SKIPPED
+    assert "answered 400 (startIndex is past the last result)" in rules["startIndex"].reason and "past the end" in rules["startIndex"].reason
+    assert rules["totalResults"].status is Status.SUCCESS, rules["totalResults"].reason
+    assert [label for label, r in rules.items() if r.status.failed] == []

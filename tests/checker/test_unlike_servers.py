@@ -160,6 +160,10 @@ BLINDING_NOTHING: dict[str, frozenset[str]] = {
     "immutable displayName": frozenset(),
     "one operation per PATCH": frozenset(),
     "filters on few attributes": frozenset(),
+    # Sorting needs its three resources listed alone, and pr needs them to tell one with an externalId
+    # from two without: a filter of sw, or, and (refused); pagination judges startIndex and
+    # totalResults on the one an eq lists.
+    "only eq filters": frozenset({"sort_order", "filter_operators"}),
     "phone numbers made canonical": frozenset(),
     # No meta.lastModified to compare after a write, or to filter on with gt, ge, lt and le.
     "no meta": frozenset({"resource_metadata", "filter_operators"}),

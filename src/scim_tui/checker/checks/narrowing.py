@@ -6,7 +6,9 @@ the list is plumbing, not what the check judges: a server MAY support only some 
 ("the specified attribute and filter comparison combination is not supported", invalidFilter,
 RFC 7644 §3.12, Table 9), so a prefix (sw) it refuses gives way to each name (eq ... or eq ...);
 and a filter is used only once an answer shows it narrows. When none does, the rules that need
-the exact matches are SKIPPED, naming why (filter_operators judges the filter itself).
+the exact matches are SKIPPED, naming why (filter_operators judges the filter itself), but for
+those one match can tell: a server filtering on one eq comparison alone (a key-value store, a
+server built for what identity providers send) still lists exactly one of the check's resources.
 """
 
 from __future__ import annotations
@@ -198,6 +200,9 @@ class Narrowed:
 
     filter: str | None
     why_not: str = ""
+    one: Named | None = None
+    """When no filter lists them all: the first of them alone, which an eq on its name was answered
+    with (`one.any_of` is that filter), for the rules a single match can tell."""
 
 
 def narrow(context: CheckContext, named: Named, model: type[Resource[Any]]) -> Narrowed:
@@ -207,7 +212,8 @@ def narrow(context: CheckContext, named: Named, model: type[Resource[Any]]) -> N
     with exactly them."""
     if not claims(context, "filter"):
         return Narrowed(None, UNCLAIMED)
-    ignored = _ignored(context, named, model)
+    one = Named(named.attribute, named.prefix, dict([next(iter(named.names.items()))]))
+    ignored = _ignored(context, named, one, model)
     if ignored:
         return Narrowed(None, ignored)
     failures = []
@@ -220,18 +226,17 @@ def narrow(context: CheckContext, named: Named, model: type[Resource[Any]]) -> N
         if set(page.ids) == set(named.names) or (page.total_results == len(named.names) and set(page.ids) < set(named.names)):
             return Narrowed(expression)
         failures.append(f"{page.query} answered {named.described(page.ids)} instead of {named.described(named.names)}")
-    return Narrowed(None, f"no filter lists exactly this check's resources ({'; '.join(failures)})")
+    return Narrowed(None, f"no filter lists exactly this check's resources ({'; '.join(failures)})", one)
 
 
-def _ignored(context: CheckContext, named: Named, model: type[Resource[Any]]) -> str | None:
-    """Why a filter does not narrow a list on this server: an eq on the name of one of the check's
+def _ignored(context: CheckContext, named: Named, one: Named, model: type[Resource[Any]]) -> str | None:
+    """Why a filter does not narrow a list on this server: an eq on the name of `one` of the check's
     resources answers something else than that resource alone (None when it answers it)."""
-    resource_id, name = next(iter(named.names.items()))
     try:
-        page = whole_list(context, model, filter=f"{named.attribute.name} eq {quoted(name)}")
+        page = whole_list(context, model, filter=one.any_of)
     except ListQueryError as exc:
         return f"{exc}, so no filter lists only this check's resources"
-    if page.ids == [resource_id]:
+    if page.ids == list(one.names):
         return None
     return (
         f"{page.query} answered {named.described(page.ids)} instead of that resource alone: the server does "

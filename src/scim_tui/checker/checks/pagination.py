@@ -14,6 +14,7 @@ from scim_tui.checker.checks.filtering import listed
 from scim_tui.checker.checks.narrowing import ListPage
 from scim_tui.checker.checks.narrowing import ListQueryError
 from scim_tui.checker.checks.narrowing import Named
+from scim_tui.checker.checks.narrowing import Narrowed
 from scim_tui.checker.checks.narrowing import list_page
 from scim_tui.checker.checks.narrowing import narrowed_once
 from scim_tui.checker.context import CheckContext
@@ -65,9 +66,10 @@ def _count(first: ListPage) -> tuple[Status, str]:
     return Status.SUCCESS, f"{first.query} answered {found} resources, as count={PAGE_SIZE} asks."
 
 
-def _start_index(first: ListPage, second: ListPage, named: Named) -> tuple[Status, str]:
-    if len(first.resources) > PAGE_SIZE:
-        held = f"the page at startIndex=1 holds more than count={PAGE_SIZE} (the count rule's finding)"
+def _start_index(first: ListPage, second: ListPage, named: Named, size: int = PAGE_SIZE) -> tuple[Status, str]:
+    """The page at startIndex=1 and the one after it (pages of `size`) hold each of `named` once."""
+    if len(first.resources) > size:
+        held = f"the page at startIndex=1 holds more than count={size} (the count rule's finding)"
         return Status.SKIPPED, f"Skipped: {held}, so where the next page starts cannot be told."
     mine = set(named.names)
     repeated = set(first.ids) & set(second.ids)
@@ -79,21 +81,23 @@ def _start_index(first: ListPage, second: ListPage, named: Named) -> tuple[Statu
     if not set(second.ids) <= mine:
         return Status.ERROR, f"{second.query} answered {named.described(second.ids)}, not only resources of the filter."
     missing = mine - set(first.ids) - set(second.ids)
-    if len(first.ids) == PAGE_SIZE and missing:
-        return Status.ERROR, f"{second.query} answered {named.described(second.ids)}: the pages at startIndex=1 and 3 leave out {named.described(missing)}."
-    return Status.SUCCESS, f"{second.query} answered {named.described(second.ids)}, the matches after the first page."
+    if len(first.ids) == size and missing:
+        left_out = named.described(missing)
+        return Status.ERROR, f"{second.query} answered {named.described(second.ids)}: the pages at startIndex=1 and {size + 1} leave out {left_out}."
+    after = "the matches after the first page" if second.ids else "none is left after the page at startIndex=1"
+    return Status.SUCCESS, f"{second.query} answered {named.described(second.ids)}, {after}."
 
 
-def _total_results(first: ListPage, second: ListPage) -> tuple[Status, str]:
+def _total_results(first: ListPage, second: ListPage, matches: int = len(SHARED_NAMES)) -> tuple[Status, str]:
     for page in (first, second):
-        if page.total_results != len(SHARED_NAMES):
+        if page.total_results != matches:
             counted = " (it counts the page, not every match)" if page.total_results == len(page.resources) else ""
             return (
                 Status.ERROR,
-                f"{page.query} answered totalResults {shown(page.total_results)} instead of the {len(SHARED_NAMES)} "
-                f"matches{counted}; totalResults is REQUIRED and counts every result of the query.",
+                f"{page.query} answered totalResults {shown(page.total_results)} instead of the {matches} "
+                f"match{'es' if matches > 1 else ''}{counted}; totalResults is REQUIRED and counts every result of the query.",
             )
-    return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {len(SHARED_NAMES)}, every match, not the page."
+    return Status.SUCCESS, f"{first.query} and {second.query} both answered totalResults {matches}, every match, not the page."
 
 
 def _page_attributes(*pages: ListPage) -> tuple[Status, str]:
@@ -133,12 +137,39 @@ def _start_below_one(page: ListPage, named: Named | None) -> tuple[Status, str]:
     return Status.SUCCESS, f"{page.query} answered as startIndex=1: a startIndex less than 1 SHALL be interpreted as 1."
 
 
-def _scope(context: CheckContext, named: Named | None, model: type[Resource[Any]]) -> tuple[str | None, str]:
-    """The filter that lists exactly the check's resources (narrowing.py), or None and why there is none."""
+def _scope(context: CheckContext, named: Named | None, model: type[Resource[Any]]) -> Narrowed:
+    """The filter that lists exactly the check's resources (narrowing.py), or why there is none."""
     if named is None:
-        return None, f"the {model.__name__} schema has no name attribute to filter this check's resources by"
-    narrowed = narrowed_once(context, named, model)
-    return narrowed.filter, narrowed.why_not
+        return Narrowed(None, f"the {model.__name__} schema has no name attribute to filter this check's resources by")
+    return narrowed_once(context, named, model)
+
+
+def _exact_rules(context: CheckContext, model: type[Resource[Any]], narrowed: Narrowed) -> list[CheckResult]:
+    """The startIndex and totalResults rules when no filter lists exactly the check's resources:
+    judged on the one an eq on its name lists alone, else SKIPPED naming why. One match: the page
+    at startIndex=2&count=1 holds nothing, and totalResults is 1 on the page at startIndex=1&count=1
+    and with count=0 (no resource, "except for totalResults"). The page at 2 lies past the end,
+    where RFC 7644 §3.4.2.4 sets no rule: a server refusing it leaves the startIndex rule SKIPPED."""
+    if narrowed.one is None:
+        return [
+            CheckResult(Status.SKIPPED, reason=f"startIndex: Skipped: {narrowed.why_not}; this rule needs the exact matches."),
+            CheckResult(Status.SKIPPED, reason=f"totalResults: Skipped: {narrowed.why_not}; this rule needs the exact number of matches."),
+        ]
+    alone = Pages(context, model, {"filter": narrowed.one.any_of})
+    alone.fetch("first", startIndex=1, count=1)
+    alone.fetch("past the end", startIndex=2, count=1)
+    alone.fetch("none", count=0)
+    refused = alone.answers["past the end"]
+    past_the_end = (
+        CheckResult(
+            Status.SKIPPED,
+            reason=f"startIndex: Skipped: {refused}; with one match listed, the page at startIndex=2 lies past the end, where RFC 7644 §3.4.2.4 sets no rule.",
+            exchanges=alone.exchanges["past the end"],
+        )
+        if isinstance(refused, str) and not isinstance(alone.answers["first"], str)
+        else alone.judged("startIndex", partial(_start_index, named=narrowed.one, size=1), "first", "past the end")
+    )
+    return [past_the_end, alone.judged("totalResults", partial(_total_results, matches=1), "first", "none")]
 
 
 @checker("pagination", section="3.4.2.4", shares=("listed",))
@@ -159,17 +190,19 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
     more than count on a page (the count rule's finding), the startIndex rule is SKIPPED naming
     it, and startIndex below 1 is judged by the startIndex answered. Without such a filter
     (filter not claimed, refused or ignored, or no name attribute) other checks' resources share
-    the list: the startIndex and totalResults rules, which need the exact matches, are SKIPPED
-    naming why, and the others run on the whole list.
+    the list, and the others run on the whole list; the startIndex and totalResults rules, which
+    need the exact matches, are judged on the one resource an eq on its name lists (a server
+    filtering on one eq alone): startIndex=2&count=1 holds nothing, startIndex=1&count=1 and
+    count=0 say totalResults 1; SKIPPED naming why when no eq lists it alone.
     """
     attribute = name_attribute(model)
     named = listed(context, model, attribute).named if attribute else None
     if named is None:
         for _ in SHARED_NAMES:
             context.resource_manager.create_and_register(model, fill_all=False)
-    scope, unscoped = _scope(context, named, model)
-    scoped = named if scope else None
-    pages = Pages(context, model, {"filter": scope} if scope else {})
+    narrowed = _scope(context, named, model)
+    scoped = named if narrowed.filter else None
+    pages = Pages(context, model, {"filter": narrowed.filter} if scoped else {})
     pages.fetch("first", startIndex=1, count=PAGE_SIZE)
     if scoped:
         pages.fetch("second", startIndex=PAGE_SIZE + 1, count=PAGE_SIZE)
@@ -186,11 +219,7 @@ def pagination_parameters(context: CheckContext, model: type[Resource[Any]]) -> 
                 pages.judged("itemsPerPage and startIndex", _page_attributes, "first", "second"),
             ]
             if scoped
-            else [
-                CheckResult(Status.SKIPPED, reason=f"startIndex: Skipped: {unscoped}; this rule needs the exact matches."),
-                CheckResult(Status.SKIPPED, reason=f"totalResults: Skipped: {unscoped}; this rule needs the exact number of matches."),
-                pages.judged("itemsPerPage and startIndex", _page_attributes, "first"),
-            ]
+            else [*_exact_rules(context, model, narrowed), pages.judged("itemsPerPage and startIndex", _page_attributes, "first")]
         ),
         pages.judged("count=0", partial(none_but_total, rule='count=0 asks for "no resource results ... except for totalResults"'), "empty"),
         pages.judged("startIndex below 1", partial(_start_below_one, named=scoped), "low"),
