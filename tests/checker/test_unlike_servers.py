@@ -57,6 +57,8 @@ REAL_FAULTS: dict[str, set[str]] = {
     # returned with HTTP status code 201 (Created)" (RFC 7644 §3.3): one finding, every other check runs.
     "created with 200": {"object_creation"},
     "only eq filters": set(),
+    # 308 Permanent Redirect from /v2/Users to /v2/Users/: the run repeats each request there.
+    "collections redirected": set(),
     # Filters on four attributes only: a value filter or meta.lastModified gt is "the specified attribute
     # and filter comparison combination is not supported" (RFC 7644 §3.12, Table 9): ACCEPTABLE.
     "filters on few attributes": set(),
@@ -165,6 +167,7 @@ BLINDING_NOTHING: dict[str, frozenset[str]] = {
     # totalResults on the one an eq lists.
     "only eq filters": frozenset({"sort_order", "filter_operators"}),
     "phone numbers made canonical": frozenset(),
+    "collections redirected": frozenset(),
     # No meta.lastModified to compare after a write, or to filter on with gt, ge, lt and le.
     "no meta": frozenset({"resource_metadata", "filter_operators"}),
 }

@@ -36,7 +36,7 @@ class Bystanders:
     @classmethod
     def seed(cls, url: str, users: int = 5, groups: int = 2) -> Bystanders:
         seeded = cls(url)
-        with httpx2.Client(base_url=url) as http:
+        with httpx2.Client(base_url=url, follow_redirects=True) as http:
             for number in range(users):
                 user = {"schemas": [USER_SCHEMA], "userName": f"someone-{number}", "displayName": f"Someone {number}", "externalId": f"theirs-{number}"}
                 seeded.users.append(http.post("/Users", json=user).json()["id"])
@@ -48,7 +48,7 @@ class Bystanders:
 
     def snapshot(self) -> dict[str, str]:
         """Each seeded resource as the server serves it now (without meta), by id; missing ones absent."""
-        with httpx2.Client(base_url=self.url) as http:
+        with httpx2.Client(base_url=self.url, follow_redirects=True) as http:
             found = [*_listed(http, "/Users"), *_listed(http, "/Groups")]
         ids = set(self.users) | set(self.groups)
         return {resource["id"]: _without_meta(resource) for resource in found if resource["id"] in ids}
@@ -59,14 +59,14 @@ class Bystanders:
 
 def run_leftovers(url: str) -> list[dict]:
     """The users and groups a run left on the server: those holding a value it chose (scim-tui-…)."""
-    with httpx2.Client(base_url=url) as http:
+    with httpx2.Client(base_url=url, follow_redirects=True) as http:
         found = [*_listed(http, "/Users"), *_listed(http, "/Groups")]
     return [resource for resource in found if "scim-tui-" in json.dumps(resource)]
 
 
 def remove_run_leftovers(url: str) -> None:
     """Delete what a test's broken server made the run leave behind (the test asserted it first)."""
-    with httpx2.Client(base_url=url) as http:
+    with httpx2.Client(base_url=url, follow_redirects=True) as http:
         for resource in run_leftovers(url):
             kind = "Users" if USER_SCHEMA in resource.get("schemas", []) else "Groups"
             http.delete(f"/{kind}/{resource['id']}")

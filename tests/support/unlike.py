@@ -969,6 +969,25 @@ class BehindAProxy(Middleware):
         return _respond(start_response, status, body, headers)
 
 
+class SlashedCollections(Middleware):
+    """Serves its collections at /v2/Users/ and /v2/Groups/, as web frameworks routing them with a
+    trailing slash do: a request on /v2/Users (any method, its query kept) is answered 308
+    Permanent Redirect there, which "directs [the client] to repeat the same HTTP request at the
+    location identified" (RFC 7644 §3.12, Table 8). Its resources stay at /v2/Users/{id}."""
+
+    COLLECTIONS = re.compile(r"/v2/(Users|Groups)")
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        path = environ.get("PATH_INFO", "")
+        if self.COLLECTIONS.fullmatch(path):
+            _body(environ)  # read, so that the connection stays clean for the next request
+            query = environ.get("QUERY_STRING", "")
+            return _respond(start_response, 308, b"", [("Location", f"{path}/" + (f"?{query}" if query else ""))])
+        if path.endswith("/") and self.COLLECTIONS.fullmatch(path[:-1]):
+            environ = {**environ, "PATH_INFO": path[:-1]}
+        return self.app(environ, start_response)
+
+
 @dataclass(frozen=True)
 class Personality:
     """A server unlike scim2-server: its application, and how its connections are served."""
@@ -1024,4 +1043,5 @@ PERSONALITIES: dict[str, Personality] = {
     # Locations as references relative to the server ("/v2/Users/7"), which RFC 9110 §10.2.2 allows a Location.
     "relative locations": Personality(lambda: BehindAProxy(make_app(), "/v2")),
     "no meta": Personality(lambda: without_meta(make_app())),
+    "collections redirected": Personality(lambda: SlashedCollections(make_app())),
 }

@@ -104,7 +104,7 @@ def response_problem(exc: BaseException) -> str | None:
     if status is None:
         return None
     if 300 <= status < 400 and _header(response, "location"):
-        return f"the {status} answer redirects to {_header(response, 'location')}, and redirects are not followed: check the profile's URL"
+        return f"the {status} answer redirects to {_header(response, 'location')}, which the run does not follow: check the profile's URL"
     if isinstance(exc, UnexpectedContentTypeException):
         content_type = _header(response, "content-type") or "missing"
         return f"its Content-Type is {content_type}, not application/scim+json (RFC 7644 §8.1)"

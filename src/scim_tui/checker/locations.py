@@ -21,6 +21,7 @@ from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.recorder import base_url_of
+from scim_tui.checker.recorder import origin
 
 OTHER_ORIGIN = object()
 """What `served_at_url` answers for a URL it does not follow."""
@@ -82,11 +83,6 @@ def same_url(base: str, one: str, other: str) -> bool:
     """Whether two locations (each absolute, or relative to `base`) name the same URL."""
     first, second = urljoin(base, one), urljoin(base, other)
     return origin(first) == origin(second) and _path(first) == _path(second)
-
-
-def origin(url: str) -> tuple[str, str]:
-    parts = urlsplit(url)
-    return parts.scheme.lower(), parts.netloc.lower()
 
 
 def _path(url: str) -> str:

@@ -8,7 +8,10 @@ The wrapper
 - sends nothing but clean-up once the run is cancelled, or once the server stopped
   answering (a few requests in a row without an answer in time): the run then ends early
   instead of waiting a timeout for every request left;
-- paces the requests (pacing.py): a maximum rate, and a busy server's 429 or 503 waited out.
+- paces the requests (pacing.py): a maximum rate, and a busy server's 429 or 503 waited out;
+- repeats a request a 307 or 308 answer directs elsewhere on the base URL's origin (RFC 7644
+  §3.12, Table 8: "The client is directed to repeat the same HTTP request at the location
+  identified"), through this same door: a write goes where the guard lets it, or nowhere.
 """
 
 from __future__ import annotations
@@ -46,9 +49,14 @@ from scim_tui.checker.secrets import Secrets
 
 SILENT_AFTER = 3
 """Requests in a row without an answer in time after which the server is taken as stopped."""
+REDIRECTS = frozenset({307, 308})
+"""The answers directing a SCIM client to repeat its request at their Location (RFC 7644 §3.12, Table 8)."""
+MAX_REDIRECTS = 5
+"""The most times one request is repeated at a Location; the last answer stands then."""
 
 _current: ContextVar[list[Exchange] | None] = ContextVar("scim_tui_exchanges", default=None)
 _cleaning: ContextVar[bool] = ContextVar("scim_tui_cleaning", default=False)
+_following: ContextVar[bool] = ContextVar("scim_tui_following", default=True)
 
 
 class RunCancelled(BaseException):
@@ -76,6 +84,17 @@ def cleaning_up() -> Iterator[None]:
         yield
     finally:
         _cleaning.reset(token)
+
+
+@contextmanager
+def redirects_answered() -> Iterator[None]:
+    """Requests made in this block are answered their redirect as it came, not repeated at its
+    Location: for a check that judges the redirect itself (/Me MAY answer 308)."""
+    token = _following.set(False)
+    try:
+        yield
+    finally:
+        _following.reset(token)
 
 
 @contextmanager
@@ -139,9 +158,11 @@ class Tries:
     """The attempts of one request: when the one under way was sent and how long it took, and
     the earlier ones, each answered busy and sent again after its wait."""
 
-    def __init__(self) -> None:
+    def __init__(self, followed: str | None = None) -> None:
         self.earlier: list[Exchange] = []
         self.waits: list[Wait] = []
+        self.followed = followed
+        """Why the request goes to this URL: a redirect's Location (Recorder._redirected)."""
         self.sent()
 
     def sent(self) -> None:
@@ -161,8 +182,8 @@ class Tries:
 
     @property
     def note(self) -> str | None:
-        """What the attempt under way tells of the wait before it, when it is sent again."""
-        return resent_note(self.waits[-1]) if self.waits else None
+        """What the attempt under way tells of where it goes and of the wait before it, when it is sent again."""
+        return _joined(self.followed, resent_note(self.waits[-1]) if self.waits else None)
 
     def resend(self, busy: Exchange, wait: Wait) -> None:
         """The attempt under way was answered busy (`busy`) and waited out: the request goes again."""
@@ -199,9 +220,33 @@ class Recorder:
         outside any (discovery, the resources checks share, clean-up)."""
 
     def __call__(self, method: str, url: str, **kwargs: Any) -> Any:
+        response = self._sent(method, url, kwargs)
+        for _ in range(MAX_REDIRECTS):
+            location = self._redirected(response)
+            if location is None:
+                break
+            # The Location is the whole URL to repeat the request at: its own query, not the first one's.
+            kwargs = {key: value for key, value in kwargs.items() if key != "params"}
+            followed = f"sent again where the {response.status_code} answer's Location directs it (RFC 7644 §3.12)"
+            response = self._sent(method, location, kwargs, followed)
+        return response
+
+    def _redirected(self, response: Any) -> str | None:
+        """Where a 307 or 308 answer directs its request, when that is on the base URL's origin (the
+        credentials go nowhere else); None for any other answer."""
+        location = response.headers.get("location") if response.status_code in REDIRECTS and _following.get() else None
+        sent = getattr(response, "request", None)
+        if not location or sent is None:
+            return None
+        url = urljoin(str(sent.url), location)
+        return url if origin(url) == origin(base_url_of(self.client)) else None
+
+    def _sent(self, method: str, url: str, kwargs: dict[str, Any], followed: str | None = None) -> Any:
+        """The answer to one request, guarded, paced and recorded; `followed` notes a request
+        repeated at a redirect's Location."""
         self._may_send(method, url)
         body = _request_body(kwargs)
-        tries = Tries()
+        tries = Tries(followed)
         try:
             turn = self.guard.before(method, url, body)
             response = self._paced(method, url, kwargs, tries)
@@ -358,6 +403,12 @@ def base_url_of(client: Any) -> str:
     """The base URL a client sends its requests under ("" when it tells none)."""
     base = getattr(client, "base_url", None) or getattr(getattr(client, "client", None), "base_url", None)
     return str(base or "")
+
+
+def origin(url: str) -> tuple[str, str]:
+    """A URL's scheme and authority, compared without case."""
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
 
 
 def _header_items(headers: Any) -> list[tuple[str, str]]:

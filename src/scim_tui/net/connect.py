@@ -1,8 +1,9 @@
 """From a profile to a connected scim2-client: URL, authentication, TLS, timeout and limits.
 
-Redirects are never followed: a SCIM endpoint has no reason to redirect, a check must see
-the 3xx it got rather than what some other URL answered, and a followed redirect could
-carry credentials to another host. The transport (transport.py) bounds each request in
+The HTTP client never follows a redirect: the run's recorder repeats a request a 307 or 308
+answer directs to the base URL's origin, through the guard, recording both exchanges
+(checker/recorder.py); anything else stays the 3xx a check judges, and no credentials go to
+another host. The transport (transport.py) bounds each request in
 time and size and tells transport errors in words a person understands. HTTP proxies are
 taken from the environment (proxies.py), as curl takes them.
 """

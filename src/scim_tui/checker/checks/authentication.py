@@ -12,11 +12,14 @@ import base64
 import secrets
 from collections.abc import Generator
 from collections.abc import Iterable
+from typing import Any
 
 import httpx2
 from scim2_models import ResourceType
 
 from scim_tui.checker.answers import body_of
+from scim_tui.checker.answers import member
+from scim_tui.checker.checks.narrowing import LIST_RESPONSE
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import is_sensitive
@@ -68,7 +71,8 @@ def unauthenticated_access(context: CheckContext, resource_type: ResourceType) -
     oauth2, oauth) or an HTTP Basic password (httpbasic). One result per request: SUCCESS
     on 401 Unauthorized (RFC 7644 §3.12: "The authorization header is invalid or missing");
     CRITICAL when the server answers 2xx, serving its resources to anyone while claiming
-    authentication; DEVIATION on another refusal (403, a redirect ...); ERROR on a 5xx,
+    authentication; DEVIATION on another refusal (403, a redirect to another origin ...) and on
+    a 2xx without a list of resources (a sign-in page a redirect led to); ERROR on a 5xx,
     unless the same request with the run's credentials fails too (SKIPPED: the request
     itself fails, which pagination judges).
     SKIPPED when the ServiceProviderConfig lists no authentication scheme, or when the
@@ -109,14 +113,24 @@ def _failing_anyway(context: CheckContext, request: str, endpoint: str) -> Check
     return CheckResult(Status.SKIPPED, reason=reason)
 
 
+def _listed(data: Any) -> bool:
+    """Whether an answer's body is a list of resources (a ListResponse, named or not)."""
+    if not isinstance(data, dict):
+        return False
+    return LIST_RESPONSE in (member(data, "schemas") or []) or any(member(data, name) is not None for name in ("totalResults", "Resources"))
+
+
 def _judged(request: str, response: httpx2.Response, claimed: str) -> CheckResult:
     status = response.status_code
     if status == 401:
         return CheckResult(Status.SUCCESS, reason=f"{request} answered 401 Unauthorized.")
     data = body_of(response)
-    if 200 <= status < 300:
+    if 200 <= status < 300 and _listed(data):
         reason = f"{request} answered {status}: the server claims authentication ({claimed}) yet serves its resources to anyone."
         return CheckResult(Status.CRITICAL, reason=reason, data=data)
+    if 200 <= status < 300:
+        reason = f"{request} answered {status} without a list of resources (a sign-in page?) instead of 401 Unauthorized (RFC 7644 §3.12)."
+        return CheckResult(Status.DEVIATION, reason=reason, data=data)
     if status >= 500:
         return CheckResult(Status.ERROR, reason=f"{request} answered {status}: the server failed instead of refusing with 401 Unauthorized.", data=data)
     reason = f"{request} answered {status} instead of 401 Unauthorized, the status RFC 7644 §3.12 gives for an authorization header that is invalid or missing."

@@ -9,6 +9,7 @@ from scim_tui.checker.answers import member
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import status_line
+from scim_tui.checker.recorder import redirects_answered
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -20,7 +21,7 @@ ME = "/Me"
 def me_endpoint(context: CheckContext) -> list[CheckResult]:
     """GET /Me answers 501 when the server does not serve it, else the subject's resource (RFC 7644 §3.11).
 
-    Sends GET /Me, redirects not followed. COMPLIANT on 501 with a SCIM Error (a
+    Sends GET /Me, a redirect not followed (it is what is judged). COMPLIANT on 501 with a SCIM Error (a
     server without /Me SHOULD answer 501). ACCEPTABLE on a 308 redirect with a
     Location (it MAY redirect), on a 200 with a resource and a Location (it MAY
     serve the request directly), and on 401 or 403 with a SCIM Error (the server
@@ -30,7 +31,8 @@ def me_endpoint(context: CheckContext) -> list[CheckResult]:
     the Location that MUST name the subject's resource, on a 200 whose body is not
     a resource, and on an error answer whose body is not a SCIM Error (RFC 7644 §3.12).
     """
-    response = context.client.request("GET", ME)
+    with redirects_answered():
+        response = context.client.request("GET", ME)
     status, payload = response.status_code, body_of(response)
     location = response.headers.get("location")
     answered = f"GET {context.root_path(ME)} answered {status_line(status)}"
