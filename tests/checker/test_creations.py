@@ -16,6 +16,7 @@ from scim_tui.demo import make_app
 from tests.support.filters import by_rule
 from tests.support.filters import run
 from tests.support.servers import SCIM_JSON
+from tests.support.servers import Response
 from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.servers import stored
@@ -147,4 +148,39 @@ def test_members_a_creation_dropped_skip_the_steps_needing_them_without_patch(se
         "value filter: Skipped: POST /v2/Groups created the Group without the members it carried (object_creation reports it), "
         "and the ServiceProviderConfig does not claim PATCH to add them."
     )
+    assert stored(server.url) == []
+
+
+def test_a_check_judging_its_own_creation_is_skipped_when_every_least_creation_is_refused(serve):
+    """A refusal every creation meets is no finding of the media type, of null or of a projection:
+    the run's least creation is refused too, and object_creation reports it."""
+    server = serve(MembersRequired(make_app()))
+    own = {CheckId(check, "Group") for check in ("http_headers", "null_values", "attribute_projection")}
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(), only=own))
+    assert [r.status for r in results] == [Status.SKIPPED] * len(results), [(r.title, r.reason) for r in results]
+    assert {r.title for r in results} == {check.checker for check in own}
+    assert all("the Group it needs could not be created: POST /v2/Groups answered 400: a group needs a member" in r.reason for r in results)
+    assert stored(server.url) == []
+
+
+class ShortUserNames(Middleware):
+    """Refuses a userName longer than 40 characters, as applications keyed on a directory's short names do."""
+
+    def intercept(self, environ: dict) -> Response | None:
+        body = _json_body(environ) if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO") == "/v2/Users" else None
+        if isinstance(body, dict) and len(str(body.get("userName", ""))) > 40:
+            return 400, SCIM_JSON, scim_error(400, "userName: at most 40 characters")
+        return None
+
+
+def test_a_group_whose_member_cannot_be_created_is_the_users_finding(serve):
+    """Every User refused: object_creation of User reports it; a Group's, which needs a member, is SKIPPED naming it."""
+    server = serve(ShortUserNames(make_app()))
+    with make_client(server.url) as scim:
+        results = list(iter_checks(scim, CheckConfig(), only={CheckId("object_creation", "User"), CheckId("object_creation", "Group")}))
+    users = [r for r in results if r.resource_type == "User"]
+    groups = [r for r in results if r.resource_type == "Group"]
+    assert users and all(r.status is Status.ERROR and "userName: at most 40 characters" in r.reason for r in users), [r.reason for r in users]
+    assert groups[0].status is Status.SKIPPED and "it needs could not be created: POST /v2/Users answered 400" in groups[0].reason, groups[0].reason
     assert stored(server.url) == []

@@ -14,6 +14,7 @@ from tests.support.servers import Broken
 from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.servers import stored
+from tests.support.unlike import ScimMediaTypeRefused
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -62,11 +63,20 @@ def test_scim2_server_follows_every_rule_and_is_cleaned_up(serve, resource_type)
 
 
 def test_a_server_refusing_the_scim_media_type_gives_an_error(serve):
-    """A server that answers 415 to a POST sent as application/scim+json."""
-    server = serve(Broken(make_app()).answer("POST", USERS, 415, scim_error(415)))
+    """A server that answers 415 to a POST sent as application/scim+json, and takes application/json."""
+    server = serve(ScimMediaTypeRefused(make_app()))
     [result] = run(server.url)
     assert result.status is Status.ERROR
     assert result.reason.startswith("POST /v2/Users sent with Content-Type: application/scim+json answered 415 instead of creating the resource")
+    assert stored(server.url) == []
+
+
+def test_a_server_refusing_every_creation_is_object_creations_finding(serve):
+    """Every POST answered 415, whatever its media type: the refusal says nothing of application/scim+json."""
+    server = serve(Broken(make_app()).answer("POST", USERS, 415, scim_error(415)))
+    [result] = run(server.url)
+    assert result.status is Status.SKIPPED
+    assert result.reason.startswith("Skipped: the User[EnterpriseUser] it needs could not be created: POST /v2/Users answered 415"), result.reason
     assert stored(server.url) == []
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Annotated
+from typing import Any
 
 import pytest
 from scim2_models import Filter
@@ -22,11 +23,16 @@ from scim_tui.checker import iter_checks
 from scim_tui.checker.checks.projection import attribute_projection
 from scim_tui.demo import make_app
 from tests.support.schemas import declaring_external_id
+from tests.support.servers import SCIM_JSON
 from tests.support.servers import Broken
+from tests.support.servers import Response
 from tests.support.servers import make_client
+from tests.support.servers import scim_error
 from tests.support.servers import stored
 from tests.support.unlike import USER as SCHEMA_USER
 from tests.support.unlike import Immutable
+from tests.support.unlike import Middleware
+from tests.support.unlike import _body
 from tests.support.unlike import _schema_change
 
 USER = r"/v2/Users/[^/]+"
@@ -134,12 +140,31 @@ def test_a_created_resource_answered_without_id_is_found_by_its_location_and_del
     assert stored(server.url) == []
 
 
+class AskingRefused(Middleware):
+    """Answers 400 to a creation asking for attributes (?attributes=...), and takes the others."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        if environ["REQUEST_METHOD"] == "POST" and environ.get("PATH_INFO") == "/v2/Users" and "attributes=" in environ.get("QUERY_STRING", ""):
+            _body(environ)
+            return 400, SCIM_JSON, scim_error(400)
+        return None
+
+
 def test_a_refused_creation_ends_the_check_with_one_error(serve):
-    server = serve(Broken(make_app()).answer("POST", "/v2/Users", 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400"}))
+    """The creation asking for one attribute refused, where the run's other creations pass."""
+    server = serve(AskingRefused(make_app()))
     results = run(server.url)
     assert list(results) == ["POST attributes"]
     assert results["POST attributes"].status is Status.ERROR
     assert results["POST attributes"].reason == "POST /v2/Users?attributes=externalId answered 400 instead of 201."
+
+
+def test_a_server_refusing_every_creation_is_object_creations_finding(serve):
+    """Every POST refused: the check judges nothing of the projection (object_creation reports the refusal)."""
+    server = serve(Broken(make_app()).answer("POST", "/v2/Users", 400, {"schemas": ["urn:ietf:params:scim:api:messages:2.0:Error"], "status": "400"}))
+    results = run(server.url)
+    assert [r.status for r in results.values()] == [Status.SKIPPED]
+    assert "it needs could not be created: POST /v2/Users answered 400" in next(iter(results.values())).reason
 
 
 @pytest.mark.parametrize(

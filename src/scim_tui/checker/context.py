@@ -266,12 +266,13 @@ class ResourceManager:
                 return adapted
         # raised out of the except block, so that no exception becomes the context of its own cause
         if isinstance(failure, PrerequisiteFailed):
-            if checked and isinstance(failure.__cause__, Exception):
-                raise failure.__cause__  # the check's own fault, even when met making a resource it points at
-            raise failure
+            if checked and failure.made is model and isinstance(failure.__cause__, Exception):
+                raise failure.__cause__  # its own kind, met making one it points at (a User's manager): the check's finding
+            raise failure  # another kind it points at could not be made: that kind's object_creation reports it
         if checked:
             raise failure
-        raise PrerequisiteFailed(f"the {model.__name__} it needs could not be created: {failure_reason(failure, self.context.exchanges[mark:])}") from failure
+        reason = failure_reason(failure, self.context.exchanges[mark:])
+        raise PrerequisiteFailed(f"the {model.__name__} it needs could not be created: {reason}", made=model) from failure
 
     def _create(
         self,

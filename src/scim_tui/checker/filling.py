@@ -269,6 +269,14 @@ def creation_json(context: CheckContext, model: type[Resource[Any]], values: dic
     return build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
 
 
+def creatable(context: CheckContext, model: type[Resource[Any]]) -> None:
+    """Raise PrerequisiteFailed when the run cannot make a least creation of `model` (its required
+    attributes, with what the server asked for beside them: creations.py). A check whose own
+    creation was refused with a 4xx judges nothing of its own then: the refusal is what every
+    creation meets (a length, an attribute the server requires), which object_creation reports."""
+    context.resource_manager.create_and_register(model, fill_all=False)
+
+
 def provider_values(context: CheckContext, model: type[Resource[Any]]) -> dict[str, Any]:
     """What an identity provider sends in a creation beside the required attributes, for those of
     its attributes the schema has and a client writes: a work email (primary), a name,

@@ -183,7 +183,12 @@ class CheckResult:
 
 class PrerequisiteFailed(Exception):
     """Something a check needs (a resource to work on) could not be made: the check is SKIPPED,
-    naming why, and the check of that very step (object_creation ...) reports the fault once."""
+    naming why, and the check of that very step (object_creation ...) reports the fault once.
+    `made` is what could not be made (a resource model), when known."""
+
+    def __init__(self, message: str, made: Any = None):
+        super().__init__(message)
+        self.made = made
 
 
 class SCIMTesterError(Exception):

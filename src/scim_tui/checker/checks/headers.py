@@ -17,6 +17,7 @@ from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import header
 from scim_tui.checker.exchanges import request_line
+from scim_tui.checker.filling import creatable
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -36,7 +37,9 @@ def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     the resource; every request says Accept: application/scim+json. One result per rule:
 
     - the POST is accepted: SUCCESS on a 2xx; ERROR otherwise (servers MUST accept
-      JSON requests, §3.8, and application/scim+json is SCIM's media type, §3.1).
+      JSON requests, §3.8, and application/scim+json is SCIM's media type, §3.1), but when
+      the run's least creation of that resource type is refused too (SKIPPED: the refusal is
+      not about the media type; object_creation reports it).
     - every answer with a body (the creation, the read, the list, the 404 error) has
       Content-Type: application/scim+json: SUCCESS when all do; DEVIATION when some
       say application/json, the type older SCIM servers informally use (§8.1); ERROR
@@ -51,6 +54,8 @@ def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     endpoint = resource_path(context, model)
     created, post = _create(context, model)
     if not _succeeded(post):
+        if post.status_code is not None and 400 <= post.status_code < 500:
+            creatable(context, model)  # refused as every creation is: no finding of its media type
         sent = header(post.request_headers, "content-type") or "no Content-Type"
         reason = f"{request_line(post)} sent with Content-Type: {sent} answered {post.status_code} instead of creating the resource (RFC 7644 §3.8)."
         return results_of(context, mark, [CheckResult(Status.ERROR, reason=reason, data=json_object(post.response_body))])

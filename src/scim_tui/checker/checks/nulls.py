@@ -27,6 +27,7 @@ from scim_tui.checker.features import claims
 from scim_tui.checker.filling import UNIQUE
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attributes_of
+from scim_tui.checker.filling import creatable
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.filling import identifying
 from scim_tui.checker.filling import name_attribute
@@ -72,8 +73,10 @@ def null_values(context: CheckContext, model: type[Resource[Any]]) -> list[Check
     with "" leaves it empty or unassigned ("assigning an attribute with the value null ... has the effect of making the
     attribute unassigned", §2.5; §3.5.2.3: replace replaces); ERROR when a request is refused or
     the old value stays (Microsoft's SCIM_Null_Update). SKIPPED when the schema has no such
-    attribute, for the PATCHes when the ServiceProviderConfig does not claim patch, and for the
-    PUT when it is answered 405 (the server refuses PUT itself: object_replacement judges it).
+    attribute, for the PATCHes when the ServiceProviderConfig does not claim patch, for the
+    PUT when it is answered 405 (the server refuses PUT itself: object_replacement judges it), and
+    for the POST refused with a 4xx when the run's least creation is refused too (object_creation
+    reports it).
     """
     attribute = nullable(model)
     if attribute is None:
@@ -97,6 +100,8 @@ def _posted(context: CheckContext, model: type[Resource[Any]], attribute: Attrib
     path = resource_path(context, model)
     request = f"POST {context.root_path(path)} with {attribute.name} null"
     response = send_json(context, "POST", path, creation_json(context, model) | {attribute.name: None})
+    if 400 <= response.status_code < 500:
+        creatable(context, model)  # refused as every creation is: no finding of null
     return _judged(request, response.status_code, body_of(response), attribute, None)
 
 

@@ -46,6 +46,7 @@ from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import always_returned
 from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import attributes_of
+from scim_tui.checker.filling import creatable
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import resource_url
@@ -148,6 +149,8 @@ def _created(context: CheckContext, subject: Subject, asking: Projection) -> Che
     """POST the resource asking for one attribute (deleted afterwards, as every creation of the run)."""
     label = f"POST {context.root_path(subject.endpoint)}?{asking.text}"
     response = send_json(context, "POST", subject.endpoint, subject.payload, params=asking.query)
+    if 400 <= response.status_code < 500:
+        creatable(context, subject.model)  # refused as every creation is: no finding of the projection
     payload = body_of(response)
     if 200 <= response.status_code < 300:
         subject.id = _created_id(context, payload, response)
@@ -253,7 +256,8 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
     attributes MUST answer 200). SKIPPED when the model has no optional
     attribute returned by default, for the search (filter) or PATCH (patch)
     the server does not claim, and for the PATCH when the server's schema declares
-    the attribute asked for immutable (RFC 7643 §2.2).
+    the attribute asked for immutable (RFC 7643 §2.2); the whole check when its POST is
+    refused with a 4xx and so is the run's least creation (object_creation reports it).
     """
     asked = _asked_attribute(model)
     if asked is None:
