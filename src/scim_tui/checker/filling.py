@@ -41,6 +41,7 @@ from scim2_models import Returned
 from scim2_models import Uniqueness
 
 from scim_tui.checker.creations import PROVIDER_ATTRIBUTES
+from scim_tui.checker.creations import Adaptation
 from scim_tui.checker.guard import MARK
 from scim_tui.checker.guard import MARKER_ATTRIBUTES
 from scim_tui.checker.results import PrerequisiteFailed
@@ -261,12 +262,18 @@ def creation_json(context: CheckContext, model: type[Resource[Any]], values: dic
     as the run creates it: with what an identity provider sends once the server refused it
     without (creations.py). Made first, once in a run, to learn that (deleted when the check ends);
     when it cannot be made, the JSON is the least one, and the request the check sends tells."""
+    if learnt_adaptation(context, model):
+        values = {**provider_values(context, model), **(values or {})}
+    return build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+
+
+def learnt_adaptation(context: CheckContext, model: type[Resource[Any]]) -> Adaptation | None:
+    """What the server asks for beside `model`'s required attributes in a creation (creations.py),
+    learnt by a least creation first, once in a run (deleted when the check ends)."""
     if not context.creations.settled(model):
         with suppress(PrerequisiteFailed):
             context.resource_manager.create_and_register(model, fill_all=False)
-    if context.creations.adaptation(model):
-        values = {**provider_values(context, model), **(values or {})}
-    return build_resource(context, model, fill_all=False, values=values).model_dump(scim_ctx=Context.RESOURCE_CREATION_REQUEST)
+    return context.creations.adaptation(model)
 
 
 def creatable(context: CheckContext, model: type[Resource[Any]]) -> None:

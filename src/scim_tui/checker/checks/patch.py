@@ -34,6 +34,7 @@ from scim_tui.checker.engine import failure_result
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
+from scim_tui.checker.filling import learnt_adaptation
 from scim_tui.checker.filling import on_request
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -295,9 +296,11 @@ def _run(
     fill_all: bool,
     plan: Plan,
     children_first: bool = False,
+    refusals: Callable[[CheckContext, type[Resource[Any]], list[tuple[Path[Any], CheckResult]]], None] | None = None,
 ) -> list[CheckResult]:
     """Check each wanted path of a resource; results come in the order of the paths.
 
+    `refusals` may read again the results of the paths, with their path, once all are in.
     With `children_first`, sub-attributes are patched before the attribute holding them. The
     paths go in rounds of paths none of which holds another (`_rounds`), each round first in one
     PATCH request, then path by path for those it did not show done (`_round`), each path keeping
@@ -319,6 +322,8 @@ def _run(
     for paths_round in _rounds(ordered):
         placed.update(_round(context, target, paths_round, plan, runner))
     results = [placed[index] for index in range(len(ordered))]
+    if refusals is not None:
+        refusals(context, model, [(path, result) for (path, _), result in zip(ordered, results, strict=True)])
     return results[::-1] if children_first else results
 
 
@@ -404,11 +409,41 @@ def check_remove_attribute(context: CheckContext, model: type[Resource[Any]]) ->
     value first when an earlier removal took it away. One
     result per path: SUCCESS when the answer (or a GET after a 204) no longer
     holds the attribute; ERROR when the request fails or the attribute is still
-    there. SKIPPED when nothing can be removed, or when the ServiceProviderConfig
-    does not claim PATCH support.
+    there, but DEVIATION when a removal refused with a 4xx takes away what the
+    server requires though /Schemas declares it optional (the run's least creation
+    was refused without it, which object_creation reports: creations.py): "a
+    required attribute" SHALL NOT be removed (RFC 7644 §3.5.2.2), and the
+    declaration is what is wrong. SKIPPED when nothing can be removed, or when the
+    ServiceProviderConfig does not claim PATCH support.
     """
     # Children first: removing `name` first would leave each name.* path to be given a value again.
-    return _run(context, model, "removed", _removable, True, _removing, children_first=True)
+    return _run(context, model, "removed", _removable, True, _removing, children_first=True, refusals=_required_by_policy)
+
+
+def _required_by_policy(context: CheckContext, model: type[Resource[Any]], judged: list[tuple[Path[Any], CheckResult]]) -> None:
+    """Make DEVIATION each removal refused with a 4xx of an attribute (or a part of one) the server
+    asked for beside the required ones in a creation (learnt by a least creation first)."""
+    refused = [(path, result) for path, result in judged if result.status is Status.ERROR and _refused(result)]
+    if not refused:
+        return
+    adaptation = learnt_adaptation(context, model)
+    if adaptation is None:
+        return
+    required = {name.lower() for name in adaptation.added}
+    for path, result in refused:
+        top = str(path).split(".", 1)[0].split("[", 1)[0]
+        if top.lower() in required:
+            result.status = Status.DEVIATION
+            result.reason = (
+                f"{(result.reason or '').rstrip('.')}; the server requires {top} beside what its /Schemas declares required "
+                f"(without it, {adaptation.refusal}), and a required attribute is not removed (RFC 7644 §3.5.2.2)."
+            )
+
+
+def _refused(result: CheckResult) -> bool:
+    """Whether a path's result ended on a PATCH answered with a 4xx."""
+    patches = [exchange for exchange in result.exchanges if exchange.method == "PATCH" and exchange.status_code is not None]
+    return bool(patches) and 400 <= (patches[-1].status_code or 0) < 500
 
 
 @checker("crud", "crud:update", section="3.5.2.3", start="early")
