@@ -59,6 +59,9 @@ REAL_FAULTS: dict[str, set[str]] = {
     "only eq filters": set(),
     # 308 Permanent Redirect from /v2/Users to /v2/Users/: the run repeats each request there.
     "collections redirected": set(),
+    # A User refused without name, though /Schemas declares it optional: object_creation's DEVIATION,
+    # and check_remove_attribute's for removing it (RFC 7644 §3.5.2.2); no ERROR.
+    "name required": set(),
     # Filters on four attributes only: a value filter or meta.lastModified gt is "the specified attribute
     # and filter comparison combination is not supported" (RFC 7644 §3.12, Table 9): ACCEPTABLE.
     "filters on few attributes": set(),
@@ -168,6 +171,7 @@ BLINDING_NOTHING: dict[str, frozenset[str]] = {
     "only eq filters": frozenset({"sort_order", "filter_operators"}),
     "phone numbers made canonical": frozenset(),
     "collections redirected": frozenset(),
+    "name required": frozenset(),
     # No meta.lastModified to compare after a write, or to filter on with gt, ge, lt and le.
     "no meta": frozenset({"resource_metadata", "filter_operators"}),
 }

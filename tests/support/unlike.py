@@ -22,6 +22,7 @@ from urllib.parse import unquote
 from urllib.parse import urlencode
 from urllib.parse import urlsplit
 
+from scim_tui.checker.answers import member
 from scim_tui.demo import DemoServer
 from scim_tui.demo import _KeepAliveHandler
 from scim_tui.demo import make_app
@@ -988,6 +989,26 @@ class SlashedCollections(Middleware):
         return self.app(environ, start_response)
 
 
+class NameRequired(Middleware):
+    """Requires a User's name (givenName and familyName), though /Schemas declares it optional, as
+    applications keyed on a person's name do: a creation without it, and a PATCH removing it, are
+    refused 400 invalidValue."""
+
+    REMOVED = re.compile(r"name|name\.givenname|name\.familyname", re.IGNORECASE)
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        body = _json_body(environ) if method in ("POST", "PATCH") and path.startswith("/v2/Users") else None
+        if not isinstance(body, dict):
+            return None
+        if method == "POST" and not all(member(member(body, "name"), part) for part in ("givenName", "familyName")):
+            return 400, SCIM_JSON, _error(400, "name.givenName and name.familyName are required", "invalidValue")
+        removed = [str(op.get("path", "")) for op in body.get("Operations", []) if isinstance(op, dict) and str(op.get("op", "")).lower() == "remove"]
+        if method == "PATCH" and any(self.REMOVED.fullmatch(path) for path in removed):
+            return 400, SCIM_JSON, _error(400, f"{removed[0]} cannot be removed", "invalidValue")
+        return None
+
+
 @dataclass(frozen=True)
 class Personality:
     """A server unlike scim2-server: its application, and how its connections are served."""
@@ -1044,4 +1065,5 @@ PERSONALITIES: dict[str, Personality] = {
     "relative locations": Personality(lambda: BehindAProxy(make_app(), "/v2")),
     "no meta": Personality(lambda: without_meta(make_app())),
     "collections redirected": Personality(lambda: SlashedCollections(make_app())),
+    "name required": Personality(lambda: NameRequired(make_app())),
 }
