@@ -998,7 +998,8 @@ class NameRequired(Middleware):
 
     def intercept(self, environ: dict[str, Any]) -> Response | None:
         method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
-        body = _json_body(environ) if method in ("POST", "PATCH") and path.startswith("/v2/Users") else None
+        collection = path.rsplit("/", 1)[0] if method == "PATCH" else path  # PATCH /v2/Users/{id}, POST /v2/Users
+        body = _json_body(environ) if method in ("POST", "PATCH") and collection == "/v2/Users" else None
         if not isinstance(body, dict):
             return None
         if method == "POST" and not all(member(member(body, "name"), part) for part in ("givenName", "familyName")):
