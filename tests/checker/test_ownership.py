@@ -267,3 +267,43 @@ def test_a_listing_echoing_the_value_filtered_on_proves_nothing(serve, monkeypat
     assert answering.created and bystanders.users[1] in json.dumps(result.exchanges[0].response_body), "the creation was answered with a listed user's id"
     assert result.status is Status.SKIPPED and "not proven the run's own" in result.reason, result.reason
     assert_harmless(logged, url, bystanders, [result], listing_lies=True)
+
+
+def _forgets_the_deleted(context, model) -> list[CheckResult]:
+    """Creates a user and deletes it; the server answers the next creation with the deleted one's
+    id (the id may be reused: it is taken as that creation's), then, the deleted one's URL read 404,
+    the check forgets it (as object_deletion does), and creates a third."""
+    first = context.resource_manager.create_and_register(model, fill_all=False)
+    path = f"/Users/{first.id}"
+    context.client.request("DELETE", path)
+    context.resource_manager.create_and_register(model, fill_all=False)
+    context.client.request("GET", path)
+    context.resource_manager.forget(str(first.id))
+    context.resource_manager.create_and_register(model, fill_all=False)
+    return [CheckResult(Status.SUCCESS, reason="created three")]
+
+
+def _settles_the_deleted(context, model) -> list[CheckResult]:
+    """As `_forgets_the_deleted`, but the deleted one is settled (`Guard.gone`) only once the second
+    creation took its id: a check's clean-up does so when another check creates meanwhile."""
+    first = context.resource_manager.create_and_register(model, fill_all=False)
+    [deleted] = [item for item in context.resource_manager.owned if item.id == first.id]
+    context.client.request("DELETE", f"/Users/{first.id}")
+    context.resource_manager.create_and_register(model, fill_all=False)
+    context.guard.gone(deleted)
+    context.resource_manager.create_and_register(model, fill_all=False)
+    return [CheckResult(Status.SUCCESS, reason="created three")]
+
+
+@pytest.mark.parametrize("creates", [_forgets_the_deleted, _settles_the_deleted], ids=["forgotten by the check", "settled by another's clean-up"])
+def test_creations_answered_with_the_id_of_one_the_run_deleted_are_each_found(serve, monkeypatch, creates):
+    """Every creation answered with the id of the run's first user, which the run deleted: the
+    second was taken at that id (a server may reuse it), and settling the first forgot it, then the
+    third was taken there too and the clean-up looked for it twice. Once, under a full test suite's
+    load, the second was left and the report said nothing was."""
+    logged, url, bystanders, answering = lied_to(serve, the_first_id)
+    monkeypatch.setitem(_CHECKERS, "id_once_more", Checker("id_once_more", creates, frozenset({"rogue"}), "3", "model"))
+    [result] = run(url, only={CheckId("id_once_more", "User")})
+    assert result.status is Status.SUCCESS, result.reason
+    assert len(answering.created) == 3
+    assert_harmless(logged, url, bystanders, [result])

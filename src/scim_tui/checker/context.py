@@ -352,8 +352,13 @@ class ResourceManager:
 
     def forget(self, resource_id: str, unlisted: bool = False) -> None:
         """Stop tracking a resource the check deleted itself (a GET then answered 404); `unlisted`
-        when the check also saw a query no longer list it, so the clean-up need not ask again."""
-        for item in self.release(resource_id):
+        when the check also saw a query no longer list it, so the clean-up need not ask again.
+        Another creation of the run's taken at that id since (a server reusing ids, or answering
+        several creations with one id) is kept: the clean-up looks for it."""
+        with self._lock:
+            gone = [item for item in self.owned if item.id == resource_id and self.context.guard.deleted(item)]
+            self.owned = [item for item in self.owned if item not in gone]
+        for item in gone:
             self.context.guard.gone(item)
             if not unlisted:
                 with self._lock:
@@ -452,7 +457,7 @@ class ResourceManager:
         one not proven (its GET showed other values, or nothing at that id) is looked for by
         its markers instead, unless the run deleted it already (then nothing at its id is its
         deletion seen). [] once gone, else what may remain."""
-        item = self.context.guard.owned(item.endpoint, item.id) or item  # with the values the run gave it since
+        item = self.context.guard.current(item)  # with the values the run gave it since
         try:
             proven = self.context.guard.confirm(item)
         except WriteRefused as refused:

@@ -220,6 +220,10 @@ class Owned:
     markers: tuple[Marker, ...] = ()
     confirmed: bool = False
     """Whether a GET of its URL showed the run's markers on it: until then nothing is written to it."""
+    made: int = 0
+    """The turn at which the run took it (its creation's answer, or a search by its markers): a
+    server reusing ids, or answering several creations with one id, may give two creations of the
+    run the same URL, one after the other; this tells them apart (`Guard.current`)."""
 
     @property
     def url(self) -> str:
@@ -301,14 +305,15 @@ class Guard:
         self.base_path = urlsplit(base_url).path.rstrip("/")
         self.base_url = base_url.rstrip("/")
         self._owned: dict[tuple[str, str], Owned] = {}
-        self._refused: dict[tuple[str, str], NotProven] = {}
-        """Why a resource is not the run's own, once a GET of its URL showed so."""
+        self._refused: dict[tuple[str, str], tuple[int, NotProven]] = {}
+        """Why a resource (of the creation taken at that turn) is not the run's own, once a GET of its URL showed so."""
         self._seen: dict[tuple[str, str], int] = {}
         """The ids answers showed, by endpoint ("*" when the answer did not tell), each with the
         turn of the first answer that showed it."""
-        self._deleted: set[tuple[str, str]] = set()
-        """The resources the run sent a DELETE that was answered 2xx or 404: their ids may name
-        another resource since (a server reusing ids), so each write there is proven again first."""
+        self._deleted: dict[tuple[str, str], int] = {}
+        """The resources the run sent a DELETE that was answered 2xx or 404, each with the turn the
+        run took the one deleted (`Owned.made`): their ids may name another resource since (a
+        server reusing ids), so each write there is proven again first."""
         self._turns = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -323,10 +328,21 @@ class Guard:
         with self._lock:
             return self._owned.get((normal_endpoint(endpoint), resource_id))
 
+    def current(self, item: Owned) -> Owned:
+        """A resource of the run's as the guard knows it now (with the values the run gave it
+        since); the item itself once the guard holds another creation at its URL (`Owned.made`)."""
+        with self._lock:
+            return self._current(item)
+
+    def _current(self, item: Owned) -> Owned:
+        known = self._owned.get((item.endpoint, item.id))
+        return known if known is not None and known.made == item.made else item
+
     def own(self, item: Owned, record: bool = True) -> Owned:
         """Take a resource a search found by the run's marker as one to prove the run's own (the
         one known at that id, when there is one); unless told not to, the current check's
         ledger keeps it (the run's, outside any check) for deletion."""
+        item = replace(item, made=next(self._turns))
         with self._lock:
             self._reused(item.endpoint, item.id)
             known = self._owned.setdefault((item.endpoint, item.id), item)
@@ -340,9 +356,9 @@ class Guard:
         to be the run's (once its GET showed it without them, it is never asked again)."""
         key = (item.endpoint, item.id)
         with self._lock:
-            refused = self._refused.get(key)
-            item = self._owned.get(key) or item
-        if refused is not None:
+            item = self._current(item)
+            made, refused = self._refused.get(key, (item.made, None))
+        if refused is not None and made == item.made:
             raise NotProven(str(refused), refused.answer)
         if item.confirmed:
             return item
@@ -356,7 +372,7 @@ class Guard:
             refusal = NotProven(f"not sent: {answer} without the values the run gave it, so it is not proven the run's own", answer)
             if answered:
                 with self._lock:
-                    self._refused[key] = refusal
+                    self._refused[key] = (item.made, refusal)
             raise refusal
         confirmed = replace(item, confirmed=True)
         with self._lock:
@@ -369,15 +385,19 @@ class Guard:
         not `settled` yet (a DELETE taken at its word, until the run's last query: `settle`)."""
         if isinstance(item, Owned):
             with self._lock:
-                self._owned.pop((item.endpoint, item.id), None)
-                for where in (item.endpoint, ANYWHERE):
-                    self._seen.pop((where, item.id), None)
+                key = (item.endpoint, item.id)
+                known = self._owned.get(key)
+                if known is not None and known.made == item.made:  # not another creation taken at its URL since
+                    del self._owned[key]
+                    for where in (item.endpoint, ANYWHERE):
+                        self._seen.pop((where, item.id), None)
         if settled:
             self.settle(item.creation)
 
     def _take(self, item: Owned, turn: int) -> str | None:
         """Take a creation's answered id as the run's own (to be proven by a GET before any
         write); None once taken, else why the id is no new creation's."""
+        item = replace(item, made=turn)
         with self._lock:
             self._reused(item.endpoint, item.id)
             why = self._known(item.endpoint, item.id, turn)
@@ -393,7 +413,7 @@ class Guard:
         Called with the lock held."""
         key = (endpoint, resource_id)
         if key in self._deleted:
-            self._deleted.discard(key)
+            del self._deleted[key]
             self._owned.pop(key, None)
             self._refused.pop(key, None)
             for where in (endpoint, ANYWHERE):  # the answers showed the deleted one's id, not this one's
@@ -509,7 +529,7 @@ class Guard:
         key = (target.endpoint, target.id)
         with self._lock:
             item = self._owned.get(key)  # type: ignore[arg-type]
-            if item is None or key in self._refused or not carries(answer, item.markers):
+            if item is None or self._refused.get(key, (None,))[0] == item.made or not carries(answer, item.markers):
                 return
             markers = _newest_first(markers_in(answer), item.markers)
             self._owned[key] = replace(item, confirmed=item.confirmed or key not in self._deleted, markers=markers)  # type: ignore[index]
@@ -525,9 +545,10 @@ class Guard:
                 self._owned[key] = replace(item, markers=_newest_first(markers, item.markers))  # type: ignore[index]
 
     def deleted(self, item: Owned) -> bool:
-        """Whether the run sent a DELETE of this resource that was answered 2xx or 404."""
+        """Whether the run sent a DELETE of this resource (this creation's, not another's taken at
+        its URL since) that was answered 2xx or 404."""
         with self._lock:
-            return (item.endpoint, item.id) in self._deleted
+            return self._deleted.get((item.endpoint, item.id)) == item.made
 
     def _deleted_by_run(self, target: _Target) -> None:
         """A DELETE of a resource the run owns was answered 2xx or 404: the resource is proven again
@@ -538,7 +559,7 @@ class Guard:
             item = self._owned.get(key)  # type: ignore[arg-type]
             if item is not None:
                 self._owned[key] = replace(item, confirmed=False)  # type: ignore[index]
-                self._deleted.add(key)  # type: ignore[arg-type]
+                self._deleted[key] = item.made  # type: ignore[index]
 
     def failed(self, method: str, url: str, body: Any, late: bool) -> None:
         """A request that got no answer: a creation it made may exist, or appear later (`late`)."""
