@@ -37,6 +37,7 @@ from tests.support.harmless import run
 from tests.support.servers import Broken
 from tests.support.servers import Response
 from tests.support.unlike import Middleware
+from tests.support.unlike import SequentialIds
 
 USERS = "/v2/Users"
 USER = r"/v2/Users/[^/]+"
@@ -114,11 +115,19 @@ class LyingListing(Middleware):
         return status, [(k, v) for k, v in headers if k.lower() != "content-length"], json.dumps(listed).encode()
 
 
-def lied_to(serve: Any, retell: Any, listing: bool = False) -> tuple[Logged, str, Bystanders, Answering]:
-    """A scim2-server whose user creations are answered by `retell` (and whose filtered lists of
-    users lie, with `listing`), with someone else's users and groups on it, the log cleared."""
+def one_past(server: Answering, user: dict[str, Any]) -> dict[str, Any]:
+    """The values sent, with the id one past the one given (a sequence read after its increment):
+    the next creation's."""
+    following = str(int(user["id"]) + 1)
+    location = user["meta"]["location"].rsplit("/", 1)[0]
+    return user | {"id": following, "meta": user["meta"] | {"location": f"{location}/{following}"}}
+
+
+def lied_to(serve: Any, retell: Any, listing: bool = False, app: Any = None) -> tuple[Logged, str, Bystanders, Answering]:
+    """A scim2-server (or `app`) whose user creations are answered by `retell` (and whose filtered
+    lists of users lie, with `listing`), with someone else's users and groups on it, the log cleared."""
     answering = Answering(retell)
-    broken = Broken(make_app())
+    broken = Broken(app or make_app())
     broken.rules.append(("POST", USERS, answering))
     lying = LyingListing(broken)
     logged = Logged(lying)
@@ -306,4 +315,22 @@ def test_creations_answered_with_the_id_of_one_the_run_deleted_are_each_found(se
     [result] = run(url, only={CheckId("id_once_more", "User")})
     assert result.status is Status.SUCCESS, result.reason
     assert len(answering.created) == 3
+    assert_harmless(logged, url, bystanders, [result])
+
+
+def _creates_two(context, model) -> list[CheckResult]:
+    context.resource_manager.create_and_register(model, fill_all=False)
+    context.resource_manager.create_and_register(model, fill_all=False)
+    return [CheckResult(Status.SUCCESS, reason="created two")]
+
+
+def test_a_creation_found_at_the_id_another_was_answered_is_proven_by_its_own_values(serve, monkeypatch):
+    """Sequential ids, each creation answered with the next one's: the first is taken at the
+    second's URL (its GET shows the second's values: not proven), so the clean-up looks for each by
+    its values. Once the second, found at that URL, was judged by the first's values there and
+    named "may remain"."""
+    logged, url, bystanders, answering = lied_to(serve, one_past, app=SequentialIds(make_app()))
+    monkeypatch.setitem(_CHECKERS, "creates_two", Checker("creates_two", _creates_two, frozenset({"rogue"}), "3", "model"))
+    [result] = run(url, only={CheckId("creates_two", "User")})
+    assert len(answering.created) == 2
     assert_harmless(logged, url, bystanders, [result])

@@ -27,7 +27,9 @@ class Logged:
         return self.app(environ, start_response)
 
     def writes_to(self, ids: list[str]) -> list[tuple[str, str]]:
-        return [(method, path) for method, path in self.requests if method in WRITES and any(i in path for i in ids)]
+        """The writes whose path names one of `ids` (a segment of it: sequential ids are digits
+        that "/v2" holds too)."""
+        return [(method, path) for method, path in self.requests if method in WRITES and set(path.split("/")) & set(ids)]
 
 
 def run(url: str, timeout: float = 5, **conf: Any) -> list[CheckResult]:

@@ -339,13 +339,18 @@ class Guard:
         return known if known is not None and known.made == item.made else item
 
     def own(self, item: Owned, record: bool = True) -> Owned:
-        """Take a resource a search found by the run's marker as one to prove the run's own (the
-        one known at that id, when there is one); unless told not to, the current check's
-        ledger keeps it (the run's, outside any check) for deletion."""
+        """Take a resource a search found by the run's marker as one to prove the run's own; unless
+        told not to, the current check's ledger keeps it (the run's, outside any check) for
+        deletion. The one known at that id stands when it is proven there, or is the same creation
+        (a marker in common); else this one does, to be proven by its own values: a server
+        answering a creation with an id not its own gave the known one a URL holding another's."""
         item = replace(item, made=next(self._turns))
+        key = (item.endpoint, item.id)
         with self._lock:
             self._reused(item.endpoint, item.id)
-            known = self._owned.setdefault((item.endpoint, item.id), item)
+            known = self._owned.get(key)
+            if known is None or not (known.confirmed or set(known.markers) & set(item.markers)):
+                known = self._owned[key] = item
         if known is item and record:
             self._ledger().record(item)
         return known
