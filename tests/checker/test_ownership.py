@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from datetime import UTC
 from datetime import datetime
 from functools import partial
@@ -334,3 +335,60 @@ def test_a_creation_found_at_the_id_another_was_answered_is_proven_by_its_own_va
     [result] = run(url, only={CheckId("creates_two", "User")})
     assert len(answering.created) == 2
     assert_harmless(logged, url, bystanders, [result])
+
+
+class ReadHeld(Middleware):
+    """Holds the first GET of a user's URL until a PATCH of it was answered: that GET shows the
+    values the PATCH wrote."""
+
+    WAIT = 30  # seconds: a bound on a test that went wrong, never reached when it goes right
+
+    def __init__(self, app: Any):
+        super().__init__(app)
+        self.arrived = threading.Event()
+        self.written = threading.Event()
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        if not re.fullmatch(USER, path):
+            return None
+        if method == "PATCH":
+            answer = self.call(environ)
+            self.written.set()
+            return answer
+        if method == "GET" and not self.arrived.is_set():
+            self.arrived.set()
+            self.written.wait(self.WAIT)
+        return None
+
+
+def _proves_twice_at_once(held: ReadHeld, context, model) -> list[CheckResult]:
+    """Two writes to the user it created, side by side: the first one's proof (a GET) is answered
+    only once the second was proven and sent, with other values of the run's."""
+    created = context.resource_manager.create_and_register(model, fill_all=False)
+    path = f"/Users/{created.id}"
+    answers: list[Any] = []
+
+    def write(values: dict[str, str]) -> None:
+        operations = [{"op": "replace", "path": name, "value": value} for name, value in values.items()]
+        answers.append(context.client.request("PATCH", path, json={"schemas": [str(PatchOp.__schema__)], "Operations": operations}))
+
+    first = threading.Thread(target=write, args=({"nickName": "scim-tui-nickName-first"},))
+    first.start()
+    held.arrived.wait(held.WAIT)
+    write({key: f"scim-tui-{key}-second" for key in ("userName", "displayName", "externalId")})
+    first.join()
+    return [CheckResult(Status.SUCCESS, reason=" ".join(str(answer.status_code) for answer in answers))]
+
+
+def test_a_proof_answered_after_another_checks_write_does_not_refuse_the_resource(serve, monkeypatch):
+    """A GET proving a user the run's, answered after another check proved the user and wrote
+    other values of the run's to it, shows none of those the first knew: once, the user was
+    refused for the rest of the run (every later write not sent) and named "may remain"."""
+    held = ReadHeld(make_app())
+    server = serve(held)
+    monkeypatch.setitem(_CHECKERS, "proves_twice", Checker("proves_twice", partial(_proves_twice_at_once, held), frozenset({"rogue"}), "3", "model"))
+    [result] = run(server.url, only={CheckId("proves_twice", "User")})
+    assert held.written.is_set()
+    assert result.reason == "204 204", result.reason
+    assert run_leftovers(server.url) == [] and reported([result]) == []

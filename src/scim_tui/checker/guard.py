@@ -358,28 +358,34 @@ class Guard:
     def confirm(self, item: Owned) -> Owned | None:
         """Prove a resource the run's own before anything is written to it: a GET of its URL must
         answer one of its markers. None when it is gone (404); WriteRefused when it is not known
-        to be the run's (once its GET showed it without them, it is never asked again)."""
+        to be the run's (once its GET showed it without them, it is never asked again). Proven, it
+        stays so until the run deletes it, whatever a GET sent meanwhile shows: the run may have
+        written other values of its own to it since (another check, proven first)."""
         key = (item.endpoint, item.id)
         with self._lock:
             item = self._current(item)
             made, refused = self._refused.get(key, (item.made, None))
-        if refused is not None and made == item.made:
-            raise NotProven(str(refused), refused.answer)
         if item.confirmed:
             return item
+        if refused is not None and made == item.made:
+            raise NotProven(str(refused), refused.answer)
         with noted(PROOF_NOTE), sent_for(Role.PROOF, item.kind):
             response = self.client.request("GET", item.url)
         if response.status_code == 404:
             return None
         answered = 200 <= response.status_code < 300
-        if not (answered and carries(_json(response), item.markers)):
+        with self._lock:
+            now = self._current(item)  # proven by another check meanwhile, or its values rewritten
+        if now.confirmed:
+            return now
+        if not (answered and carries(_json(response), now.markers)):
             answer = f"GET {self.root_path(item.url)} answered {response.status_code}"
             refusal = NotProven(f"not sent: {answer} without the values the run gave it, so it is not proven the run's own", answer)
             if answered:
                 with self._lock:
                     self._refused[key] = (item.made, refusal)
             raise refusal
-        confirmed = replace(item, confirmed=True)
+        confirmed = replace(now, confirmed=True)
         with self._lock:
             self._owned[key] = confirmed
         return confirmed
