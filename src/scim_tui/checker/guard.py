@@ -540,7 +540,8 @@ class Guard:
         key = (target.endpoint, target.id)
         with self._lock:
             item = self._owned.get(key)  # type: ignore[arg-type]
-            if item is None or self._refused.get(key, (None,))[0] == item.made or not carries(answer, item.markers):
+            refused = self._refused.get(key)  # type: ignore[arg-type]
+            if item is None or (refused is not None and refused[0] == item.made) or not carries(answer, item.markers):
                 return
             markers = _newest_first(markers_in(answer), item.markers)
             self._owned[key] = replace(item, confirmed=item.confirmed or key not in self._deleted, markers=markers)  # type: ignore[index]
