@@ -163,12 +163,27 @@ def test_the_expected_status_codes_are_200_unless_configured(serve):
     assert [r.status for r in run(server.url, "object_query_with_attributes", conf=accepting)] == [Status.SUCCESS, Status.SUCCESS]
 
 
-def test_a_server_that_cannot_search_all_resource_types_is_skipped(serve):
-    server = serve(Broken(make_app()).answer("POST", "/v2/.search", 501, scim_error(501)))
-    [result] = run(server.url, "search_with_attributes")
+@pytest.mark.parametrize("status", [404, 405, 501])
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_a_server_that_does_not_search_from_its_root_is_skipped(serve, status, resource_type):
+    """RFC 7644 §3.4.2.1: queries "MAY be performed against ... a SCIM server root"; §3.4.3: clients
+    MAY search with POST .search. A server without it answers "endpoint does not exist" (404), has
+    no POST there (405) or "does not support the request operation" (501): not offered, not failed."""
+    server = serve(Broken(make_app()).answer("POST", r"/v2/\.search", status, scim_error(status)))
+    [result] = run(server.url, "search_with_attributes", resource_type)
     assert result.status is Status.SKIPPED
-    assert result.reason.startswith("POST /.search: ") and "501" in result.reason
+    assert result.reason.startswith(f"POST /.search: POST /v2/.search answered {status}: the server does not offer POST .search there")
+    assert "RFC 7644 §3.4.3" in result.reason
+    assert [e.status_code for e in result.exchanges if e.url.endswith("/.search")] == [status], "one search is enough to tell"
     assert result.leftovers == []
+
+
+@pytest.mark.parametrize("status", [400, 500])
+def test_a_search_from_the_root_failing_otherwise_is_an_error(serve, status):
+    server = serve(Broken(make_app()).answer("POST", r"/v2/\.search", status, scim_error(status)))
+    results = run(server.url, "search_with_attributes")
+    assert [r.status for r in results] == [Status.ERROR, Status.ERROR]
+    assert all(r.reason.startswith(f"POST /.search: POST /v2/.search answered {status}") for r in results), [r.reason for r in results]
 
 
 @pytest.mark.parametrize("checker", ["object_list_with_attributes", "search_with_attributes"])

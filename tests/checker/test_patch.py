@@ -343,3 +343,54 @@ def test_a_path_whose_value_could_not_be_made_fails_alone(serve):
     assert len(results) > 10 and all(r.status is Status.SUCCESS for r in results.values()), [
         r.reason for r in results.values() if r.status is not Status.SUCCESS
     ]
+
+
+def _members_answered(change):
+    """scim2-server answering each group's members changed by `change` (None leaves the members out)."""
+
+    def apply(body):
+        if isinstance(body, dict) and isinstance(body.get("members"), list):
+            members = [change(dict(item)) for item in body["members"]]
+            return {key: value for key, value in body.items() if key != "members"} | ({"members": members} if None not in members else {})
+        return body
+
+    return Broken(make_app()).rewrite_json(None, r"/v2/Groups(/[^/]+)?", apply)
+
+
+def _without(*names):
+    return lambda item: {key: value for key, value in item.items() if key not in names}
+
+
+def _relative_ref(item):
+    return item | {"$ref": item["$ref"].split("/v2/", 1)[1]}
+
+
+def _other(item, key):
+    return item | {key: item[key][:-1] + ("0" if item[key][-1] != "0" else "1")}
+
+
+@pytest.mark.parametrize("checker", ["check_add_attribute", "check_replace_attribute"])
+@pytest.mark.parametrize(
+    "change",
+    [_without("$ref"), _without("$ref", "type", "display"), _without("display"), _relative_ref],
+    ids=["without $ref", "value alone", "without display", "a relative $ref"],
+)
+def test_a_member_answered_by_its_value_alone_is_the_member_sent(serve, checker, change):
+    """A member is the resource its "value" names (RFC 7643 §4.2); its "$ref" and "type" are
+    "required": false (§8.7.1), a "$ref" is OPTIONAL and may be relative (§2.3.7): a server that
+    keeps the ids only (as Entra ID and Okta send members) holds the member sent."""
+    results = by_path(run(serve(_members_answered(change)).url, checker, "Group"))
+    assert results["members"].status is Status.SUCCESS, results["members"].reason
+
+
+@pytest.mark.parametrize("checker", ["check_add_attribute", "check_replace_attribute"])
+@pytest.mark.parametrize(
+    "change",
+    [lambda item: _other(item, "value"), lambda item: _other(item, "$ref"), lambda item: item | {"type": "Group"}, lambda item: None],
+    ids=["another value", "a $ref to another resource", "another type", "no members"],
+)
+def test_a_member_answered_with_another_value_or_not_at_all_is_an_error(serve, checker, change):
+    results = by_path(run(serve(_members_answered(change)).url, checker, "Group"))
+    members = results["members"]
+    assert members.status is Status.ERROR
+    assert members.reason.startswith(f"members: after {checker.split('_')[1]}, "), members.reason

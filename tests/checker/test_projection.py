@@ -219,3 +219,39 @@ def test_an_attribute_the_schema_declares_immutable_is_not_patched(serve):
     )
     assert not any(e.method == "PATCH" for r in results.values() for e in r.exchanges)
     assert stored(server.url) == []
+
+
+@pytest.mark.parametrize("status", [404, 405, 501])
+@pytest.mark.parametrize("resource_type", ["User", "Group"])
+def test_a_server_without_search_on_its_endpoints_has_the_searches_skipped_and_the_rest_judged(serve, status, resource_type):
+    """POST {endpoint}/.search is a client's MAY (RFC 7644 §3.4.3): a server answering it 404, 405 or
+    501 does not offer it. Both searches are SKIPPED (the second not sent), the other steps judged."""
+    endpoint = f"/v2/{resource_type}s"
+    searches: list[int] = []
+
+    def refused(answer):
+        searches.append(status)
+        return status, answer[1], scim_error(status)
+
+    server = serve(Broken(make_app()).rewrite_json("POST", endpoint, projected).rewrite("POST", rf"{endpoint}/\.search", refused))
+    results = run(server.url, resource_type)
+    assert list(results) == STEPS
+    searched, again = results.pop("SEARCH attributes"), results.pop("SEARCH excludedAttributes")
+    assert searched.status is Status.SKIPPED and again.status is Status.SKIPPED
+    assert searched.reason.startswith(f"POST {endpoint}/.search with attributes=externalId answered {status}: the server does not offer POST .search there")
+    assert "RFC 7644 §3.4.3" in searched.reason
+    not_tried = f"POST .search was answered {status}, the server does not offer it there."
+    assert again.reason == f"POST {endpoint}/.search with excludedAttributes=id not tried: {not_tried}"
+    assert searches == [status], "the second search is not sent"
+    assert {r.status for r in results.values()} == {Status.SUCCESS}, [r.reason for r in results.values()]
+    assert stored(server.url) == []
+
+
+def test_a_search_on_an_endpoint_failing_otherwise_is_an_error_and_the_rest_judged(serve):
+    broken = Broken(make_app()).rewrite_json("POST", "/v2/Users", projected).answer("POST", r"/v2/Users/\.search", 500, scim_error(500))
+    results = run(serve(broken).url)
+    for name in ("SEARCH attributes", "SEARCH excludedAttributes"):
+        searched = results.pop(name)
+        assert searched.status is Status.ERROR
+        assert re.fullmatch(r"POST /v2/Users/\.search with \w+=\w+ answered 500 instead of 200\.", searched.reason), searched.reason
+    assert {r.status for r in results.values()} == {Status.SUCCESS}, [r.reason for r in results.values()]

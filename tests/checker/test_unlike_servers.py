@@ -105,6 +105,10 @@ REAL_FAULTS: dict[str, set[str]] = {
     # attribute" (RFC 7644 §3.3), and meta's resourceType, created, lastModified and location are the
     # service provider's (RFC 7643 §3.1): one finding each; a $ref the run sends is the resource's URL.
     "no meta": {"http_headers", "resource_metadata"},
+    # POST .search is a client's MAY (RFC 7644 §3.4.3): answered 404, its checks are SKIPPED, never failed.
+    "no POST .search": set(),
+    # A member is its "value"; $ref, type and display are "required": false (RFC 7643 §8.7.1).
+    "members as ids only": set(),
 }
 """The checks each server really fails, beyond those scim2-server fails (ERROR or CRITICAL).
 The identity providers' steps are judged by their readiness (tests/checker/test_idp.py), not here."""
@@ -174,6 +178,9 @@ BLINDING_NOTHING: dict[str, frozenset[str]] = {
     "name required": frozenset(),
     # No meta.lastModified to compare after a write, or to filter on with gt, ge, lt and le.
     "no meta": frozenset({"resource_metadata", "filter_operators"}),
+    # The searches are what the server does not offer: nothing to judge there.
+    "no POST .search": frozenset({"search_with_attributes", "attribute_projection"}),
+    "members as ids only": frozenset(),
 }
 """Servers whose policy or fault leaves every check able to run: the run adapts to the policy,
 and the fault is one finding. What each skips, scim2-server skips too, but the checks named here,

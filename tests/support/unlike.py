@@ -609,6 +609,30 @@ def without_meta(app: WSGI) -> Broken:
     return Broken(app).rewrite_json(None, r"/v2/(Users|Groups)(/[^/]*)?", _without_meta)
 
 
+def search_not_offered(app: WSGI) -> Broken:
+    """Offers no POST .search, from its root nor on its endpoints: answers it 404 with a SCIM Error,
+    "Specified resource (e.g., User) or endpoint does not exist" (RFC 7644 §3.12, Table 8), as many
+    servers do: RFC 7644 §3.4.3 lets a client search so ("Clients MAY"), and the identity providers
+    replayed here never do."""
+    return Broken(app).answer("POST", r"/v2/(Users/|Groups/)?\.search", 404, _error(404, "Not found"))
+
+
+def _member_ids(body: Any) -> Any:
+    """Each group of an answer (a list's too) with its members as {"value": id} alone."""
+    if isinstance(body, dict) and isinstance(body.get("Resources"), list):
+        return body | {"Resources": [_member_ids(item) for item in body["Resources"]]}
+    if isinstance(body, dict) and isinstance(body.get("members"), list):
+        return body | {"members": [{"value": m.get("value")} if isinstance(m, dict) else m for m in body["members"]]}
+    return body
+
+
+def member_ids_only(app: WSGI) -> Broken:
+    """Keeps a group's members as their ids, and answers each as {"value": id}, without $ref, type
+    or display, as servers built for Entra ID and Okta (which send members so) do: RFC 7643 §8.7.1
+    declares none of them required, and a "$ref" sub-attribute is OPTIONAL (RFC 7643 §2.3.7)."""
+    return Broken(app).rewrite_json(None, r"/v2/(Groups(/[^/]*)?|\.search)", _member_ids)
+
+
 def created_without_a_body(app: WSGI, relative: bool = False) -> Broken:
     """Answers a creation 201 Created with the Location header and no body: RFC 7644 §3.3 says the
     body SHOULD hold the resource, so the Location is all a client may get (`relative`: its path
@@ -1067,4 +1091,6 @@ PERSONALITIES: dict[str, Personality] = {
     "no meta": Personality(lambda: without_meta(make_app())),
     "collections redirected": Personality(lambda: SlashedCollections(make_app())),
     "name required": Personality(lambda: NameRequired(make_app())),
+    "no POST .search": Personality(lambda: search_not_offered(make_app())),
+    "members as ids only": Personality(lambda: member_ids_only(make_app())),
 }

@@ -9,7 +9,6 @@ from typing import Any
 from scim2_models import InvalidFilterException
 from scim2_models import ListResponse
 from scim2_models import Mutability
-from scim2_models import NotImplementedException
 from scim2_models import Path
 from scim2_models import Required
 from scim2_models import Resource
@@ -18,21 +17,55 @@ from scim2_models import ScimFilter
 from scim2_models import SearchRequest
 
 from scim_tui.checker.answers import answer_name
+from scim_tui.checker.causes import NOT_IMPLEMENTED
 from scim_tui.checker.checks.crud import find_in_pages
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.engine import exception_data
+from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import failure_reason
+from scim_tui.checker.exchanges import request_line
 from scim_tui.checker.features import claims
 from scim_tui.checker.filling import always_returned
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
+from scim_tui.checker.results import SkipCause
 from scim_tui.checker.results import Status
 
 Query = Callable[[SearchRequest[Any], str], Any]
 """Sends a request with the parameters of a SearchRequest, for the resource of an id."""
+
+NOT_OFFERED = frozenset({404, 405, NOT_IMPLEMENTED})
+"""The answers of a server that does not offer POST .search there: 404 ("Specified resource
+(e.g., User) or endpoint does not exist"), 405 (no POST at that URL), 501 ("Service provider does
+not support the request operation"), RFC 7644 §3.12, Table 8. RFC 7644 §3.4.3 lets a client
+search so ("Clients MAY execute queries without passing parameters on the URL by using the HTTP
+POST verb combined with the "/.search" path extension"), and no rule makes a server offer it
+(the ServiceProviderConfig has no flag for it, RFC 7643 §5)."""
+
+
+class NotOffered(Exception):
+    """A POST .search answered as one the server does not offer (NOT_OFFERED)."""
+
+    def __init__(self, exchange: Exchange):
+        super().__init__(f"{request_line(exchange)} answered {exchange.status_code}")
+        self.exchange = exchange
+
+
+def search_not_offered(request: str, status: int) -> str:
+    """Why a search is SKIPPED when the server does not offer POST .search (NOT_OFFERED), after the request's name."""
+    return (
+        f"{request} answered {status}: the server does not offer POST .search there, which RFC 7644 §3.4.3 leaves optional "
+        '("Clients MAY execute queries ... using the HTTP POST verb combined with the "/.search" path extension").'
+    )
+
+
+def unoffered_search(exchanges: list[Exchange]) -> Exchange | None:
+    """The last answer of a failed POST .search, when it says the server does not offer it (NOT_OFFERED)."""
+    answered = next((e for e in reversed(exchanges) if e.status_code is not None), None)
+    return answered if answered is not None and answered.status_code in NOT_OFFERED else None
 
 
 def filtering_candidates(model: type[Resource[Any]]) -> tuple[str | None, str | None]:
@@ -138,7 +171,7 @@ def check_filtering(
         mark = len(context.exchanges)
         try:
             response = _found(fetch, resource_id, scopes)
-        except NotImplementedException:
+        except NotOffered:
             raise  # search_with_attributes tells it apart
         except Exception as exc:
             reason = f"{label}: {failure_reason(exc, context.exchanges[mark:])}"
@@ -157,6 +190,8 @@ def _found(fetch: Callable[[ScimFilter[Any] | None, int | None], Any], resource_
     for scope in narrowed:
         try:
             response, found = find_in_pages(partial(fetch, scope), resource_id)
+        except NotOffered:
+            raise
         except Exception:  # the whole list tells
             continue
         if found is not None:
@@ -218,15 +253,28 @@ def search_with_attributes(context: CheckContext, model: type[Resource[Any]]) ->
     filtering is honoured; ERROR on an unexpected status (200 unless
     configured), an answer that is not a ListResponse, a list without the
     resource, a missing attribute or an excluded one present. SKIPPED when no
-    attribute suits, or when the server answers 501: searching all resource
-    types at once is optional.
+    attribute suits, or when the server answers 404, 405 or 501: a search from
+    the server root is optional. RFC 7644 §3.4.2.1: "Queries MAY be performed
+    against a SCIM resource object, a resource type endpoint, or a SCIM server
+    root"; §3.4.3: "Clients MAY execute queries without passing parameters on
+    the URL by using the HTTP POST verb combined with the "/.search" path
+    extension"; and a server that does not offer it answers "endpoint does not
+    exist" (404) or "does not support the request operation" (501, §3.12, Table 8).
     """
 
     def query(request: SearchRequest[Any], resource_id: str) -> Any:
-        return context.client.search(search_request=request, expected_status_codes=context.expected_status_codes, raise_scim_errors=True)
+        mark = len(context.exchanges)
+        try:
+            return context.client.search(search_request=request, expected_status_codes=context.expected_status_codes, raise_scim_errors=True)
+        except Exception:
+            refused = unoffered_search(context.exchanges[mark:])
+            if refused is not None:
+                raise NotOffered(refused) from None
+            raise
 
     label = "POST /.search"  # the label SPEC.md §4.5 gives
     try:
         return check_filtering(context, model, label, query, listed=True)
-    except NotImplementedException:
-        return [CheckResult(Status.SKIPPED, reason=f"{label}: the server answered 501, it does not search all resource types at once.")]
+    except NotOffered as refused:
+        reason = f"{label}: {search_not_offered(request_line(refused.exchange), refused.exchange.status_code or 0)}"
+        return [CheckResult(Status.SKIPPED, reason=reason, skip_cause=SkipCause.NOT_APPLICABLE)]

@@ -105,6 +105,12 @@ def normalized(model: type[Resource[Any]], path: Path[Any], value: Any) -> Any:
     return value_at(probe.model_dump(), path)
 
 
+DESCRIBING = frozenset({"$ref", "type", "display"})
+"""The sub-attributes of a value that references a resource (a Group member) which describe the
+resource its "value" names: the server may keep the "value" alone (an identity provider sends a
+member as {"value": id}), and answer a member without them."""
+
+
 def matches(expected: Any, actual: Any) -> bool:
     """Whether `actual` holds `expected`: every sub-attribute sent, every value sent.
 
@@ -112,14 +118,47 @@ def matches(expected: Any, actual: Any) -> bool:
     are compared without case, which RFC 7643 §2.1 allows unless caseExact is set. A phone
     number sent as a tel URI may come back canonical (RFC 7643 §4.1.2: service providers SHOULD
     canonicalize it, RFC 3966): the same digits, without the visual separators or the scheme.
+    A value referencing a resource (a Group member: "value" and "$ref") is held when its "value"
+    is (see `_holds_reference`).
     """
     if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(matches(value, member(actual, key)) for key, value in expected.items())
+        if not isinstance(actual, dict):
+            return False
+        if "value" in expected and "$ref" in expected:
+            return _holds_reference(expected, actual)
+        return all(matches(value, member(actual, key)) for key, value in expected.items())
     if isinstance(expected, list):
         return isinstance(actual, list) and all(any(matches(item, other) for other in actual) for item in expected)
     if isinstance(expected, str) and isinstance(actual, str):
         return expected.casefold() == actual.casefold() or _same_number(expected, actual)
     return bool(expected == actual)
+
+
+def _holds_reference(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
+    """Whether a value referencing a resource holds the one sent: the same "value" (the id of the
+    resource, RFC 7643 §4.2: "The "value" sub-attribute contains the value of an "id" attribute of
+    a SCIM resource"), and each sub-attribute describing that resource (DESCRIBING) the same, or
+    left out: Group.members.$ref and type are "required": false (RFC 7643 §8.7.1), and "By
+    convention, a reference is commonly represented as a "$ref" sub-attribute in complex or
+    multi-valued attributes; however, this is OPTIONAL" (RFC 7643 §2.3.7). A "$ref" answered may
+    be relative ("The value MUST be the absolute or relative URI of the target resource")."""
+    for key, value in expected.items():
+        answered = member(actual, key)
+        if key in DESCRIBING and answered is None:
+            continue
+        if key == "$ref" and isinstance(value, str) and isinstance(answered, str) and _same_reference(value, answered):
+            continue
+        if not matches(value, answered):
+            return False
+    return True
+
+
+def _same_reference(sent: str, answered: str) -> bool:
+    """Whether a relative reference answered ("Users/2819c223", "/v2/Users/2819c223") names the
+    resource of the absolute one sent: RFC 7643 §2.3.7 resolves it against the service provider's
+    root, so it ends the URI sent."""
+    relative = answered.strip().lstrip("/")
+    return bool(relative) and "://" not in relative and sent.rstrip("/").endswith(f"/{relative}")
 
 
 _PHONE_NUMBER = re.compile(r"(?:tel:)?(\+?[0-9][0-9().\- ]*)", re.IGNORECASE)

@@ -393,7 +393,10 @@ def check_add_attribute(context: CheckContext, model: type[Resource[Any]]) -> li
     SUCCESS when the 200 answer holds the value (or a GET does, after a 204);
     ERROR when the request fails or the value is missing.
     SKIPPED when nothing can be added, or when the ServiceProviderConfig does not
-    claim PATCH support.
+    claim PATCH support. A value referencing a resource (a Group member) is held
+    when its "value" is: the server may leave out its "$ref", "type" and
+    "display" ("required": false, RFC 7643 §8.7.1; a "$ref" is OPTIONAL and may
+    be relative, §2.3.7), and one answered naming another resource is missing.
     """
     return _run(context, model, "added", _addable, False, _writing(PatchOperation.Op.add))
 
@@ -456,6 +459,8 @@ def check_replace_attribute(context: CheckContext, model: type[Resource[Any]]) -
     One result per path: SUCCESS when the answer (or a GET
     after a 204) holds the new value; ERROR when the request fails or the old
     value stays. SKIPPED when nothing can be replaced, or when the
-    ServiceProviderConfig does not claim PATCH support.
+    ServiceProviderConfig does not claim PATCH support. A Group member is held
+    when its "value" is, with or without its "$ref", "type" and "display"
+    (RFC 7643 §2.3.7, §8.7.1), as check_add_attribute judges it.
     """
     return _run(context, model, "replaced", _replaceable, True, _writing(PatchOperation.Op.replace_))

@@ -35,7 +35,9 @@ from scim_tui.checker.answers import bodiless
 from scim_tui.checker.answers import body_kind
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.checks.attributes import NOT_OFFERED
 from scim_tui.checker.checks.attributes import filtering_candidates
+from scim_tui.checker.checks.attributes import search_not_offered
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.checks.probes import send_json
@@ -132,6 +134,8 @@ class Subject:
     payload: dict[str, Any]
     asked: Attribute
     id: str = ""
+    unsearchable: str | None = None
+    """Why POST .search is not tried again: the reason its first answer (NOT_OFFERED) gave."""
 
     @property
     def path(self) -> str:
@@ -183,13 +187,21 @@ def _read(context: CheckContext, subject: Subject, projection: Projection) -> Ch
 
 
 def _searched(context: CheckContext, subject: Subject, projection: Projection) -> CheckResult:
-    """POST /.search on the endpoint for the resource's id (a filter), the projection in the body."""
+    """POST /.search on the endpoint for the resource's id (a filter), the projection in the body;
+    SKIPPED when the server does not offer POST .search there (404, 405 or 501: RFC 7644 §3.4.3
+    lets a client search so, "Clients MAY execute queries ... using the HTTP POST verb combined
+    with the "/.search" path extension"), and not tried again after such an answer."""
     search = f"{subject.endpoint}/.search"
     label = f"POST {context.root_path(search)} with {projection.text}"
     if not claims(context, "filter"):
         return _not_tried(label, "filter")
+    if subject.unsearchable is not None:
+        return CheckResult(Status.SKIPPED, reason=f"{label} not tried: {subject.unsearchable}")
     body = {"schemas": [SEARCH_SCHEMA], "filter": f'id eq "{subject.id}"', projection.parameter: list(projection.names)}
     response = send_json(context, "POST", search, body)
+    if response.status_code in NOT_OFFERED:
+        subject.unsearchable = f"POST .search was answered {response.status_code}, the server does not offer it there."
+        return CheckResult(Status.SKIPPED, reason=search_not_offered(label, response.status_code), data=body_of(response))
     listed, failure = answered_resource(label, response, 200)
     if failure:
         return failure
@@ -255,9 +267,13 @@ def attribute_projection(context: CheckContext, model: type[Resource[Any]]) -> l
     201 for POST and 200 for the others (RFC 7644 §3.5.2: a PATCH with
     attributes MUST answer 200). SKIPPED when the model has no optional
     attribute returned by default, for the search (filter) or PATCH (patch)
-    the server does not claim, and for the PATCH when the server's schema declares
-    the attribute asked for immutable (RFC 7643 §2.2); the whole check when its POST is
-    refused with a 4xx and so is the run's least creation (object_creation reports it).
+    the server does not claim, for the searches when POST {endpoint}/.search
+    answers 404, 405 or 501 (a server need not offer it: "Clients MAY execute
+    queries ... using the HTTP POST verb combined with the "/.search" path
+    extension", RFC 7644 §3.4.3; the other steps run all the same), and for the
+    PATCH when the server's schema declares the attribute asked for immutable
+    (RFC 7643 §2.2); the whole check when its POST is refused with a 4xx and so
+    is the run's least creation (object_creation reports it).
     """
     asked = _asked_attribute(model)
     if asked is None:
