@@ -28,6 +28,7 @@ from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.servers import stored
 from tests.support.unlike import PERSONALITIES
+from tests.support.unlike import ExternalIdIgnored
 from tests.support.unlike import Middleware
 from tests.support.unlike import _json_body
 from tests.support.unlike import entra_speaking
@@ -564,4 +565,17 @@ def test_the_users_made_to_be_members_are_shared_by_the_checks_of_a_provider(ser
         ("entra_remove_member", Status.DEVIATION),  # scim2-server takes only the RFC's filtered removal
         ("entra_remove_member_filter", Status.SUCCESS),
     }
+    assert stored(server.url) == []
+
+
+def test_entra_looks_a_user_up_by_the_values_it_sent(serve):
+    """A server keeping no externalId answers the creation without one: Entra still looks the user
+    up by the externalId it sent (once, by the empty text the answer gave, `externalId eq ""`)."""
+    server = serve(ExternalIdIgnored(make_app()))
+    with make_client(server.url) as scim:
+        [creation, by_name, by_external_id] = list(iter_checks(scim, CheckConfig(), only={CheckId("entra_create_user", "User")}))
+    sent = json.loads(creation.exchanges[0].request_body)
+    assert creation.status is Status.SUCCESS and by_name.status is Status.SUCCESS, (creation.reason, by_name.reason)
+    assert by_external_id.status is Status.ERROR
+    assert f'GET /v2/Users?filter=externalId eq "{sent["externalId"]}" answered []' in by_external_id.reason, by_external_id.reason
     assert stored(server.url) == []

@@ -24,6 +24,7 @@ from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.servers import stored
 from tests.support.unlike import USER as SCHEMA_USER
+from tests.support.unlike import ExternalIdIgnored
 from tests.support.unlike import Immutable
 from tests.support.unlike import LocationsByUserName
 from tests.support.unlike import _schema_change
@@ -261,4 +262,34 @@ def test_an_externalid_the_schema_declares_immutable_is_not_the_one_updated(serv
     put = next(e for e in results["after PUT"].exchanges if e.method == "PUT")
     [operation] = json.loads(next(e for e in results["after PATCH"].exchanges if e.method == "PATCH").request_body)["Operations"]
     assert json.loads(put.request_body)["userName"].startswith("scim-tui-userName-") and operation["path"] == "userName"
+    assert stored(server.url) == []
+
+
+def test_a_server_keeping_no_externalid_gets_its_lastmodified_judged_on_another_attribute(serve):
+    """A store without externalId: the creation's answer holds none, so the PUT and the PATCH
+    change the userName instead. Once both changed the externalId alone, the server kept nothing,
+    and "left lastModified at …" was an ERROR."""
+    server = serve(ExternalIdIgnored(make_app()))
+    results = run(server.url)
+    assert all(r.status is Status.SUCCESS for r in results.values()), {k: r.reason for k, r in results.items()}
+    put = next(e for e in results["after PUT"].exchanges if e.method == "PUT")
+    [operation] = json.loads(next(e for e in results["after PATCH"].exchanges if e.method == "PATCH").request_body)["Operations"]
+    assert json.loads(put.request_body)["userName"].startswith("scim-tui-userName-") and operation["path"] == "userName"
+    assert stored(server.url) == []
+
+
+def test_an_update_the_server_kept_nothing_of_leaves_lastmodified_unjudged(serve):
+    """A PUT answered with the resource as it was (the server kept none of it): lastModified
+    rightly stays, and the check says the update changed nothing (object_replacement judges
+    that); the PATCH after it is judged as usual."""
+    broken = Broken(make_app())
+    broken.reroute("PUT", USER, REQUEST_METHOD="GET")
+    server = serve(broken)
+    results = run(server.url)
+    after = results["after PUT"]
+    assert after.status is Status.SKIPPED, after.reason
+    kept = r'its answer holds externalId "scim-tui-[^"]+", not the "scim-tui-externalId-\w+" sent'
+    said = rf"Skipped: PUT /v2/Users/\w+ left lastModified at \S+, and kept none of the change \({kept}\): nothing was updated to move it\."
+    assert re.fullmatch(said, after.reason), after.reason
+    assert results["after PATCH"].status is Status.SUCCESS, results["after PATCH"].reason
     assert stored(server.url) == []

@@ -298,6 +298,34 @@ class Immutable(Middleware):
         return None
 
 
+class ExternalIdIgnored(Middleware):
+    """Keeps no externalId: a creation or PUT is stored without it, a PATCH operation on it is
+    dropped (a PATCH left with none answers the resource as it is), as servers whose store has no
+    column for it do (RFC 7643 §3.1 makes it "OPTIONAL"; an identity provider sends it all the same)."""
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        method, body = environ["REQUEST_METHOD"], _json_body(environ)
+        resource = re.fullmatch(r"/v2/(Users|Groups)(/[^/.]+)?", environ.get("PATH_INFO", ""))
+        if not resource or method not in ("POST", "PUT", "PATCH") or not isinstance(body, dict):
+            return None
+        if method != "PATCH":
+            return self._sent(environ, {key: value for key, value in body.items() if key != "externalId"})
+        operations = [op for op in body.get("Operations") or [] if str(op.get("path") or "").lower() != "externalid"]
+        operations = [_without_external_id(op) for op in operations]
+        if not operations:
+            return self.call(environ, REQUEST_METHOD="GET", QUERY_STRING="", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")})
+        return self._sent(environ, body | {"Operations": operations})
+
+    def _sent(self, environ: dict[str, Any], body: dict[str, Any]) -> Response:
+        sent = json.dumps(body).encode()
+        return self.call(environ, CONTENT_LENGTH=str(len(sent)), **{"wsgi.input": io.BytesIO(sent)})
+
+
+def _without_external_id(operation: dict[str, Any]) -> dict[str, Any]:
+    value = operation.get("value")
+    return operation | {"value": {k: v for k, v in value.items() if k != "externalId"}} if isinstance(value, dict) else operation
+
+
 def _changes(name: str, method: str, body: dict[str, Any], current: Any) -> bool:
     """Whether a PUT or PATCH body gives the attribute `name` another value than `current`."""
     if method == "PUT":

@@ -92,9 +92,9 @@ def entra_user_body(model: type[Resource[Any]], **values: Any) -> dict[str, Any]
     return {"schemas": schemas, "meta": {"resourceType": "User"}, "roles": [], **kept(model, body)}
 
 
-def entra_user(context: CheckContext, model: type[Resource[Any]], checked: bool = False, **values: Any) -> Target:
+def entra_user(context: CheckContext, model: type[Resource[Any]], **values: Any) -> Target:
     """A user created with the body Entra sends (entra_user_body)."""
-    return wire_created(context, ENTRA, model, entra_user_body(model, **values), checked=checked)
+    return wire_created(context, ENTRA, model, entra_user_body(model, **values))
 
 
 def entra_patched(
@@ -144,15 +144,15 @@ def entra_create_user(context: CheckContext, model: type[Resource[Any]]) -> list
     ``meta.resourceType``, ``roles: []``, ``externalId``, a work email, name
     and the enterprise extension (those the server's schema has). One result
     for the creation (SUCCESS on 201 with an id; ERROR otherwise), then one per
-    lookup ``filter=userName eq "…"`` and ``filter=externalId eq "…"``: SUCCESS
-    when the list holds that user alone; ERROR otherwise.
+    lookup ``filter=userName eq "…"`` and ``filter=externalId eq "…"``, with the
+    values Entra sent (it looks a user up by its own): SUCCESS when the list holds
+    that user alone; ERROR otherwise.
     """
-    target = entra_user(context, model, checked=True)
+    body = entra_user_body(model)
+    target = wire_created(context, ENTRA, model, body, checked=True)
     created_user = creation(context, ENTRA, target)
     lookups = [
-        (f"find by {name}", partial(finds, context, ENTRA, target, name, str(target.current.get(name) or "")))
-        for name in ("userName", "externalId")
-        if has(model, name)
+        (f"find by {name}", partial(finds, context, ENTRA, target, name, str(body.get(name) or ""))) for name in ("userName", "externalId") if has(model, name)
     ]
     return [created_user, *steps(context, lookups)]
 

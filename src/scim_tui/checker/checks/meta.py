@@ -50,6 +50,8 @@ class Update:
     answered: float
     """When its answer came back: the server made the change between the two."""
     exchanges: list[Exchange] = field(default_factory=list)
+    change: tuple[Attribute, str] | None = None
+    """The attribute it gave a new value, and that value (None for the creation)."""
 
 
 @checker("meta", section="3.1", rfc=7643)
@@ -58,8 +60,9 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
 
     Creates a resource with an externalId of ours, reads it, replaces it by PUT and
     patches it, each time with a new externalId (or, when the server's schema declares
-    externalId immutable or readOnly, a new value of another single-valued string it
-    declares readWrite and returned by default, RFC 7643 §2.2), then deletes it.
+    externalId immutable or readOnly, or the created resource does not hold the one sent,
+    a new value of another single-valued string it declares readWrite and returned by
+    default, RFC 7643 §2.2), then deletes it.
     One result per rule:
 
     - meta of the created resource: ERROR when meta.location is missing (RFC 7644 §3.3:
@@ -80,6 +83,8 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
       move it within the second of the previous change. SUCCESS when it is later, or
       unchanged in whole seconds with less than a second between the previous answer
       and the update's request; ERROR when it is earlier, or unchanged otherwise;
+      SKIPPED when it is unchanged and the answer does not hold the value sent (the
+      server kept none of the change: nothing was updated to move it);
       DEVIATION when the answer has none; SKIPPED when the previous answer had none
       to compare with, for the PATCH when the ServiceProviderConfig does not claim
       PATCH support, for an update answered 405 (the server refuses the method itself,
@@ -98,7 +103,7 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
     seen = [("the read", context.client.query(model, created.id, expected_status_codes=context.expected_status_codes))]
     previous, named = creation, context.root_path(path)
     timeline = []
-    for update in _updates(context, model, created, path):
+    for update in _updates(context, model, created, path, kept_external=created.external_id == external_id):
         if isinstance(update, Update):
             seen.append((update.label, update.resource))
             timeline.append(_moved_forward(previous, update, named))
@@ -108,10 +113,10 @@ def resource_metadata(context: CheckContext, model: type[Resource[Any]]) -> list
     return [*results, *results_of(context, mark, [_id_stable(created, seen, named)]), *timeline]
 
 
-def _updates(context: CheckContext, model: type[Resource[Any]], created: Resource[Any], path: str) -> list[Update | CheckResult]:
-    """A PUT, then a PATCH, each giving a new value to an attribute the schema lets a client change;
-    a SKIPPED result for the one that cannot be sent."""
-    preferred = (attribute_named(model, "externalId"), name_attribute(model))
+def _updates(context: CheckContext, model: type[Resource[Any]], created: Resource[Any], path: str, kept_external: bool) -> list[Update | CheckResult]:
+    """A PUT, then a PATCH, each giving a new value to an attribute the schema lets a client change
+    (externalId unless the creation did not keep it); a SKIPPED result for the one that cannot be sent."""
+    preferred = (attribute_named(model, "externalId") if kept_external else None, name_attribute(model))
     changed = changeable_string(model, *preferred)
     if changed is None:
         declared = "; ".join(item.declaration for item in preferred if item is not None)
@@ -141,23 +146,25 @@ def _attempt(context: CheckContext, method: str, path: str, update: Callable[[],
 
 def _replace(context: CheckContext, model: type[Resource[Any]], created: Resource[Any], changed: Attribute) -> Update:
     # No meta: the resource type comes from the model, whatever meta.resourceType says.
-    replacement = created.model_copy(update={changed.field: unique_for(changed.name, changed.name), "meta": None})
+    value = unique_for(changed.name, changed.name)
+    replacement = created.model_copy(update={changed.field: value, "meta": None})
     sent = time.monotonic()
     # A PUT answered 204 is object_replacement's finding (RFC 7644 §3.5.1: 200 and the resource):
     # lastModified is read back, as after a PATCH.
     answer = context.client.replace(model, replacement, expected_status_codes=[*context.expected_status_codes, 204])
     if answer is None and context.exchanges[-1].status_code == 204:
         answer = context.client.query(model, created.id, expected_status_codes=context.expected_status_codes)
-    return Update("the PUT", _resource(answer, model, "PUT"), sent, time.monotonic())
+    return Update("the PUT", _resource(answer, model, "PUT"), sent, time.monotonic(), change=(changed, value))
 
 
 def _patch(context: CheckContext, model: type[Resource[Any]], resource_id: str, changed: Attribute) -> Update:
     """PATCH a new value of the attribute changed; a server that answers 204 is read back."""
-    operation = {"op": "replace", "path": changed.name, "value": unique_for(changed.name, changed.name)}
+    value = unique_for(changed.name, changed.name)
+    operation = {"op": "replace", "path": changed.name, "value": value}
     target = Target(model, resource_id, resource_path(context, model, resource_id), {})
     sent = time.monotonic()
     seen, _ = send_patch(context, target, [operation])
-    return Update("the PATCH", model.model_validate(seen), sent, time.monotonic())
+    return Update("the PATCH", model.model_validate(seen), sent, time.monotonic(), change=(changed, value))
 
 
 def _resource(answer: Any, model: type[Resource[Any]], method: str) -> Resource[Any]:
@@ -246,6 +253,9 @@ def _moved_forward(before: Update, after: Update, path: str) -> CheckResult:
         status, reason = Status.SUCCESS, f"{request} moved lastModified forward, from {_shown(old)} to {_shown(new)}"
     elif new < old:
         status, reason = Status.ERROR, f"{request} moved lastModified back, from {_shown(old)} to {_shown(new)}"
+    elif (ignored := _ignored(after)) is not None:
+        reason = f"Skipped: {request} left lastModified at {_shown(new)}, and kept none of the change ({ignored}): nothing was updated to move it."
+        return CheckResult(Status.SKIPPED, reason=reason, data=after.resource, exchanges=after.exchanges)
     elif _whole_second(new) and after.sent - before.answered < 1:
         status = Status.SUCCESS
         reason = (
@@ -256,6 +266,17 @@ def _moved_forward(before: Update, after: Update, path: str) -> CheckResult:
         status, reason = Status.ERROR, f"{request} left lastModified at {_shown(new)}, where {before.label} had put it"
     suffix = "" if status is Status.SUCCESS else ": it is the DateTime of the most recent update (RFC 7643 §3.1)"
     return CheckResult(status, reason=f"{reason}{suffix}.", data=after.resource, exchanges=after.exchanges)
+
+
+def _ignored(update: Update) -> str | None:
+    """What an update's answer holds instead of the value it sent, when it kept none of its change."""
+    if update.change is None:
+        return None
+    attribute, value = update.change
+    held = getattr(update.resource, attribute.field, None)
+    if isinstance(held, str) and held.casefold() == value.casefold():
+        return None
+    return f"its answer holds {attribute.name} {shown(held)}, not the {shown(value)} sent"
 
 
 def _whole_second(moment: datetime) -> bool:
