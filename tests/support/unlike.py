@@ -1121,4 +1121,5 @@ PERSONALITIES: dict[str, Personality] = {
     "name required": Personality(lambda: NameRequired(make_app())),
     "no POST .search": Personality(lambda: search_not_offered(make_app())),
     "members as ids only": Personality(lambda: member_ids_only(make_app())),
+    "externalId ignored": Personality(lambda: ExternalIdIgnored(make_app())),
 }

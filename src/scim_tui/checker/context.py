@@ -296,7 +296,23 @@ class ResourceManager:
                 created = self._located(model, mark)
         if not isinstance(created, Resource) or not created.id:
             raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
+        self.context.creations.drop(model, str(created.id), self._dropped(model, payload, created))
         return created
+
+    def _dropped(self, model: type[Resource[Any]], payload: Resource[Any], created: Resource[Any]) -> frozenset[str]:
+        """What a creation sent and its answer lacks, once a GET of the resource lacks it too (an
+        answer may hold less than the server keeps); nothing when that GET fails (creations.py)."""
+        from scim_tui.checker.filling import dropped_by
+
+        answered = dropped_by(model, payload, created)
+        if not answered:
+            return answered
+        try:
+            with sent_for(Role.CREATION, model.__name__.partition("[")[0]):
+                read = self.context.client.query(model, created.id, expected_status_codes=[200])
+        except Exception:
+            return frozenset()
+        return answered & dropped_by(model, payload, read) if isinstance(read, Resource) else frozenset()
 
     def _located(self, model: type[Resource[Any]], mark: int) -> Resource[Any] | None:
         """The resource a creation answered 2xx without a body made, read at its Location (RFC 7644

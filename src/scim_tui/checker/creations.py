@@ -6,6 +6,10 @@ without an email). Such a refusal (a 4xx about the body) is tried once more with
 provider sends (a work email, a name, displayName, active, externalId); when that passes, every
 later creation of that resource type in the run carries those attributes, and object_creation
 tells the refusal, once.
+
+A server may also keep only part of what a creation sends (a store without an externalId): what
+each creation's answer lacks of the values it sent is noted (`Creations.dropped`), so that a
+check writing to that resource does not judge the server on an attribute it keeps none of.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ class Creations:
         self._adapted: dict[Any, Adaptation] = {}
         self._settled: set[Any] = set()
         self._refused: set[Any] = set()
+        self._dropped: dict[tuple[Any, str], frozenset[str]] = {}
 
     def adaptation(self, model: Any) -> Adaptation | None:
         with self._lock:
@@ -70,6 +75,24 @@ class Creations:
     def refuse(self, body: Any) -> None:
         with self._lock:
             self._refused.add(body)
+
+    def drop(self, model: Any, resource_id: str, names: frozenset[str]) -> None:
+        """The creation of the resource at that id answered without the values it sent of `names`."""
+        if names:
+            with self._lock:
+                self._dropped[(model, resource_id)] = names
+
+    def dropped(self, model: Any, resource_id: str) -> frozenset[str]:
+        """The attributes the creation of the resource at that id sent, and its answer held none of."""
+        with self._lock:
+            return self._dropped.get((model, resource_id), frozenset())
+
+
+def not_kept(name: str, kind: str) -> str:
+    """Why a check does not judge the server on an attribute its creation dropped."""
+    return (
+        f"the server keeps no {name}: the creation of this {kind} answered without the {name} it was sent, so a write of it says nothing of the request judged"
+    )
 
 
 def refusal(exchanges: list[Exchange], endpoint: str) -> Exchange | None:

@@ -284,6 +284,18 @@ def creatable(context: CheckContext, model: type[Resource[Any]]) -> None:
     context.resource_manager.create_and_register(model, fill_all=False)
 
 
+def dropped_by(model: type[Resource[Any]], sent: Resource[Any], answered: Resource[Any]) -> frozenset[str]:
+    """The single-valued attributes of a simple type, returned by default, that a creation sent
+    with a value and whose answer holds none (the server keeps none of them: creations.py)."""
+    return frozenset(
+        attribute.name
+        for attribute in attributes_of(model)
+        if not (attribute.hidden or attribute.multi_valued or attribute.is_complex or attribute.is_extension)
+        and getattr(sent, attribute.field, None) not in (None, "")
+        and getattr(answered, attribute.field, None) is None
+    )
+
+
 def provider_values(context: CheckContext, model: type[Resource[Any]]) -> dict[str, Any]:
     """What an identity provider sends in a creation beside the required attributes, for those of
     its attributes the schema has and a client writes: a work email (primary), a name,

@@ -22,6 +22,7 @@ from scim_tui.checker.checks.crud import find_in_pages
 from scim_tui.checker.checks.narrowing import quoted
 from scim_tui.checker.checks.probes import results_of
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.creations import not_kept
 from scim_tui.checker.engine import exception_data
 from scim_tui.checker.exchanges import Exchange
 from scim_tui.checker.exchanges import failure_reason
@@ -93,10 +94,19 @@ def unasked(model: type[Resource[Any]], included: str, resource: dict[str, Any])
 
 
 def examine(
-    label: str, model: type[Resource[Any]], resource_id: str | None, response: Any, included: str | None, excluded: str | None, exact: bool = False
+    label: str,
+    model: type[Resource[Any]],
+    resource_id: str | None,
+    response: Any,
+    included: str | None,
+    excluded: str | None,
+    exact: bool = False,
+    dropped: frozenset[str] = frozenset(),
 ) -> CheckResult:
     """Judge one filtered answer (SPEC.md §4.5 rules 9 to 11); when `exact`, an answer to
-    attributes= holds nothing else than asked (and what is returned "always", RFC 7644 §3.9)."""
+    attributes= holds nothing else than asked (and what is returned "always", RFC 7644 §3.9).
+    An attribute asked for that the resource's creation `dropped` (the server keeps none of it:
+    creations.py) is missing for that reason: SKIPPED, not an ERROR of attribute filtering."""
     if isinstance(response, ListResponse):
         found = next((r for r in response.resources or [] if r.id == resource_id), None)
         if found is None:
@@ -109,7 +119,10 @@ def examine(
     else:
         return CheckResult(Status.ERROR, reason=f"{label}: unexpected response type {type(response).__name__}.", data=response)
     if included is not None and included not in serialized:
-        return CheckResult(Status.ERROR, reason=f"{label}: requested attribute '{included}' is missing from the {model.__name__} response.", data=response)
+        missing = f"{label}: requested attribute '{included}' is missing from the {model.__name__} response"
+        if included in dropped:
+            return CheckResult(Status.SKIPPED, reason=f"{missing}, and {not_kept(included, model.__name__)}.", data=response)
+        return CheckResult(Status.ERROR, reason=f"{missing}.", data=response)
     extra = unasked(model, included, serialized) if exact and included is not None else []
     if extra:
         reason = (
@@ -177,7 +190,7 @@ def check_filtering(
             reason = f"{label}: {failure_reason(exc, context.exchanges[mark:])}"
             result = CheckResult(Status.ERROR, reason=reason, data=exception_data(exc))
         else:
-            result = examine(label, model, resource_id, response, asked, left_out, exact)
+            result = examine(label, model, resource_id, response, asked, left_out, exact, context.creations.dropped(model, resource_id))
         results.extend(results_of(context, mark, [result]))
     return results
 

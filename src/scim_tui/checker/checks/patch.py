@@ -30,6 +30,7 @@ from scim_tui.checker.checks.crud import with_requested
 from scim_tui.checker.checks.probes import Steps
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.creations import not_kept
 from scim_tui.checker.engine import failure_result
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
@@ -318,13 +319,27 @@ def _run(
     paths = [(path, attribute) for path, attribute in paths if attribute.mutability != Mutability.immutable or unassigned(value_at(target.current, path))]
     ordered = list(reversed(paths)) if children_first else paths
     runner = Steps(context)
-    placed: dict[int, CheckResult] = {}
+    placed = _not_kept(context, target, ordered)
     for paths_round in _rounds(ordered):
-        placed.update(_round(context, target, paths_round, plan, runner))
+        sent = [entry for entry in paths_round if entry[0] not in placed]
+        if sent:
+            placed.update(_round(context, target, sent, plan, runner))
     results = [placed[index] for index in range(len(ordered))]
     if refusals is not None:
         refusals(context, model, [(path, result) for (path, _), result in zip(ordered, results, strict=True)])
     return results[::-1] if children_first else results
+
+
+def _not_kept(context: CheckContext, target: Target, ordered: list[tuple[Path[Any], Attribute]]) -> dict[int, CheckResult]:
+    """SKIPPED, by their place, the paths of an attribute the target's creation sent and its answer
+    held none of: the server keeps none of it (creations.py), so a PATCH of it judges nothing."""
+    dropped = context.creations.dropped(target.model, target.id)
+    kind = target.model.__name__
+    return {
+        index: CheckResult(Status.SKIPPED, reason=f"{path}: Skipped: {not_kept(keys_of(path)[0], kind)}.")
+        for index, (path, _) in enumerate(ordered)
+        if keys_of(path)[0] in dropped
+    }
 
 
 def _writing(op: PatchOperation.Op) -> Plan:

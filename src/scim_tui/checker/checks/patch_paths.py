@@ -29,6 +29,7 @@ from scim_tui.checker.checks.patch import send_patch
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.creations import not_kept
 from scim_tui.checker.features import unclaimed
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import attribute_value
@@ -83,6 +84,18 @@ def _created(context: CheckContext, model: type[Resource[Any]], values: dict[str
     """Create a resource (required attributes and `values`), deleted at the end of the check."""
     created = context.resource_manager.create_and_register(model, fill_all=False, values=values)
     return Target(model, str(created.id), resource_path(context, model, created.id), created.model_dump())
+
+
+def _kept(context: CheckContext, target: Target, attributes: list[Attribute]) -> list[Attribute]:
+    """The attributes of those given that the target's creation did not drop (the server keeps none
+    of what it dropped: creations.py)."""
+    dropped = context.creations.dropped(target.model, target.id)
+    return [attribute for attribute in attributes if attribute.name not in dropped]
+
+
+def _none_kept(target: Target, names: list[str]) -> list[CheckResult]:
+    kind = target.model.__name__
+    return [CheckResult(Status.SKIPPED, reason=f"Skipped: {'; '.join(not_kept(name, kind) for name in names)}.")]
 
 
 def _path(model: type[Resource[Any]], name: str) -> Path[Any]:
@@ -205,13 +218,19 @@ def patch_without_path(context: CheckContext, model: type[Resource[Any]]) -> lis
     resource itself": one result per operation, SUCCESS when the answer holds
     every value sent; ERROR when the request fails or a value is missing.
     SKIPPED when the model has no such attribute, or when the
-    ServiceProviderConfig does not claim PATCH support.
+    ServiceProviderConfig does not claim PATCH support. An attribute the
+    resource's creation answered without (the server keeps none of it) gives
+    its place to the next one.
     """
-    attributes = simple_attributes(model)[:2]
-    unmet = _unmet(context, attributes, f"{model.__name__} has no optional, modifiable, single-valued attribute of a simple type to send without a path.")
+    unmet = _unmet(
+        context, simple_attributes(model), f"{model.__name__} has no optional, modifiable, single-valued attribute of a simple type to send without a path."
+    )
     if unmet:
         return unmet
     target = _created(context, model)
+    attributes = _kept(context, target, simple_attributes(model))[:2]
+    if not attributes:
+        return _none_kept(target, [attribute.name for attribute in simple_attributes(model)])
     added = {attribute.name: attribute_value(context, attribute) for attribute in attributes}
     replaced = {attribute.name: attribute_value(context, attribute, avoid=added[attribute.name]) for attribute in attributes}
     labelled = []
@@ -256,16 +275,27 @@ def patch_operations_in_order(context: CheckContext, model: type[Resource[Any]])
     holds the value of the last operation (none after the remove); ERROR when
     the request fails or an earlier value is left. SKIPPED when the model has
     no such attribute, or when the ServiceProviderConfig does not claim PATCH
-    support.
+    support. When the creation answered without the attribute's value (the
+    server keeps none of it), a resource is made with the next such attribute;
+    SKIPPED when its creation drops that one too.
     """
-    attributes = simple_attributes(model)[:1]
-    unmet = _unmet(context, attributes, f"{model.__name__} has no optional, modifiable, single-valued attribute of a simple type to patch.")
+    attributes = simple_attributes(model)
+    unmet = _unmet(context, attributes[:1], f"{model.__name__} has no optional, modifiable, single-valued attribute of a simple type to patch.")
     if unmet:
         return unmet
-    [attribute] = attributes
+    attribute = attributes[0]
     initial = attribute_value(context, attribute)
     # A value from the start, so that a server applying nothing is caught by the add then remove too.
     target = _created(context, model, {attribute.name: initial})
+    if not _kept(context, target, [attribute]):
+        others = _kept(context, target, attributes)
+        if not others:
+            return _none_kept(target, [attribute.name])
+        dropped, attribute = attribute.name, others[0]
+        initial = attribute_value(context, attribute)
+        target = _created(context, model, {attribute.name: initial})
+        if not _kept(context, target, [attribute]):
+            return _none_kept(target, [dropped, attribute.name])
     first = attribute_value(context, attribute, avoid=initial)
     second = attribute_value(context, attribute, avoid=first)
     sequences = {

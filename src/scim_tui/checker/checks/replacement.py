@@ -51,11 +51,13 @@ def object_replacement(context: CheckContext, model: type[Resource[Any]]) -> lis
         return [CheckResult(Status.ERROR, reason=reason, cause=replaced_without_resource(path))]
     if not isinstance(answer, Resource) or answer.id != created.id:
         return [CheckResult(Status.ERROR, reason=f"PUT {path} answered {answer_name(answer)} instead of the {model.__name__}.", data=answer)]
-    stale = _unchanged(model, replacement.model_dump(), answer.model_dump())
+    dropped = context.creations.dropped(model, str(created.id))
+    stale = _unchanged(model, replacement.model_dump(), answer.model_dump(), dropped)
     if stale:
         return [CheckResult(Status.ERROR, reason=f"PUT {path} answered 200, but {'; '.join(stale)}.", data=answer)]
     context.references.offer(context, answer, "replaced")  # what the server holds is known: object_deletion deletes it
-    return [CheckResult(Status.SUCCESS, reason=f"PUT {path} answered 200 with the new values of the {model.__name__}.", data=answer)]
+    aside = f" (but {', '.join(sorted(dropped))}, which its creation answered without: the server keeps none of it)" if dropped else ""
+    return [CheckResult(Status.SUCCESS, reason=f"PUT {path} answered 200 with the new values of the {model.__name__}{aside}.", data=answer)]
 
 
 def _replacement(context: CheckContext, model: type[Resource[Any]], created: Resource[Any]) -> Resource[Any]:
@@ -73,13 +75,16 @@ def _replacement(context: CheckContext, model: type[Resource[Any]], created: Res
     return replacement
 
 
-def _unchanged(model: type[Resource[Any]], sent: dict[str, Any], answered: dict[str, Any]) -> list[str]:
-    """What the answer to a replacement does not hold of the readable, mutable values sent."""
+def _unchanged(model: type[Resource[Any]], sent: dict[str, Any], answered: dict[str, Any], dropped: frozenset[str]) -> list[str]:
+    """What the answer to a replacement does not hold of the readable, mutable values sent, but
+    those the creation `dropped` (the server keeps none of them: creations.py)."""
     stale = []
     for path in paths_of(model):
         attribute = attribute_at(model, path)
         top_level = len(path.parts) == 1
         if not top_level or attribute is None or attribute.hidden or attribute.is_extension or attribute.mutability != Mutability.read_write:
+            continue
+        if attribute.name in dropped:
             continue
         expected = value_at(sent, path)
         actual = value_at(answered, path)
