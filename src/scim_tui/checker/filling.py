@@ -276,12 +276,14 @@ def learnt_adaptation(context: CheckContext, model: type[Resource[Any]]) -> Adap
     return context.creations.adaptation(model)
 
 
-def creatable(context: CheckContext, model: type[Resource[Any]]) -> None:
-    """Raise PrerequisiteFailed when the run cannot make a least creation of `model` (its required
-    attributes, with what the server asked for beside them: creations.py). A check whose own
-    creation was refused with a 4xx judges nothing of its own then: the refusal is what every
-    creation meets (a length, an attribute the server requires), which object_creation reports."""
-    context.resource_manager.create_and_register(model, fill_all=False)
+def creatable(context: CheckContext, model: type[Resource[Any]], status: int | None) -> None:
+    """After a check's own creation of `model` was answered `status`: when it is a 4xx, raise
+    PrerequisiteFailed if the run cannot make a least creation of `model` either (its required
+    attributes, with what the server asked for beside them: creations.py). The check judges
+    nothing of its own then: the refusal is what every creation meets (a length, an attribute the
+    server requires), which object_creation reports."""
+    if status is not None and 400 <= status < 500:
+        context.resource_manager.create_and_register(model, fill_all=False)
 
 
 def dropped_by(model: type[Resource[Any]], sent: Resource[Any], answered: Resource[Any]) -> frozenset[str]:

@@ -54,8 +54,7 @@ def http_headers(context: CheckContext, model: type[Resource[Any]]) -> list[Chec
     endpoint = resource_path(context, model)
     created, post = _create(context, model)
     if not _succeeded(post):
-        if post.status_code is not None and 400 <= post.status_code < 500:
-            creatable(context, model)  # refused as every creation is: no finding of its media type
+        creatable(context, model, post.status_code)  # refused as every creation is: no finding of its media type
         sent = header(post.request_headers, "content-type") or "no Content-Type"
         reason = f"{request_line(post)} sent with Content-Type: {sent} answered {post.status_code} instead of creating the resource (RFC 7644 §3.8)."
         return results_of(context, mark, [CheckResult(Status.ERROR, reason=reason, data=json_object(post.response_body))])

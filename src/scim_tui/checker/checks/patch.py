@@ -449,7 +449,7 @@ def _required_by_policy(context: CheckContext, model: type[Resource[Any]], judge
         return
     required = {name.lower() for name in adaptation.added}
     for path, result in refused:
-        top = str(path).split(".", 1)[0].split("[", 1)[0]
+        top = keys_of(path)[0]
         if top.lower() in required:
             result.status = Status.DEVIATION
             result.reason = (

@@ -153,8 +153,7 @@ def _created(context: CheckContext, subject: Subject, asking: Projection) -> Che
     """POST the resource asking for one attribute (deleted afterwards, as every creation of the run)."""
     label = f"POST {context.root_path(subject.endpoint)}?{asking.text}"
     response = send_json(context, "POST", subject.endpoint, subject.payload, params=asking.query)
-    if 400 <= response.status_code < 500:
-        creatable(context, subject.model)  # refused as every creation is: no finding of the projection
+    creatable(context, subject.model, response.status_code)  # refused as every creation is: no finding of the projection
     payload = body_of(response)
     if 200 <= response.status_code < 300:
         subject.id = _created_id(context, payload, response)
