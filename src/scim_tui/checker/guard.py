@@ -723,7 +723,7 @@ class Guard:
             return None
         path = parts.path
         if parts.scheme or parts.netloc:
-            if _origin(url) != _origin(self.base_url) or not (path == self.base_path or path.startswith(self.base_path + "/")):
+            if origin(url) != origin(self.base_url) or not (path == self.base_path or path.startswith(self.base_path + "/")):
                 return None
             path = path[len(self.base_path) :]
         segments = path.strip("/").split("/") if path.strip("/") else []
@@ -768,9 +768,10 @@ class Guard:
         return self.owned(target.endpoint, target.id)
 
 
-def _origin(url: str) -> str:
+def origin(url: str) -> tuple[str, str]:
+    """A URL's scheme and authority, compared without case."""
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
+    return parts.scheme.lower(), parts.netloc.lower()
 
 
 def _json(response: Any) -> Any:

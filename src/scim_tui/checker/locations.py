@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 from scim_tui.checker.answers import JSON_KINDS
 from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
+from scim_tui.checker.guard import origin
 from scim_tui.checker.recorder import base_url_of
-from scim_tui.checker.recorder import origin
 
 OTHER_ORIGIN = object()
 """What `served_at_url` answers for a URL it does not follow."""

@@ -40,6 +40,7 @@ from scim_tui.checker.exchanges import why_sent
 from scim_tui.checker.guard import WRITE_METHODS
 from scim_tui.checker.guard import Guard
 from scim_tui.checker.guard import WriteRefused
+from scim_tui.checker.guard import origin
 from scim_tui.checker.limits import MAX_BODY_CHARS
 from scim_tui.checker.pacing import Pacer
 from scim_tui.checker.pacing import Wait
@@ -403,12 +404,6 @@ def base_url_of(client: Any) -> str:
     """The base URL a client sends its requests under ("" when it tells none)."""
     base = getattr(client, "base_url", None) or getattr(getattr(client, "client", None), "base_url", None)
     return str(base or "")
-
-
-def origin(url: str) -> tuple[str, str]:
-    """A URL's scheme and authority, compared without case."""
-    parts = urlsplit(url)
-    return parts.scheme.lower(), parts.netloc.lower()
 
 
 def _header_items(headers: Any) -> list[tuple[str, str]]:

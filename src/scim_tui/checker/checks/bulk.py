@@ -32,10 +32,10 @@ from scim_tui.checker.filling import on_request
 from scim_tui.checker.filling import sub_attributes
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import id_text
+from scim_tui.checker.guard import origin
 from scim_tui.checker.locations import same_url
 from scim_tui.checker.locations import served_at_url
 from scim_tui.checker.recorder import base_url_of
-from scim_tui.checker.recorder import origin
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
