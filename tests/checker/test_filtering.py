@@ -191,7 +191,7 @@ def test_pr_is_skipped_when_the_server_drops_external_id(serve):
     rules = by_rule(run(server.url, "filter_operators"))
     assert rules["pr"].status is Status.SKIPPED
     assert "did not keep the externalId sent" in rules["pr"].reason
-    assert {e.method for e in rules["pr"].exchanges} == {"POST"}
+    assert "POST" in {e.method for e in rules["pr"].exchanges} and not [e.url for e in rules["pr"].exchanges if "filter=" in e.url]
     assert rules["eq, caseExact attribute"].status is Status.SKIPPED and "did not keep the externalId sent" in rules["eq, caseExact attribute"].reason
     assert all(r.status is Status.SUCCESS for label, r in rules.items() if label not in ("pr", "eq, caseExact attribute"))
     assert stored(server.url, "/Users") == []
