@@ -292,20 +292,22 @@ class ResourceManager:
         mark = len(self.context.exchanges)
         with sent_for(Role.JUDGED if judged else Role.CREATION, model.__name__.partition("[")[0]):  # User, not User[EnterpriseUser]
             created = self.context.client.create(payload, **request)
-            if created is None:
+            located = created is None
+            if located:
                 created = self._located(model, mark)
         if not isinstance(created, Resource) or not created.id:
             raise ValueError(f"the answer is {answer_name(created)} instead of the created {model.__name__} with its id (RFC 7644 §3.3)")
-        self.context.creations.drop(model, str(created.id), self._dropped(model, payload, created))
+        self.context.creations.drop(model, str(created.id), self._dropped(model, payload, created, read=located))
         return created
 
-    def _dropped(self, model: type[Resource[Any]], payload: Resource[Any], created: Resource[Any]) -> frozenset[str]:
+    def _dropped(self, model: type[Resource[Any]], payload: Resource[Any], created: Resource[Any], read: bool) -> frozenset[str]:
         """What a creation sent and its answer lacks, once a GET of the resource lacks it too (an
-        answer may hold less than the server keeps); nothing when that GET fails (creations.py)."""
+        answer may hold less than the server keeps; `read` when `created` is that GET's answer
+        already); nothing when that GET fails (creations.py)."""
         from scim_tui.checker.filling import dropped_by
 
         answered = dropped_by(model, payload, created)
-        if not answered:
+        if not answered or read:
             return answered
         try:
             with sent_for(Role.CREATION, model.__name__.partition("[")[0]):

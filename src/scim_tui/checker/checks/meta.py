@@ -15,6 +15,7 @@ from scim2_models import Resource
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import listed
 from scim_tui.checker.answers import shown
+from scim_tui.checker.checks.comparison import matches
 from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.patch import send_patch
@@ -274,7 +275,7 @@ def _ignored(update: Update) -> str | None:
         return None
     attribute, value = update.change
     held = getattr(update.resource, attribute.field, None)
-    if isinstance(held, str) and held.casefold() == value.casefold():
+    if matches(value, held):
         return None
     return f"its answer holds {attribute.name} {shown(held)}, not the {shown(value)} sent"
 
