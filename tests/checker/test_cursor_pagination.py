@@ -76,7 +76,7 @@ def test_a_server_serving_cursors_passes_every_rule(serve):
     assert {rule: status for rule, (status, _) in seen.items()} == dict.fromkeys(RULES, Status.SUCCESS), seen
     assert seen["expired cursor"][1].endswith("answered 400 with scimType expiredCursor.")
     assert re.fullmatch(
-        r"1 page\(s\) reached by nextCursor hold 1 resource \(scim-tui-list-\w+-(alpha-one|gamma-two|Beta-two)@example\.com\), the matches after .*",
+        r"1 page\(s\) reached by nextCursor hold 1 resource \(scim-tui-[0-9a-f]+-(alpha-one|gamma-two|Beta-two)@example\.com\), the matches after .*",
         seen["nextCursor"][1],
     )
 

@@ -13,7 +13,11 @@ from scim2_models import Schema
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import CheckContext
 from scim_tui.checker import iter_checks
+from scim_tui.checker.filling import LONGEST
 from scim_tui.checker.filling import build_resource
+from scim_tui.checker.filling import unique_address
+from scim_tui.checker.filling import unique_for
+from scim_tui.checker.filling import unique_string
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.demo import make_app
 from tests.support.servers import http_client
@@ -80,6 +84,25 @@ def test_unique_values_differ_from_one_resource_to_the_next(described):
     context, _ = described
     names = {payload(context, "Pet", fill_all=False)["name"] for _ in range(20)}
     assert len(names) == 20
+
+
+def strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() if key not in ("schemas", "$ref") for text in strings(item)]  # the protocol's, not made up
+    return [text for item in value for text in strings(item)] if isinstance(value, list) else []
+
+
+@pytest.mark.parametrize("name", ["User", "Group", "Pet"])
+def test_every_string_made_up_fits_in_forty_characters(described, name):
+    """A store's VARCHAR(40) column takes each (the whole run on one: tests/checker/test_unlike_servers.py)."""
+    context, url = described
+    made = [text for _ in range(5) for text in strings(payload(context, name)) if not text.startswith(url)]  # a reference: the server's location
+    kinds = ["", "case", "userName", "displayName", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:employeeNumber"]
+    made += [made_up for kind in kinds for made_up in (unique_string(kind), unique_address(kind), unique_for("userName", kind), unique_for("nickName", kind))]
+    assert made and max(map(len, made)) <= LONGEST, [text for text in made if len(text) > LONGEST]
+    assert unique_for("userName", "case").startswith("scim-tui-case-"), "a kind that fits is kept"
 
 
 def test_a_custom_schema_gets_every_type(described):

@@ -321,6 +321,44 @@ class ExternalIdIgnored(Middleware):
         return self.call(environ, CONTENT_LENGTH=str(len(sent)), **{"wsgi.input": io.BytesIO(sent)})
 
 
+class ShortColumns(Middleware):
+    """Refuses (400 invalidValue) a write holding a string longer than `longest` characters, as a
+    store of VARCHAR(40) columns does (RFC 7643 sets no length): in a resource, a PATCH operation's
+    value, a bulk operation's data (the whole bulk request then). The protocol's own strings (schemas,
+    $ref, id, meta, a PATCH path) are not stored as values."""
+
+    NOT_VALUES = frozenset({"schemas", "$ref", "id", "meta"})
+
+    def __init__(self, app: WSGI, longest: int = 40):
+        super().__init__(app)
+        self.longest = longest
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        method, path, body = environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), _json_body(environ)
+        if method not in ("POST", "PUT", "PATCH") or not isinstance(body, dict):
+            return None
+        if path == "/v2/Bulk":
+            values = [op.get("data") for op in body.get("Operations") or [] if isinstance(op, dict)]
+        elif re.fullmatch(r"/v2/(Users|Groups)(/[^/.]+)?", path):
+            operations = [op for op in body.get("Operations") or [] if isinstance(op, dict) and not str(op.get("path") or "").endswith("$ref")]
+            values = [op.get("value") for op in operations] if method == "PATCH" else [body]
+        else:
+            return None
+        long = next((text for value in values for text in self._strings(value) if len(text) > self.longest), None)
+        if long is None:
+            return None
+        return 400, SCIM_JSON, _error(400, f"{json.dumps(long)} is longer than {self.longest} characters", "invalidValue")
+
+    def _strings(self, value: Any) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list):
+            return [text for item in value for text in self._strings(item)]
+        if isinstance(value, dict):
+            return [text for key, item in value.items() if key not in self.NOT_VALUES for text in self._strings(item)]
+        return []
+
+
 def _without_external_id(operation: dict[str, Any]) -> dict[str, Any]:
     value = operation.get("value")
     return operation | {"value": {k: v for k, v in value.items() if k != "externalId"}} if isinstance(value, dict) else operation
@@ -1122,4 +1160,5 @@ PERSONALITIES: dict[str, Personality] = {
     "no POST .search": Personality(lambda: search_not_offered(make_app())),
     "members as ids only": Personality(lambda: member_ids_only(make_app())),
     "externalId ignored": Personality(lambda: ExternalIdIgnored(make_app())),
+    "strings of 40 characters at most": Personality(lambda: ShortColumns(make_app())),
 }

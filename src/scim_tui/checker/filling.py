@@ -385,14 +385,30 @@ def scalar_value(context: CheckContext, attribute: Attribute, avoid: Any = None)
     return string_value(attribute)
 
 
-def unique_string(kind: str = "") -> str:
-    """A value no other check and no other run chooses: "scim-tui-<kind>-<random>"."""
-    return f"{PREFIX}{f'{kind}-' if kind else ''}{uuid.uuid4().hex[:12]}"
+LONGEST = 40
+"""The most characters of a string the run makes up. RFC 7643 sets no length, but stores do (a
+VARCHAR(40) column, a form's limit): every value the run writes fits in 40, so a server's limit at
+or above that refuses none of them."""
+TOKEN = 10
+"""The random hex characters that make a value the run's alone (40 bits), 8 at the fewest."""
+
+
+def unique_string(kind: str = "", room: int = LONGEST) -> str:
+    """A value no other check and no other run chooses: "scim-tui-<kind>-<random>", at most `room`
+    characters: the kind is shortened, or left out, to fit."""
+    token = uuid.uuid4().hex[: max(8, min(TOKEN, room - len(PREFIX)))]
+    kind = kind[: max(0, room - len(PREFIX) - len(token) - 1)]
+    return f"{PREFIX}{kind}-{token}" if kind else f"{PREFIX}{token}"
 
 
 USER_NAME_DOMAIN = "@example.com"
 """What makes the run's userNames email addresses, as identity providers send them (Okta's
 default, Entra ID's userPrincipalName): some servers refuse a userName that is not one."""
+
+
+def unique_address(kind: str = "") -> str:
+    """An e-mail address no other check and no other run chooses, at most LONGEST characters."""
+    return f"{unique_string(kind, LONGEST - len(USER_NAME_DOMAIN))}{USER_NAME_DOMAIN}"
 
 
 def named_value(attribute: Attribute | str, value: str) -> str:
@@ -404,19 +420,19 @@ def named_value(attribute: Attribute | str, value: str) -> str:
 
 def unique_for(attribute: Attribute | str, kind: str = "") -> str:
     """A value no other check and no other run chooses, for this attribute (userName: an email address)."""
-    return named_value(attribute, unique_string(kind))
+    name = attribute if isinstance(attribute, str) else attribute.name
+    return unique_address(kind) if name == "userName" else unique_string(kind)
 
 
 def string_value(attribute: Attribute) -> str:
     """A string, formatted as an e-mail address or a phone number where the attribute is one."""
-    token = uuid.uuid4().hex[:12]
     if attribute.name == "userName":
-        return named_value(attribute, f"{PREFIX}userName-{token}")
+        return unique_address("userName")
     if _names(attribute, "email"):
-        return f"{PREFIX}{token}@example.com"
+        return unique_address()
     if _names(attribute, "phone"):
         return f"tel:+1-201-555-{random.randint(0, 9999):04d}"
-    return f"{PREFIX}{attribute.name}-{token}"
+    return unique_string(attribute.name)
 
 
 def _names(attribute: Attribute, kind: str) -> bool:
@@ -430,7 +446,7 @@ def reference_value(context: CheckContext, attribute: Attribute) -> str:
     URL when the server gave it no meta.location."""
     types = attribute.reference_types or ()
     if not types or URI_REFERENCE_TYPES & set(types):
-        return f"https://{PREFIX}{uuid.uuid4().hex[:12]}.example.com/"
+        return f"https://{unique_string(room=LONGEST - len('https://.example.com/'))}.example.com/"
     made = referenced_resource(context, types, attribute.owner)
     return made.location or made.url
 

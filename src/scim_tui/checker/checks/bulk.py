@@ -30,6 +30,7 @@ from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import on_request
 from scim_tui.checker.filling import sub_attributes
+from scim_tui.checker.filling import unique_for
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import origin
@@ -232,7 +233,7 @@ def _renamed(model: type[Resource[Any]], data: dict[str, Any]) -> dict[str, Any]
     name = name_attribute(model)
     if name is None or not isinstance(data.get(name.name), str):
         return data
-    return {**data, name.name: f"{data[name.name]}-replaced"}
+    return {**data, name.name: unique_for(name, "replaced")}
 
 
 def _reported(outcomes: list[Outcome], method: str) -> Outcome | None:

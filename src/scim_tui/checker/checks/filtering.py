@@ -185,7 +185,7 @@ def listed(context: CheckContext, model: type[Resource[Any]], attribute: Attribu
     check of the run declaring the pool "listed" deletes them (References.leave)."""
 
     def make() -> tuple[Made, list[Resource[Any]]]:
-        named = Named(attribute, unique_prefix("list"))
+        named = Named(attribute, unique_prefix("list", SHARED_NAMES))
         typed = typed_filter_attribute(model)
         extra: dict[str, dict[str, Any]] = {name: {"externalId": None} for name in SHARED_NAMES}
         extra["alpha-one"]["externalId"] = f"{named.prefix}external"

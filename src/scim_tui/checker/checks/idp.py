@@ -33,6 +33,7 @@ from scim_tui.checker.checks.patch_paths import holds
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import failure_reason
 from scim_tui.checker.exchanges import noted
+from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import normal_endpoint
 from scim_tui.checker.results import CheckResult
@@ -150,7 +151,7 @@ def kept(model: type[Resource[Any]], values: dict[str, Any]) -> dict[str, Any]:
 def user_body(kind: str) -> dict[str, Any]:
     """The attributes both providers send for a new user (as JSON): an e-mail-like userName, also
     its work email, a name, an externalId (marked `kind`), active."""
-    user_name = f"{unique_string()}@example.com"
+    user_name = unique_address()
     return {
         "userName": user_name,
         "externalId": unique_string(kind),

@@ -44,6 +44,7 @@ from scim_tui.checker.checks.idp_wire import patched
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -264,7 +265,7 @@ def entra_replace_work_email(context: CheckContext, model: type[Resource[Any]]) 
     if not has(model, "emails"):
         return [CheckResult(Status.SKIPPED, reason=f"{model.__name__} has no emails attribute.")]
     target = entra_user(context, model)
-    address = f"{unique_string()}@example.com"
+    address = unique_address()
     operation = {"op": "Replace", "path": 'emails[type eq "work"].value', "value": address}
     label = 'Replace emails[type eq "work"].value'
 

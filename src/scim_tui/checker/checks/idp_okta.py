@@ -49,6 +49,7 @@ from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.exchanges import noted
 from scim_tui.checker.features import service_provider_config
+from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import MARK
 from scim_tui.checker.limits import MAX_LISTING_PAGES
@@ -75,7 +76,7 @@ RENAME = (
 def okta_user(context: CheckContext, model: type[Resource[Any]], checked: bool = False) -> Target:
     """A user created with the body Okta sends: password, an empty groups, externalId, locale."""
     body = {**user_body("okta"), "locale": "en-US"}
-    extra = {"schemas": [USER_SCHEMA], "password": f"Scim-tui-{uuid.uuid4().hex}", "groups": []}
+    extra = {"schemas": [USER_SCHEMA], "password": f"Scim-tui-{uuid.uuid4().hex[:24]}", "groups": []}
     return created(context, OKTA, model, body, extra, checked=checked)
 
 
@@ -118,7 +119,7 @@ def okta_lookup_missing_user(context: CheckContext, model: type[Resource[Any]]) 
     SUCCESS on 200 with an empty ListResponse; DEVIATION on a 404, which Okta
     reads as no match too; ERROR on anything else, or when resources come back.
     """
-    params = {"filter": f'userName eq "{unique_string()}@example.com"', "startIndex": 1, "count": PAGE}
+    params = {"filter": f'userName eq "{unique_address()}"', "startIndex": 1, "count": PAGE}
     run = partial(empty_list, context, OKTA, model, params, "Okta cannot tell whether the user exists", "Okta reads it as no match")
     return [step(context, OKTA, "look up a user that does not exist", run)]
 

@@ -61,6 +61,8 @@ from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.checks.probes import unknown_id
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import service_provider_config
+from scim_tui.checker.filling import LONGEST
+from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.recorder import run_secrets
@@ -81,14 +83,16 @@ SPEC_POST = Provider("Okta", "idp:okta", "okta", {"Accept": "application/scim+js
 """The SPEC suite's creations: an application/json body, no User-Agent of their own."""
 UNKNOWN_USER = "00919288221112222"
 """The id the SPEC suite's "Check status 404" asks for."""
+SPOKEN_NAME = (LONGEST - 1) // 2
+"""The most characters of a given or a family name, so that "given family" (a displayName) fits in LONGEST."""
 LISTED = ("id", "name.familyName", "name.givenName", "userName", "active", "emails")
 ROLE_SCHEMAS = ("urn:okta:scim:schemas:core:1.0:Role", "urn:okta:scim:schemas:core:1.0:Entitlement")
 
 
 def _spec_body() -> dict[str, Any]:
     """The SPEC suite's "Create Okta user with realistic values"."""
-    given, family = unique_string("given"), unique_string("family")
-    name = f"{unique_string()}@example.com"
+    given, family = unique_string("given", SPOKEN_NAME), unique_string("family", SPOKEN_NAME)
+    name = unique_address()
     return {
         "schemas": [USER_SCHEMA],
         "userName": name,
@@ -214,9 +218,7 @@ def okta_spec_test(context: CheckContext, model: type[Resource[Any]]) -> list[Ch
         ),
         (
             "invalid user by username",
-            partial(
-                empty_list, context, SPEC_TEST, model, {"filter": f'userName eq "{unique_string()}@example.com"'}, "Okta cannot tell whether the user exists"
-            ),
+            partial(empty_list, context, SPEC_TEST, model, {"filter": f'userName eq "{unique_address()}"'}, "Okta cannot tell whether the user exists"),
         ),
         ("invalid user by id", partial(_refused, context, f"{path}/{unknown_id()}", 404)),
         ("recreate the same user", partial(_duplicate, context, model, body)),

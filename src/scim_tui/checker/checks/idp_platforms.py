@@ -44,6 +44,7 @@ from scim_tui.checker.checks.idp_wire import send
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.registry import checker
@@ -93,7 +94,7 @@ def onelogin_emails_as_an_object(context: CheckContext, model: type[Resource[Any
     when only the RFC's list passes; ERROR otherwise.
     """
     target = user(context, ONELOGIN, model)
-    email: dict[str, Any] = {"value": f"{unique_string()}@example.com", "type": "work", "primary": True}
+    email: dict[str, Any] = {"value": unique_address(), "type": "work", "primary": True}
     shapes = ({"op": "replace", "path": "emails", "value": email}, {"op": "replace", "path": "emails", "value": [email]})
     run, plain = (partial(_emailed, context, target, operation, email["value"]) for operation in shapes)
     return [step(context, ONELOGIN, "replace emails with an object", run, EMAILS_OBJECT, plain, shapes)]

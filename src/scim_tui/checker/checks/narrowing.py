@@ -29,6 +29,8 @@ from scim_tui.checker.checks.crud import resource_path
 from scim_tui.checker.checks.probes import scim_error_problem
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.features import claims
+from scim_tui.checker.filling import LONGEST
+from scim_tui.checker.filling import USER_NAME_DOMAIN
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import named_value
 from scim_tui.checker.filling import unique_string
@@ -113,9 +115,11 @@ def quoted(value: str) -> str:
     return json.dumps(value)
 
 
-def unique_prefix(kind: str) -> str:
-    """A name prefix no other check and no other run uses."""
-    return f"{unique_string(kind)}-"
+def unique_prefix(kind: str, suffixes: Iterable[str] = ()) -> str:
+    """A name prefix no other check and no other run uses, short enough that the prefix, the
+    longest of the suffixes and a mail domain fit in LONGEST (the kind is left out where it does not)."""
+    room = LONGEST - len(USER_NAME_DOMAIN) - max(map(len, suffixes), default=0) - 1
+    return f"{unique_string(kind, room)}-"
 
 
 def create_named(
