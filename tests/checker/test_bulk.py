@@ -107,7 +107,7 @@ def test_a_wrong_status_in_an_outcome_is_an_error(serve):
     server = serve(Broken(make_app()).rewrite_json("POST", BULK, outcome("PUT", lambda op: op | {"status": "204"})))
     results = run(server.url, "bulk_operations")
     assert [r.status for r in results[:3]] == [Status.SUCCESS, Status.ERROR, Status.SUCCESS]
-    assert "answered 204 instead of 200, the status of the same single request" in results[1].reason
+    assert "answered 204 instead of 200, the status of a successful PUT" in results[1].reason
     assert left_nothing(server.url)
 
 
