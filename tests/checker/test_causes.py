@@ -6,9 +6,11 @@ not support a feature gets no ERROR from it."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from datetime import UTC
 from datetime import datetime
+from urllib.parse import unquote
 
 import pytest
 
@@ -20,6 +22,7 @@ from scim_tui.demo import make_app
 from scim_tui.reports import write_report
 from scim_tui.reports.model import RunReport
 from tests.support.servers import Broken
+from tests.support.servers import Response
 from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.servers import stored
@@ -193,13 +196,42 @@ def test_a_sort_failing_as_a_whole_names_its_parameter(serve):
     assert {r.cause for r in results if r.title == "sort_order" and r.status.failed} == {"GET /v2/Users?sortBy=… answered 501"}
 
 
+class DeletedStillListed(Middleware):
+    """Answers 404 for a user it deleted, but its lists still show it (an index never told of the
+    deletion): RFC 7644 §3.6, a deleted resource MUST be omitted from query results."""
+
+    def __init__(self, app):
+        super().__init__(app)
+        self.deleted: list[dict] = []
+
+    def intercept(self, environ: dict) -> Response | None:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        if method == "DELETE" and path.startswith("/v2/Users/"):
+            status, _, body = self.call(environ, REQUEST_METHOD="GET")
+            if status == 200:
+                self.deleted.append(json.loads(body))
+            return None
+        if method != "GET" or path != "/v2/Users":
+            return None
+        status, headers, body = self.call(environ)
+        if status != 200:
+            return status, headers, body
+        listed = json.loads(body)
+        query = unquote(environ.get("QUERY_STRING", ""))
+        stale = [user for user in self.deleted if f'"{user["userName"]}"' in query]
+        listed["Resources"] = [*listed.get("Resources", []), *stale]
+        listed["totalResults"] = listed.get("totalResults", 0) + len(stale)
+        return status, [(k, v) for k, v in headers if k.lower() != "content-length"], json.dumps(listed).encode()
+
+
 @pytest.mark.parametrize(
     ("app", "tag", "cause"),
     [
         (filter_ignored, "filter:operators", "GET /v2/Users?filter=… lists resources its filter does not match"),
         (SoftDelete, "crud:delete", "DELETE /v2/Users/{id} answered 204 but the resource is still served"),
+        (DeletedStillListed, "crud:delete", "DELETE /v2/Users/{id} answered 204 but queries still list the resource"),
     ],
-    ids=["filter ignored", "soft delete"],
+    ids=["filter ignored", "soft delete", "deleted, still listed"],
 )
 def test_a_provider_step_meeting_a_broken_rule_is_skipped_naming_it_and_blocks(serve, app, tag, cause):
     server = serve(app(make_app()))

@@ -134,6 +134,13 @@ def kept_after_delete(path: str) -> str:
     return f"DELETE {_shape(path)} answered 204 but the resource is still served"
 
 
+def listed_after_delete(path: str) -> str:
+    """``DELETE /v2/Users/{id} answered 204 but queries still list the resource``: a server that
+    answers 404 for what it deleted (at `path`) and still lists it, as object_deletion finds it,
+    named as one cause."""
+    return f"DELETE {_shape(path)} answered 204 but queries still list the resource"
+
+
 def replaced_without_resource(path: str) -> str:
     """``PUT /v2/Users/{id} answered 204 without the resource``: a server answering a replacement
     without the resource replaced (at `path`), as object_replacement finds it, named as one cause."""

@@ -249,7 +249,9 @@ def _judged(operation: str, outcome: Outcome | None, expected: int, base: str, c
     said = f"Bulk operation {operation} answered {outcome.status}"
     if outcome.status != expected:
         detail = f" ({outcome.detail})" if outcome.detail else ""
-        return CheckResult(Status.ERROR, reason=f"{said}{detail} instead of {expected}, the status of a successful {operation.split()[0]} (RFC 7644 §3.7.3).", data=data)
+        return CheckResult(
+            Status.ERROR, reason=f"{said}{detail} instead of {expected}, the status of a successful {operation.split()[0]} (RFC 7644 §3.7.3).", data=data
+        )
     if not outcome.location:
         return CheckResult(Status.ERROR, reason=f"{said} without a location, which every operation but a failed POST MUST have (RFC 7644 §3.7).", data=data)
     if created is not None and not same_url(base, outcome.location, created):

@@ -12,6 +12,7 @@ from scim_tui.checker.answers import body_of
 from scim_tui.checker.answers import member
 from scim_tui.checker.answers import shown
 from scim_tui.checker.causes import kept_after_delete
+from scim_tui.checker.causes import listed_after_delete
 from scim_tui.checker.causes import replaced_without_resource
 from scim_tui.checker.checks.comparison import attribute_at
 from scim_tui.checker.checks.comparison import matches
@@ -156,6 +157,6 @@ def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], res
             f"{request} answered 204 and a GET then answered 404, but {named} still lists it: a deleted "
             "resource MUST be omitted from query results (RFC 7644 §3.6)."
         )
-        return CheckResult(Status.ERROR, reason=reason, data=body, cause=kept_after_delete(context.root_path(resource_path(context, model, resource_id))))
+        return CheckResult(Status.ERROR, reason=reason, data=body, cause=listed_after_delete(context.root_path(resource_path(context, model, resource_id))))
     context.resource_manager.forget(resource_id, unlisted=True)
     return CheckResult(Status.SUCCESS, reason=f"{request} answered 204, a GET then answered 404, and {named} no longer lists it.", data=body)
