@@ -20,6 +20,7 @@ from scim_tui.checker import CheckId
 from scim_tui.checker import CheckResult
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker import lag
 from scim_tui.checker.deletions import LEARNT
 from scim_tui.checker.deletions import SAMPLED
 from scim_tui.checker.exchanges import GONE_NOTE
@@ -265,11 +266,12 @@ class FirstStillListed(HiddenNotDeleted):
 
 
 @pytest.mark.parametrize("or_filter", ["honoured", "refused", "ignored"])
-def test_the_deleted_resources_are_asked_about_together_and_the_one_still_listed_is_named(serve, or_filter):
+def test_the_deleted_resources_are_asked_about_together_and_the_one_still_listed_is_named(serve, or_filter, monkeypatch):
     """RFC 7644 §3.6: the run's clean-up asks, last, whether queries still list what it deleted: one
-    filter on several ids (`id eq "…" or id eq "…"`), then each one it lists on its own; a server
-    refusing `or`, or answering with resources it was not asked about (a filter dropped, a page of
-    everything), is asked about each."""
+    filter on several ids (`id eq "…" or id eq "…"`), then each one it lists on its own, again after
+    a pause while it lists it (lag.py); a server refusing `or`, or answering with resources it was
+    not asked about (a filter dropped, a page of everything), is asked about each."""
+    monkeypatch.setattr(lag, "PAUSES", (0.0,))
     middleware = FirstStillListed(make_app(), or_filter)
     server = serve(middleware)
     theirs = None
@@ -292,7 +294,8 @@ def test_the_deleted_resources_are_asked_about_together_and_the_one_still_listed
     assert deletion.status is Status.SUCCESS, "the check saw it gone from queries: not asked again"
     verified = {e.url.rsplit("/", 1)[-1] for e in deletion.exchanges if e.method == "DELETE"}
     assert {found for query in together for found in re.findall(r'id eq "(\w+)"', query)} == deleted - verified
-    assert len(together) == 1 and len(alone) == (1 if or_filter == "honoured" else len(deleted - verified)), asked
+    assert len(together) == 1 and len(alone) == (1 if or_filter == "honoured" else len(deleted - verified)) + len(lag.PAUSES), asked
+    assert alone.count(f'filter=id eq "{hidden}"') == 1 + len(lag.PAUSES), "the one still listed, asked again after the pause"
 
 
 def test_nothing_is_claimed_left_when_the_deletion_really_removed_it(serve):

@@ -1018,6 +1018,69 @@ class Capped(Middleware):
             return None
 
 
+class ListsLag(Middleware):
+    """Answers its lists and searches from an index `lag` lists behind its store, as servers over a
+    search engine or a replica do (RFC 7644 sets no time within which a query shows a write): a
+    resource created is missing from the next `lag` lists (its URL serves it at once), and one
+    deleted is in the next `lag` lists still, as it last was (its URL answers 404 at once). Lists are
+    counted, not timed, so that a run meets the same lag on any machine."""
+
+    COLLECTION = re.compile(r"/v2/(Users|Groups)")
+    RESOURCE = re.compile(r"/v2/(Users|Groups)/([^/.][^/]*)")
+    SEARCH = re.compile(r"/v2/(?:(Users|Groups)/)?\.search")
+
+    def __init__(self, app: WSGI, lag: int = 3):
+        super().__init__(app)
+        self.lag = lag
+        self.lists = 0
+        self.created: dict[str, int] = {}
+        self.deleted: dict[str, tuple[int, str, dict[str, Any]]] = {}
+        self.lock = threading.Lock()
+
+    def intercept(self, environ: dict[str, Any]) -> Response | None:
+        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
+        collection, resource, search = self.COLLECTION.fullmatch(path), self.RESOURCE.fullmatch(path), self.SEARCH.fullmatch(path)
+        if method == "POST" and collection:
+            status, headers, body = self.call(environ)
+            if status == 201 and isinstance(made := json.loads(body or b"null"), dict) and "id" in made:
+                with self.lock:
+                    self.created[str(made["id"])] = self.lists
+            return status, headers, body
+        if method == "DELETE" and resource:
+            before = self.call(environ, REQUEST_METHOD="GET", QUERY_STRING="", CONTENT_LENGTH="0", **{"wsgi.input": io.BytesIO(b"")})
+            status, headers, body = self.call(environ)
+            if status < 300 and before[0] == 200:
+                with self.lock:
+                    self.deleted[resource[2]] = (self.lists, resource[1], json.loads(before[2]))
+            return status, headers, body
+        if not ((method == "GET" and collection) or (method == "POST" and search)):
+            return None
+        asked = _query(environ) if method == "GET" else (_json_body(environ) or {})
+        endpoints = {(collection or search)[1]} - {None} or {"Users", "Groups"}
+        status, headers, body = self.call(environ)
+        with self.lock:
+            self.lists += 1
+            hidden = {made for made, at in self.created.items() if self.lists - at <= self.lag}
+            ghosts = [last for at, endpoint, last in self.deleted.values() if self.lists - at <= self.lag and endpoint in endpoints]
+        listed = json.loads(body or b"null")
+        if status != 200 or not isinstance(listed, dict):
+            return status, headers, body
+        resources = [item for item in listed.get("Resources") or [] if str(item.get("id")) not in hidden]
+        if str(asked.get("startIndex") or "1") == "1":
+            resources += [last for last in ghosts if self._matches(last, str(asked.get("filter") or ""))]
+            resources = resources[: int(asked["count"])] if str(asked.get("count") or "").isdigit() else resources
+        shift = len(resources) - len(listed.get("Resources") or [])
+        listed = listed | {"Resources": resources, "totalResults": max(0, int(listed.get("totalResults") or 0) + shift)}
+        return status, [(k, v) for k, v in headers if k.lower() != "content-length"], json.dumps(listed).encode()
+
+    @staticmethod
+    def _matches(resource: dict[str, Any], expression: str) -> bool:
+        """Whether a filter may select the resource: none, or one naming the start of one of its
+        values (eq, sw), as the run's own filters do."""
+        values = [value for value in resource.values() if isinstance(value, str)]
+        return not expression or any(value.startswith(literal) for literal in re.findall(r'"((?:[^"\\]|\\.)*)"', expression) for value in values)
+
+
 class OthersLeaving(Middleware):
     """Lists users oldest first (sortBy meta.created unless asked otherwise, as a store keyed by
     creation does), and another client deletes its oldest user (one named `someone-…`) each time
@@ -1161,4 +1224,5 @@ PERSONALITIES: dict[str, Personality] = {
     "members as ids only": Personality(lambda: member_ids_only(make_app())),
     "externalId ignored": Personality(lambda: ExternalIdIgnored(make_app())),
     "strings of 40 characters at most": Personality(lambda: ShortColumns(make_app())),
+    "lists lag behind writes": Personality(lambda: ListsLag(make_app())),
 }

@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field
+from functools import partial
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import TypeVar
@@ -15,6 +16,7 @@ from scim2_models import ResourceType
 from scim2_models import Schema
 from scim2_models import ServiceProviderConfig
 
+from scim_tui.checker import lag
 from scim_tui.checker.answers import answer_name
 from scim_tui.checker.answers import bodiless
 from scim_tui.checker.answers import json_object
@@ -124,6 +126,7 @@ class CheckContext:
         journal: Journal | None = None,
         log: list[Exchange] | None = None,
         notes: TransportNotes | None = None,
+        lists: lag.Lists | None = None,
     ):
         self.client = client
         self.conf = conf or CheckConfig()
@@ -143,6 +146,8 @@ class CheckContext:
         """The resource this check made, by endpoint, for its filters to leave out (checks/idp.py decoy)."""
         self.creations = creations or Creations()
         """How the run creates resources a server refused without more than their required attributes."""
+        self.lists = lists or lag.Lists()
+        """What the run learnt of the server's lists: whether they lag behind its writes (lag.py)."""
         if recorder is None:
             previous = recorder_of(client)
             guard = Guard(client, self.resource_manager, base_url_of(client), journal)
@@ -162,7 +167,9 @@ class CheckContext:
 
     def fork(self, exchanges: list[Exchange] | None = None) -> CheckContext:
         """A context for another check of the same run."""
-        return CheckContext(self.client, self.conf, self.discovery, exchanges, self.stopping, self.references, self.recorder, creations=self.creations)
+        return CheckContext(
+            self.client, self.conf, self.discovery, exchanges, self.stopping, self.references, self.recorder, creations=self.creations, lists=self.lists
+        )
 
     def once(self, key: str, send: Callable[[], Answer]) -> Answer:
         """What `send` gives, sent once in a run (a discovery list, a one-off probe): a later caller
@@ -558,7 +565,7 @@ class ResourceManager:
                 self.context.guard.settle(item.creation)
             if still is not None:
                 leftovers.append(still)
-            elif item in listed and (listing := self._listing(item)):
+            elif item in listed and (listing := lag.settled(self.context, partial(self._listing, item), lambda listing: listing is None)):
                 leftovers.append(f"{item} (still listed: deleted, and a GET of it answers 404, yet {listing} still lists it)")
         return leftovers
 

@@ -183,7 +183,7 @@ def check_filtering(
 
         mark = len(context.exchanges)
         try:
-            response = _found(fetch, resource_id, scopes)
+            response = _found(context, fetch, resource_id, scopes)
         except NotOffered:
             raise  # search_with_attributes tells it apart
         except Exception as exc:
@@ -195,21 +195,21 @@ def check_filtering(
     return results
 
 
-def _found(fetch: Callable[[ScimFilter[Any] | None, int | None], Any], resource_id: str, scopes: list[ScimFilter[Any] | None]) -> Any:
+def _found(context: CheckContext, fetch: Callable[[ScimFilter[Any] | None, int | None], Any], resource_id: str, scopes: list[ScimFilter[Any] | None]) -> Any:
     """The answer holding the resource, read page after page, in the first scope that holds it (a
     filter narrowing the list; None, the whole list, comes last and tells in the end): a narrowed
     list that fails or lacks it gives way to the next."""
     *narrowed, whole = scopes
     for scope in narrowed:
         try:
-            response, found = find_in_pages(partial(fetch, scope), resource_id)
+            response, found = find_in_pages(context, partial(fetch, scope), resource_id, wait=False)
         except NotOffered:
             raise
         except Exception:  # the whole list tells
             continue
         if found is not None:
             return response
-    return find_in_pages(partial(fetch, whole), resource_id)[0]
+    return find_in_pages(context, partial(fetch, whole), resource_id)[0]
 
 
 @checker("crud", "crud:read:attributes", section="3.4.2.5", shares=("fixture",))

@@ -33,6 +33,7 @@ from scim_tui.checker.filling import attributes_of
 from scim_tui.checker.filling import linking_attribute
 from scim_tui.checker.filling import on_request
 from scim_tui.checker.guard import resource_url
+from scim_tui.checker.lag import settled
 from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -72,7 +73,7 @@ def with_requested(context: CheckContext, model: type[Resource[Any]], resource_i
     return {**current, **answer} if response.status_code == 200 and isinstance(answer, dict) else current
 
 
-def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -> tuple[Any, Resource[Any] | None]:
+def find_in_pages(context: CheckContext, fetch: Callable[[int | None], Any], resource_id: str | None, wait: bool = True) -> tuple[Any, Resource[Any] | None]:
     """Read a list page after page until it holds the resource with this id.
 
     `fetch` answers the page starting at an index (None for the first page).
@@ -81,12 +82,19 @@ def find_in_pages(fetch: Callable[[int | None], Any], resource_id: str | None) -
     The run's other checks create and delete resources while the pages are read, and a deletion
     before the next page's start moves the resource onto the page already read ("clients SHOULD
     never assume repeatable results", RFC 7644 §3.4.2.4): a whole list read in several pages
-    without it is read once more.
+    without it is read once more. A list without it is read again after a pause, when `wait`,
+    as a server's lists may lag behind its writes (lag.py).
     """
-    answer, found, pages = _walk(fetch, resource_id)
-    if found is None and 1 < pages <= MAX_LISTING_PAGES:
-        answer, found, _ = _walk(fetch, resource_id)
-    return answer, found
+
+    def read() -> tuple[Any, Resource[Any] | None]:
+        answer, found, pages = _walk(fetch, resource_id)
+        if found is None and 1 < pages <= MAX_LISTING_PAGES:
+            answer, found, _ = _walk(fetch, resource_id)
+        return answer, found
+
+    if not wait:
+        return read()
+    return settled(context, read, lambda read: read[1] is not None or not isinstance(read[0], ListResponse))
 
 
 def _walk(fetch: Callable[[int | None], Any], resource_id: str | None) -> tuple[Any, Resource[Any] | None, int]:
@@ -235,7 +243,7 @@ def object_query_without_id(context: CheckContext, model: type[Resource[Any]]) -
         parameters: SearchRequest[Any] | None = SearchRequest(start_index=start) if start else None
         return context.client.query(model, query_parameters=parameters, expected_status_codes=context.expected_status_codes)
 
-    answer, found = find_in_pages(fetch, created.id)
+    answer, found = find_in_pages(context, fetch, created.id)
     if found is None:
         return [CheckResult(Status.ERROR, reason=f"GET {path} answered a list without the {model.__name__} {created.id} just created.", data=answer)]
     return [CheckResult(Status.SUCCESS, reason=f"GET {path} lists the {model.__name__} {created.id} just created.", data=answer)]

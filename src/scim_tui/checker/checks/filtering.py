@@ -6,6 +6,7 @@ check lists only resources it named itself (narrowing.py), and compares only tho
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from scim2_models import Resource
@@ -42,6 +43,7 @@ from scim_tui.checker.filling import attribute_value
 from scim_tui.checker.filling import complex_lists
 from scim_tui.checker.filling import name_attribute
 from scim_tui.checker.filling import sub_attributes
+from scim_tui.checker.lag import settled
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -55,12 +57,14 @@ def typed_filter_attribute(model: type[Resource[Any]]) -> Attribute | None:
     return next((attribute for attribute, subs in complex_lists(model) if attribute.writable and "type" in subs), None)
 
 
-def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule: Rule) -> tuple[CheckResult, ListPage | None]:
+def judge(context: CheckContext, model: type[Resource[Any]], named: Named, rule: Rule, fresh: bool = False) -> tuple[CheckResult, ListPage | None]:
     """SUCCESS when the filter selects exactly the expected resources, ERROR otherwise (ACCEPTABLE
-    when an optional operator is refused as unsupported); with the page answered, if any."""
+    when an optional operator is refused as unsupported); with the page answered, if any. A rule
+    asked first on resources made `fresh` is asked again while its answer lacks them (lag.py)."""
     mark = len(context.exchanges)
+    ask = partial(whole_list, context, model, filter=rule.expression)
     try:
-        page = whole_list(context, model, filter=rule.expression)
+        page = settled(context, ask, lambda page: not fresh or rule.expected <= set(page.ids))
     except ListQueryError as exc:
         if rule.optional and _unsupported(context.exchanges[-1]):
             result = CheckResult(
@@ -150,7 +154,7 @@ def filter_operators(context: CheckContext, model: type[Resource[Any]]) -> list[
     named = made.named
     creations = list(context.exchanges)  # the creations show why a rule could not run
     first = eq_rule(named)
-    eq, page = judge(context, model, named, first)
+    eq, page = judge(context, model, named, first, fresh=True)
     unfit = _unfit(first, page, eq.exchanges[-1])
     if unfit and eq.status.failed and eq.exchanges[-1].status_code != NOT_IMPLEMENTED:
         eq.cause = ignored_filter(eq.exchanges[-1])  # the steps relying on a filter meet it too (causes.py)

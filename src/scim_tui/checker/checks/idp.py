@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from contextlib import suppress
+from functools import partial
 from typing import Any
 
 from scim2_models import EnterpriseUser
@@ -36,6 +37,7 @@ from scim_tui.checker.exchanges import noted
 from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import normal_endpoint
+from scim_tui.checker.lag import settled
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import PrerequisiteFailed
 from scim_tui.checker.results import Status
@@ -115,7 +117,11 @@ def finds(
     path = resource_path(context, target.model)
     decoy(context, target.model)
     query = {"filter": f"{attribute} eq {json.dumps(value)}", **(params or {})}
-    response = get(context, provider, path, query)
+
+    def holds_it(response: Any) -> bool:
+        return bool(list_problem(response)) or any(str(member(item, "id")) == target.id for item in resources_in(response))
+
+    response = settled(context, partial(get, context, provider, path, query), holds_it)  # a list may lag behind the creation (lag.py)
     request = asked(context, path, query)
     problem = list_problem(response)
     if problem:

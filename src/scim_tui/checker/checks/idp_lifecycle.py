@@ -30,6 +30,7 @@ from scim_tui.checker.checks.patch import READ_BACK
 from scim_tui.checker.checks.patch import Target
 from scim_tui.checker.checks.probes import checked
 from scim_tui.checker.context import CheckContext
+from scim_tui.checker.lag import settled
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
 
@@ -77,9 +78,12 @@ def deletion(context: CheckContext, provider: Provider, target: Target, attribut
         return CheckResult(Status.ERROR, reason=reason, data=body_of(read))
     path = resource_path(context, target.model)
     query = {"filter": f"{attribute} eq {json.dumps(value)}"}
-    listed = get(context, provider, path, query)
-    left = [item for item in resources_in(listed) if str(member(item, "id")) == target.id] if listed.status_code == 200 else []
-    if left:
+
+    def lists_it(listed: Any) -> bool:
+        return listed.status_code == 200 and any(str(member(item, "id")) == target.id for item in resources_in(listed))
+
+    listed = settled(context, partial(get, context, provider, path, query), lambda listed: not lists_it(listed))  # a list may lag (lag.py)
+    if lists_it(listed):
         return CheckResult(
             Status.ERROR,
             reason=f"{request} answered 204, but {asked(context, path, query)} still lists it (RFC 7644 §3.6: MUST omit it).",

@@ -52,6 +52,7 @@ from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
 from scim_tui.checker.guard import MARK
+from scim_tui.checker.lag import settled
 from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -162,17 +163,18 @@ def okta_import_users(context: CheckContext, model: type[Resource[Any]]) -> list
     made = population(context, model, POPULATION)
     path = resource_path(context, model)
 
+    def holds_all(imported: CheckResult | tuple[list[str], bool]) -> bool:
+        return isinstance(imported, CheckResult) or not imported[1] or all(user in imported[0] for user in made)
+
     def pages() -> CheckResult:
-        # Read twice at most: the run's other checks delete resources meanwhile, and a deletion
-        # before the page boundary between two reads moves a user to the page already read.
-        for _ in range(2):
-            imported = _imported(context, path, made)
-            if isinstance(imported, CheckResult):
-                return imported
-            seen, complete = imported
-            missing = [user for user in made if user not in seen]
-            if not missing or not complete:
-                break
+        # Read again while users are missing: the run's other checks delete resources meanwhile (a
+        # deletion before the page boundary between two reads moves a user to the page already
+        # read), and a list may lag behind the users' creation (lag.py).
+        imported = settled(context, partial(_imported, context, path, made), holds_all)
+        if isinstance(imported, CheckResult):
+            return imported
+        seen, complete = imported
+        missing = [user for user in made if user not in seen]
         if missing and complete:
             return CheckResult(Status.ERROR, reason=f"The {len(seen)} users imported lack {', '.join(missing)}, which the run made and holds.")
         if not complete:

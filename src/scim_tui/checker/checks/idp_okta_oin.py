@@ -64,6 +64,7 @@ from scim_tui.checker.features import service_provider_config
 from scim_tui.checker.filling import LONGEST
 from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.lag import settled
 from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.recorder import run_secrets
 from scim_tui.checker.registry import checker
@@ -358,21 +359,29 @@ def _imported(context: CheckContext, target: Target) -> CheckResult:
     whether the group is on that page or not. The list holds eleven groups of the run (idp.population), at any number of jobs."""
     population(context, target.model, POPULATION)
     path = resource_path(context, target.model)
-    for start in range(1, MAX_LISTING_PAGES * PAGE + 1, PAGE):
-        response = send(context, OKTA, "GET", path, params={"startIndex": start, "count": PAGE})
-        problem = list_problem(response)
-        if problem:
-            return CheckResult(Status.ERROR, reason=f"GET {context.root_path(path)}?startIndex={start}&count={PAGE} {problem}.", data=body_of(response))
-        short = skipped(context, path, start, response, "groups")
-        if short:
-            return short
-        found = resources_in(response)
-        if any(str(member(item, "id")) == target.id for item in found):
-            read(context, OKTA, target)
-            return CheckResult(Status.SUCCESS, reason=f"The import lists the Group {target.id}, and GET {context.root_path(target.url)} answers it.")
-        if not found:
-            break
-    return CheckResult(Status.ERROR, reason=f"The import's pages of GET {context.root_path(path)}?startIndex=…&count={PAGE} do not list the Group {target.id}.")
+
+    def scan() -> CheckResult | None:
+        """The import's verdict, or None when its pages do not list the group."""
+        for start in range(1, MAX_LISTING_PAGES * PAGE + 1, PAGE):
+            response = send(context, OKTA, "GET", path, params={"startIndex": start, "count": PAGE})
+            problem = list_problem(response)
+            if problem:
+                return CheckResult(Status.ERROR, reason=f"GET {context.root_path(path)}?startIndex={start}&count={PAGE} {problem}.", data=body_of(response))
+            short = skipped(context, path, start, response, "groups")
+            if short:
+                return short
+            found = resources_in(response)
+            if any(str(member(item, "id")) == target.id for item in found):
+                read(context, OKTA, target)
+                return CheckResult(Status.SUCCESS, reason=f"The import lists the Group {target.id}, and GET {context.root_path(target.url)} answers it.")
+            if not found:
+                break
+        return None
+
+    scanned = settled(context, scan, lambda scanned: scanned is not None)  # a list may lag behind the creation (lag.py)
+    return scanned or CheckResult(
+        Status.ERROR, reason=f"The import's pages of GET {context.root_path(path)}?startIndex=…&count={PAGE} do not list the Group {target.id}."
+    )
 
 
 @checker(*TAGS, section="3.5.2", schema=GROUP_SCHEMA, shares=("members", "population"))

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from scim2_models import ListResponse
@@ -34,6 +35,7 @@ from scim_tui.checker.filling import USER_NAME_DOMAIN
 from scim_tui.checker.filling import Attribute
 from scim_tui.checker.filling import named_value
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.lag import settled
 
 LIST_RESPONSE = str(ListResponse.__schema__)
 UNCLAIMED = "the ServiceProviderConfig does not claim filter, so the list cannot be limited to this check's resources while other checks create theirs"
@@ -223,7 +225,7 @@ def narrow(context: CheckContext, named: Named, model: type[Resource[Any]]) -> N
     failures = []
     for expression in (named.starting_with, named.any_of):
         try:
-            page = whole_list(context, model, filter=expression)
+            page = settled(context, partial(whole_list, context, model, filter=expression), lambda page: set(named.names) <= set(page.ids))
         except ListQueryError as exc:
             failures.append(str(exc))
             continue
@@ -237,11 +239,13 @@ def _ignored(context: CheckContext, named: Named, one: Named, model: type[Resour
     """Why a filter does not narrow a list on this server: an eq on the name of `one` of the check's
     resources answers something else than that resource alone (None when it answers it)."""
     try:
-        page = whole_list(context, model, filter=one.any_of)
+        page = settled(context, partial(whole_list, context, model, filter=one.any_of), lambda page: set(one.names) <= set(page.ids))
     except ListQueryError as exc:
         return f"{exc}, so no filter lists only this check's resources"
     if page.ids == list(one.names):
         return None
+    if not page.ids:
+        return f"{page.query} answered no resource instead of that resource: the server does not find it by its filter (filter_operators reports it)"
     return (
         f"{page.query} answered {named.described(page.ids)} instead of that resource alone: the server does "
         "not narrow a list by its filter (filter_operators reports it)"

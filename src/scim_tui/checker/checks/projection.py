@@ -52,6 +52,7 @@ from scim_tui.checker.filling import creatable
 from scim_tui.checker.filling import creation_json
 from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import resource_url
+from scim_tui.checker.lag import settled
 from scim_tui.checker.locations import served_at_url
 from scim_tui.checker.recorder import base_url_of
 from scim_tui.checker.registry import checker
@@ -197,7 +198,12 @@ def _searched(context: CheckContext, subject: Subject, projection: Projection) -
     if subject.unsearchable is not None:
         return CheckResult(Status.SKIPPED, reason=f"{label} not tried: {subject.unsearchable}")
     body = {"schemas": [SEARCH_SCHEMA], "filter": f'id eq "{subject.id}"', projection.parameter: list(projection.names)}
-    response = send_json(context, "POST", search, body)
+
+    def answered(response: Any) -> bool:
+        """Whether the search found something, or failed: no empty list, which may lag behind the creation (lag.py)."""
+        return response.status_code != 200 or bool(member(body_of(response), "Resources"))
+
+    response = settled(context, partial(send_json, context, "POST", search, body), answered)
     if response.status_code in NOT_OFFERED:
         subject.unsearchable = f"POST .search was answered {response.status_code}, the server does not offer it there."
         return CheckResult(Status.SKIPPED, reason=search_not_offered(label, response.status_code), data=body_of(response))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from scim2_models import Mutability
@@ -27,6 +28,7 @@ from scim_tui.checker.guard import Marker
 from scim_tui.checker.guard import carries
 from scim_tui.checker.guard import id_text
 from scim_tui.checker.guard import markers_in
+from scim_tui.checker.lag import settled
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
 from scim_tui.checker.results import Status
@@ -145,14 +147,23 @@ def _omitted_from_queries(context: CheckContext, model: type[Resource[Any]], res
         return CheckResult(Status.SUCCESS, reason=f"{said}.")
     marker = markers[0]
     query = f'{marker.attribute} eq "{marker.value}"'
-    listed = context.client.request("GET", endpoint, params={"filter": query})
+
+    def resources_of(listed: Any) -> Any:
+        return member(body_of(listed), "Resources") if listed.status_code == 200 else None
+
+    def lists_it(listed: Any) -> bool:
+        resources = resources_of(listed)
+        return isinstance(resources, list) and any(isinstance(item, dict) and id_text(member(item, "id")) == resource_id for item in resources)
+
+    ask = partial(context.client.request, "GET", endpoint, params={"filter": query})
+    listed = settled(context, ask, lambda listed: not lists_it(listed))  # a list may lag behind the deletion (lag.py)
     named = f"GET {context.root_path(endpoint)}?filter={query}"
     body = body_of(listed)
-    resources = member(body, "Resources") if listed.status_code == 200 else None
+    resources = resources_of(listed)
     if not isinstance(resources, list):
         context.resource_manager.forget(resource_id)
         return CheckResult(Status.SUCCESS, reason=f"{said}; {named} answered {listed.status_code} without a list, so whether queries omit it is not known.")
-    if any(isinstance(item, dict) and id_text(member(item, "id")) == resource_id for item in resources):
+    if lists_it(listed):
         reason = (
             f"{request} answered 204 and a GET then answered 404, but {named} still lists it: a deleted "
             "resource MUST be omitted from query results (RFC 7644 §3.6)."
