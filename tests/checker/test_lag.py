@@ -112,3 +112,18 @@ def test_once_a_list_caught_up_every_list_is_waited_for(monkeypatch):
     for _ in range(2):
         assert lag.settled(context, never, bool) is False  # type: ignore[arg-type]
     assert len(asked) == 2 * 3, "each waited for"
+
+
+def test_a_list_that_may_rightly_never_show_the_write_teaches_nothing(monkeypatch):
+    """A disabled user a server hides from its lists (RFC 7644 lets it) does not make the next lists unwaited."""
+    monkeypatch.setattr(lag, "PAUSES", (0.0, 0.0))
+    context = Stopping()
+    asked: list[str] = []
+
+    def never() -> bool:
+        asked.append("never")
+        return False
+
+    assert lag.settled(context, never, bool, teaches=False) is False  # type: ignore[arg-type]
+    assert lag.settled(context, never, bool) is False  # type: ignore[arg-type]
+    assert len(asked) == 2 * 3, "both waited for"

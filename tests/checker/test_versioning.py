@@ -20,6 +20,7 @@ from tests.support.servers import make_client
 from tests.support.servers import scim_error
 from tests.support.servers import stored
 from tests.support.unlike import Immutable
+from tests.support.unlike import Middleware
 
 USER = r"/v2/Users/[^/]+"
 RULES = ("header", "version", "not_modified", "any", "put", "patch", "delete")
@@ -88,17 +89,43 @@ def test_a_server_that_says_etag_unsupported_and_versions_nothing_passes(serve):
     assert stored(server.url) == []
 
 
+def unclaimed_etag(app):
+    return Broken(app).rewrite_json("GET", "/v2/ServiceProviderConfig", lambda body: body | {"etag": {"supported": False}})
+
+
 def test_etags_and_304_from_a_server_that_says_etag_unsupported_are_a_deviation(serve):
-    """Its ServiceProviderConfig says etag.supported false, and it versions its resources all the same."""
-    server = serve(Broken(make_app()).rewrite_json("GET", "/v2/ServiceProviderConfig", lambda body: body | {"etag": {"supported": False}}))
+    """Its ServiceProviderConfig says etag.supported false, and it versions its resources all the same (a stale If-Match: 412)."""
+    server = serve(unclaimed_etag(make_app()))
     [result] = run(server.url, rules=("unclaimed",)).values()
     assert result.status is Status.DEVIATION
     assert re.fullmatch(
         r'GET /v2/Users/\w+ answered the ETag header W/"\d+" and GET /v2/Users/\w+ with If-None-Match: W/"\d+" answered 304 Not Modified, '
+        r'and PUT /v2/Users/\w+ with If-Match: "scim-tui-not-a-version" \(a version it never gave\) answered 412, '
         r"though the ServiceProviderConfig says etag.supported is false, which describes the features available on the server \(RFC 7644 §4\): "
         r"a client never uses the versions it could\.",
         result.reason,
     )
+    assert stored(server.url) == []
+
+
+class IfMatchIgnored(Middleware):
+    """Checks no version on a write (If-Match is dropped), while its web framework adds an ETag to
+    each answer and answers a matching If-None-Match 304, as Express does."""
+
+    def intercept(self, environ):
+        environ.pop("HTTP_IF_MATCH", None)
+        return None
+
+
+def test_a_frameworks_etag_on_a_server_that_says_etag_unsupported_and_checks_no_version_passes(serve):
+    """An ETag header alone is HTTP's (RFC 9110 §8.8.3): the server that checks no version on writes says the truth."""
+    server = serve(unclaimed_etag(IfMatchIgnored(make_app())))
+    [result] = run(server.url, rules=("unclaimed",)).values()
+    assert result.status is Status.SUCCESS, result.reason
+    assert re.search(
+        r'PUT /v2/Users/\w+ with If-Match: "scim-tui-not-a-version" \(a version it never gave\) answered 200: the server checks no version', result.reason
+    )
+    assert stored(server.url) == []
 
 
 def test_etag_is_skipped_when_the_service_provider_config_cannot_be_read(serve):

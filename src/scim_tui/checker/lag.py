@@ -51,10 +51,11 @@ class Lists:
                 self._waited_out = True
 
 
-def settled(context: CheckContext, ask: Callable[[], Answer], shows: Callable[[Answer], bool]) -> Answer:
+def settled(context: CheckContext, ask: Callable[[], Answer], shows: Callable[[Answer], bool], teaches: bool = True) -> Answer:
     """`ask()`'s answer, asked again after each of PAUSES while it does not `shows` the run's
     write: the first answer that does, else the last (also when the run stops meanwhile, or when
-    the run learnt that the server's lists do not lag: Lists)."""
+    the run learnt that the server's lists do not lag: Lists). A list that may rightly never show
+    it (a disabled user a server hides from its lists) `teaches` the run nothing when it does not."""
     answer = ask()
     if shows(answer) or not context.lists.patient:
         return answer
@@ -65,5 +66,6 @@ def settled(context: CheckContext, ask: Callable[[], Answer], shows: Callable[[A
         if shows(answer):
             context.lists.learn(caught_up=True)
             return answer
-    context.lists.learn(caught_up=False)
+    if teaches:
+        context.lists.learn(caught_up=False)
     return answer

@@ -86,15 +86,19 @@ def find_in_pages(context: CheckContext, fetch: Callable[[int | None], Any], res
     as a server's lists may lag behind its writes (lag.py).
     """
 
-    def read() -> tuple[Any, Resource[Any] | None]:
+    def read() -> tuple[Any, Resource[Any] | None, int]:
         answer, found, pages = _walk(fetch, resource_id)
         if found is None and 1 < pages <= MAX_LISTING_PAGES:
-            answer, found, _ = _walk(fetch, resource_id)
-        return answer, found
+            answer, found, pages = _walk(fetch, resource_id)
+        return answer, found, pages
 
-    if not wait:
-        return read()
-    return settled(context, read, lambda read: read[1] is not None or not isinstance(read[0], ListResponse))
+    def told(walked: tuple[Any, Resource[Any] | None, int]) -> bool:
+        """Found, or a list that cannot lag: no list, or one too long to read to its end."""
+        answer, found, pages = walked
+        return found is not None or not isinstance(answer, ListResponse) or pages > MAX_LISTING_PAGES
+
+    answer, found, _ = settled(context, read, told) if wait else read()
+    return answer, found
 
 
 def _walk(fetch: Callable[[int | None], Any], resource_id: str | None) -> tuple[Any, Resource[Any] | None, int]:

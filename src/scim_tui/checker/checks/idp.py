@@ -121,7 +121,7 @@ def finds(
     def holds_it(response: Any) -> bool:
         return bool(list_problem(response)) or any(str(member(item, "id")) == target.id for item in resources_in(response))
 
-    response = settled(context, partial(get, context, provider, path, query), holds_it)  # a list may lag behind the creation (lag.py)
+    response = settled(context, partial(get, context, provider, path, query), holds_it, teaches=unlisted is None)  # a list may lag (lag.py)
     request = asked(context, path, query)
     problem = list_problem(response)
     if problem:

@@ -68,9 +68,11 @@ def resource_versions(context: CheckContext, model: type[Resource[Any]]) -> list
     SUCCESS, else ERROR). SKIPPED for PATCH when the ServiceProviderConfig does not claim
     patch support, and when the schema declares no attribute the check may change.
     When the ServiceProviderConfig says etag is not supported, the check creates a resource and
-    reads it: an ETag header (read again with If-None-Match, a 304 told too) means the server
-    versions its resources though its configuration, which describes the features available
-    (RFC 7644 §4), says it does not (DEVIATION); SUCCESS otherwise. SKIPPED when the
+    reads it: an ETag header (read again with If-None-Match, a 304 told too) with a PUT of the
+    resource as read, conditioned on a version the server never gave, answered 412 means the
+    server versions its resources though its configuration, which describes the features
+    available (RFC 7644 §4), says it does not (DEVIATION); SUCCESS otherwise (an ETag header alone
+    is HTTP's, which web frameworks add). SKIPPED when the
     ServiceProviderConfig cannot be read.
     """
     if not claims(context, "etag"):
@@ -104,9 +106,16 @@ def _create_and_read(context: CheckContext, model: type[Resource[Any]], attribut
     return Versioned(model, path, context.root_path(path), attribute, read, {"POST": post, "GET": context.exchanges[-1]})
 
 
+NOT_A_VERSION = '"scim-tui-not-a-version"'
+"""An If-Match no server gave: a write conditioned on it is refused (412) by a server checking versions."""
+
+
 def _unclaimed_versions(context: CheckContext, model: type[Resource[Any]]) -> CheckResult:
-    """What a server that says etag is unsupported does: no ETag header; one it sends all the same
-    is sent back in If-None-Match, and a 304 shows the server versions its resources."""
+    """What a server that says etag is unsupported does: no ETag header. One it sends all the same
+    is sent back in If-None-Match (a 304 told), and a PUT of the resource as read, conditioned on
+    a version the server never gave, tells whether it checks versions on writes (412): only then
+    does it version its resources though it says not (an ETag alone is HTTP's, RFC 9110 §8.8.3,
+    which web frameworks add to any answer)."""
     created = context.resource_manager.create_and_register(model, fill_all=False)
     path = resource_path(context, model, created.id)
     named = context.root_path(path)
@@ -117,8 +126,14 @@ def _unclaimed_versions(context: CheckContext, model: type[Resource[Any]]) -> Ch
         return CheckResult(Status.SUCCESS, reason=f"GET {named} answered no ETag header, as {said}.", data=body_of(read))
     conditional = context.client.request("GET", path, headers={"If-None-Match": etag})
     applied = f" and GET {named} with If-None-Match: {etag} answered 304 Not Modified" if conditional.status_code == 304 else ""
+    unchanged = {key: value for key, value in (body_of(read) if isinstance(body_of(read), dict) else {}).items() if key != "meta"}
+    write = send_json(context, "PUT", path, unchanged, {"If-Match": NOT_A_VERSION})
+    sent = f"PUT {named} with If-Match: {NOT_A_VERSION} (a version it never gave) answered {write.status_code}"
+    if write.status_code != 412:
+        reason = f"GET {named} answered the ETag header {etag}{applied}, but {sent}: the server checks no version on a write, as {said}."
+        return CheckResult(Status.SUCCESS, reason=reason, data=body_of(read))
     features = "which describes the features available on the server (RFC 7644 §4): a client never uses the versions it could"
-    reason = f"GET {named} answered the ETag header {etag}{applied}, though {said}, {features}."
+    reason = f"GET {named} answered the ETag header {etag}{applied}, and {sent}, though {said}, {features}."
     return CheckResult(Status.DEVIATION, reason=reason, data=body_of(read))
 
 
