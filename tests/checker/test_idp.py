@@ -578,4 +578,7 @@ def test_entra_looks_a_user_up_by_the_values_it_sent(serve):
     assert creation.status is Status.SUCCESS and by_name.status is Status.SUCCESS, (creation.reason, by_name.reason)
     assert by_external_id.status is Status.ERROR
     assert f'GET /v2/Users?filter=externalId eq "{sent["externalId"]}" answered []' in by_external_id.reason, by_external_id.reason
+    assert by_external_id.reason.endswith(
+        "alone: the server answered the User[EnterpriseUser] without externalId (it keeps none), and Entra ID looks it up by that attribute."
+    ), "the readiness's failing step says why"
     assert stored(server.url) == []

@@ -130,9 +130,10 @@ def finds(
     if not ids and unlisted:
         return CheckResult(Status.DEVIATION, reason=f"{request} answered no resource: {unlisted}", data=body_of(response), blocks=True)
     if ids != [target.id]:
-        return CheckResult(
-            Status.ERROR, reason=f"{request} answered {shown(ids)} instead of the {target.model.__name__} {target.id} alone.", data=body_of(response)
-        )
+        kind = target.model.__name__
+        kept = member(target.current, attribute) not in (None, "") or bool(ids)
+        why = "" if kept else f": the server answered the {kind} without {attribute} (it keeps none), and {provider.name} looks it up by that attribute"
+        return CheckResult(Status.ERROR, reason=f"{request} answered {shown(ids)} instead of the {kind} {target.id} alone{why}.", data=body_of(response))
     return CheckResult(Status.SUCCESS, reason=f"{request} answered the {target.model.__name__} {target.id}.", data=body_of(response))
 
 
