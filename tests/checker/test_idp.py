@@ -570,7 +570,8 @@ def test_the_users_made_to_be_members_are_shared_by_the_checks_of_a_provider(ser
 
 def test_entra_looks_a_user_up_by_the_values_it_sent(serve):
     """A server keeping no externalId answers the creation without one: Entra still looks the user
-    up by the externalId it sent (once, by the empty text the answer gave, `externalId eq ""`)."""
+    up by the externalId it sent (not by the empty text the answer gave, `externalId eq ""`), and
+    the step failing says why."""
     server = serve(ExternalIdIgnored(make_app()))
     with make_client(server.url) as scim:
         [creation, by_name, by_external_id] = list(iter_checks(scim, CheckConfig(), only={CheckId("entra_create_user", "User")}))
