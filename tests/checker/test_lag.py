@@ -82,48 +82,45 @@ def test_a_stopping_run_ends_the_pauses(stopped):
     assert len(asked) == (2 if stopped else 3)
 
 
-def test_once_a_whole_wait_showed_nothing_and_no_list_caught_up_lists_are_asked_once(monkeypatch):
+class Never:
+    """A list that never shows the write, counting how often it was asked."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def __call__(self) -> bool:
+        self.asked += 1
+        return False
+
+
+@pytest.fixture
+def quick(monkeypatch) -> Stopping:
+    """A context whose waits are two pauses of no time."""
+    monkeypatch.setattr(lag, "PAUSES", (0.0, 0.0))
+    return Stopping()
+
+
+def test_once_a_whole_wait_showed_nothing_and_no_list_caught_up_lists_are_asked_once(quick):
     """A server keeping deleted resources listed costs the run one wait, not one per resource."""
-    monkeypatch.setattr(lag, "PAUSES", (0.0, 0.0))
-    context = Stopping()
-    asked: list[str] = []
-
-    def never() -> bool:
-        asked.append("never")
-        return False
-
-    assert lag.settled(context, never, bool) is False  # type: ignore[arg-type]
-    assert lag.settled(context, never, bool) is False  # type: ignore[arg-type]
-    assert len(asked) == 3 + 1, "the whole wait once, then asked once"
+    never = Never()
+    assert lag.settled(quick, never, bool) is False  # type: ignore[arg-type]
+    assert lag.settled(quick, never, bool) is False  # type: ignore[arg-type]
+    assert never.asked == 3 + 1, "the whole wait once, then asked once"
 
 
-def test_once_a_list_caught_up_every_list_is_waited_for(monkeypatch):
+def test_once_a_list_caught_up_every_list_is_waited_for(quick):
     """The server lags: a list that shows nothing after the whole wait does not make the next unwaited."""
-    monkeypatch.setattr(lag, "PAUSES", (0.0, 0.0))
-    context = Stopping()
     answers = iter([False, True])
-    assert lag.settled(context, lambda: next(answers), bool) is True  # type: ignore[arg-type]
-    asked: list[str] = []
-
-    def never() -> bool:
-        asked.append("never")
-        return False
-
+    assert lag.settled(quick, lambda: next(answers), bool) is True  # type: ignore[arg-type]
+    never = Never()
     for _ in range(2):
-        assert lag.settled(context, never, bool) is False  # type: ignore[arg-type]
-    assert len(asked) == 2 * 3, "each waited for"
+        assert lag.settled(quick, never, bool) is False  # type: ignore[arg-type]
+    assert never.asked == 2 * 3, "each waited for"
 
 
-def test_a_list_that_may_rightly_never_show_the_write_teaches_nothing(monkeypatch):
+def test_a_list_that_may_rightly_never_show_the_write_teaches_nothing(quick):
     """A disabled user a server hides from its lists (RFC 7644 lets it) does not make the next lists unwaited."""
-    monkeypatch.setattr(lag, "PAUSES", (0.0, 0.0))
-    context = Stopping()
-    asked: list[str] = []
-
-    def never() -> bool:
-        asked.append("never")
-        return False
-
-    assert lag.settled(context, never, bool, teaches=False) is False  # type: ignore[arg-type]
-    assert lag.settled(context, never, bool) is False  # type: ignore[arg-type]
-    assert len(asked) == 2 * 3, "both waited for"
+    never = Never()
+    assert lag.settled(quick, never, bool, teaches=False) is False  # type: ignore[arg-type]
+    assert lag.settled(quick, never, bool) is False  # type: ignore[arg-type]
+    assert never.asked == 2 * 3, "both waited for"
