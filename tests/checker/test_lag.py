@@ -7,6 +7,7 @@ ListsLag), so these tests wait on the server's answers, not on the clock."""
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import pytest
@@ -60,22 +61,27 @@ def test_a_list_that_never_shows_the_resource_is_judged_after_the_last_pause(ser
 
 
 class Stopping:
-    """What settled reads of a context: its `stopping` event, what the run learnt of its lists."""
+    """What settled reads of a context: its `stopping` event, whether its recorder was
+    interrupted (the run cancelled), what the run learnt of its lists."""
 
     def __init__(self) -> None:
         self.stopping = threading.Event()
+        self.cancelled = False
+        self.recorder = SimpleNamespace(interrupted=lambda: self.cancelled)
         self.lists = lag.Lists()
 
 
-@pytest.mark.parametrize("stopped", [False, True])
-def test_a_stopping_run_ends_the_pauses(stopped):
+@pytest.mark.parametrize("stopped", [None, "stopping", "cancelled"])
+def test_a_stopping_or_cancelled_run_ends_the_pauses(stopped):
     context = Stopping()
     asked: list[int] = []
 
     def ask() -> int:
         asked.append(len(asked))
-        if stopped and len(asked) == 2:
+        if stopped == "stopping" and len(asked) == 2:
             context.stopping.set()
+        if stopped == "cancelled" and len(asked) == 2:
+            context.cancelled = True
         return len(asked)
 
     assert lag.settled(context, ask, lambda answer: answer == 3) == (2 if stopped else 3)  # type: ignore[arg-type]

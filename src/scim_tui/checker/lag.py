@@ -15,6 +15,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import TypeVar
 
+from scim_tui.checker.pacing import pause
+
 if TYPE_CHECKING:
     from scim_tui.checker.context import CheckContext
 
@@ -59,8 +61,12 @@ def settled(context: CheckContext, ask: Callable[[], Answer], shows: Callable[[A
     answer = ask()
     if shows(answer) or not context.lists.patient:
         return answer
-    for pause in PAUSES:
-        if context.stopping.wait(pause):
+
+    def stopped() -> bool:
+        return context.stopping.is_set() or context.recorder.interrupted()
+
+    for seconds in PAUSES:
+        if not pause(seconds, stopped):  # cancelled: a check waits no longer
             return answer
         answer = ask()
         if shows(answer):

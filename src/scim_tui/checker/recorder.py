@@ -287,7 +287,7 @@ class Recorder:
         while the server answers that it is too busy: each busy answer is an exchange of its
         own (RFC 6585 §4, RFC 7231 §7.1.3), as is the last answer of a request the run stopped for."""
         while True:
-            if not self.pacer.take_turn(self._interrupted):
+            if not self.pacer.take_turn(self.interrupted):
                 raise RunCancelled(self.stopped)
             tries.sent()
             response = self.original(method, url, **kwargs)
@@ -297,7 +297,7 @@ class Recorder:
             if wait is None and not too_busy:
                 return response
             busy = self._exchange(method, url, kwargs, response)
-            if wait is None or not self.pacer.wait(wait, self._named(method, url), self._interrupted):
+            if wait is None or not self.pacer.wait(wait, self._named(method, url), self.interrupted):
                 self._keep(busy, tries)
                 raise RunCancelled(self.pacer.exhausted if wait is None else self.stopped)
             busy.resent = True
@@ -305,7 +305,7 @@ class Recorder:
             busy.note = _joined(busy.note, busy_note(wait))
             tries.resend(busy, wait)
 
-    def _interrupted(self) -> bool:
+    def interrupted(self) -> bool:
         """Whether a wait is to be cut short: the run stopped, and this is no clean-up."""
         return not _cleaning.get() and self.stopped is not None
 
