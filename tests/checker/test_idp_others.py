@@ -8,6 +8,7 @@ import pytest
 from scim_tui.checker import CheckConfig
 from scim_tui.checker import Status
 from scim_tui.checker import iter_checks
+from scim_tui.checker import lag
 from scim_tui.checker.checks.idp_readiness import blocking
 from scim_tui.demo import make_app
 from tests.support.bystanders import Bystanders
@@ -87,30 +88,37 @@ SEEDED = 2
 """The groups someone else holds on the server of the test below."""
 
 
-def _hidden(moving: bool):
-    """A Groups list (not a search) that never holds the run's groups; with `moving`, its totalResults
-    grows on each page, as a list does while others write to it."""
+def _hidden(kind: str):
+    """A Groups list (not a search) that never holds the run's groups; `moving`: its totalResults
+    grows on each page, as a list does while others write to it; `long`: it says it holds a
+    thousand groups, more than the pages the run reads."""
     served = iter(range(100, 10**6))
 
     def change(body: dict) -> dict:
         kept = [group for group in body.get("Resources", []) if not str(group.get("displayName", "")).startswith("scim-tui-")]
-        total = next(served) if moving else SEEDED
+        if kind == "long":  # each page two groups of someone else's
+            kept = [{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:Group"], "id": f"theirs-{next(served)}", "displayName": "theirs"} for _ in range(2)]
+        total = next(served) if kind == "moving" else 1000 if kind == "long" else SEEDED
         return {**body, "Resources": kept, "totalResults": total, "itemsPerPage": len(kept)}
 
     return change
 
 
-@pytest.mark.parametrize("moving", [False, True], ids=["still", "moving"])
-def test_pingfederate_not_finding_its_group_blames_the_server_only_on_a_list_that_stood_still(serve, moving):
+@pytest.mark.parametrize("kind", ["still", "moving", "long"])
+def test_pingfederate_not_finding_its_group_blames_the_server_only_on_a_list_that_stood_still(serve, kind, monkeypatch):
     """PingFederate lists the groups page by page to find the one it made: on a list that kept its
-    totalResults the group's absence is the server's (ERROR); on a list that changed while it was
-    read (at several jobs the run's own checks delete groups meanwhile) nothing can be told."""
-    server = serve(Broken(make_app()).rewrite_json("GET", "/v2/Groups", _hidden(moving)))
+    totalResults the group's absence is the server's (ERROR), once the list was read again after a
+    pause (lag.py); on a list that changed while it was read (at several jobs the run's own checks
+    delete groups meanwhile), or one longer than the run reads, nothing can be told."""
+    monkeypatch.setattr(lag, "PAUSES", (0.0,))
+    server = serve(Broken(make_app()).rewrite_json("GET", "/v2/Groups", _hidden(kind)))
     Bystanders.seed(server.url, users=SEEDED, groups=SEEDED)  # the list holds someone else's groups
     with make_client(server.url) as scim:
         results = list(iter_checks(scim, CheckConfig(include_tags={"idp:pingfederate"})))
     [listed] = [r for r in results if r.title == "pingfederate_groups_listed" and r.status is not Status.SUCCESS]
-    if moving:
+    if kind == "moving":
         assert listed.status is Status.SKIPPED and "changed while" in listed.reason and listed.blocks is False, listed.reason
+    elif kind == "long":
+        assert listed.status is Status.SKIPPED and "more than the 20 pages the run reads" in listed.reason and listed.blocks is False, listed.reason
     else:
         assert listed.status is Status.ERROR and "would create it again" in listed.reason, listed.reason

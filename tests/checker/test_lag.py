@@ -43,6 +43,21 @@ def test_lists_lagging_behind_the_runs_writes_are_asked_again_until_they_show_th
     assert stored(server.url) == []
 
 
+@pytest.mark.parametrize(
+    ("check", "resource_type"),
+    [
+        ("pingfederate_groups_listed", "Group"),  # two readings in a row of a list that stood still missed the group
+        ("okta_spec_test", "User"),  # its first page held no user yet
+    ],
+)
+def test_the_providers_listings_wait_for_a_lagging_list(serve, check, resource_type):
+    server = serve(ListsLag(make_app(), lag=3))
+    with make_client(server.url) as scim:
+        results = [r for r in iter_checks(scim, CheckConfig(jobs=1), only={CheckId(check, resource_type)}) if r.title == check]
+    assert results and [r.reason for r in results if r.status.failed] == []
+    assert stored(server.url) == []
+
+
 class Unlisted(ListsLag):
     """A server whose lists never show what it creates (nothing is ever indexed)."""
 

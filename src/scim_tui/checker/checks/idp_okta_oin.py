@@ -132,7 +132,8 @@ def _holds(label: str, payload: Any, expected: dict[str, Any]) -> CheckResult:
 def _listed(context: CheckContext, path: str, ours: str) -> CheckResult:
     """``GET /Users?count=1&startIndex=1``: a ListResponse of integer counts and one resource, whose
     attributes the suite reads (judged on the run's own user: another's is not the server's doing)."""
-    response = send(context, SPEC_TEST, "GET", path, params={"count": 1, "startIndex": 1})
+    ask = partial(send, context, SPEC_TEST, "GET", path, params={"count": 1, "startIndex": 1})
+    response = settled(context, ask, lambda response: bool(list_problem(response) or resources_in(response)))  # the user just made may lag (lag.py)
     request = f"GET {context.root_path(path)}?count=1&startIndex=1"
     problem = list_problem(response) or (None if resources_in(response) else "answered no resource, though the server holds users")
     if problem:

@@ -46,6 +46,7 @@ from scim_tui.checker.checks.probes import steps
 from scim_tui.checker.context import CheckContext
 from scim_tui.checker.filling import unique_address
 from scim_tui.checker.filling import unique_string
+from scim_tui.checker.lag import settled
 from scim_tui.checker.limits import MAX_LISTING_PAGES
 from scim_tui.checker.registry import checker
 from scim_tui.checker.results import CheckResult
@@ -209,27 +210,33 @@ def _listed(context: CheckContext, target: Target) -> CheckResult:
     read again, READINGS times at most. ERROR once two readings whose totalResults stood still
     missed the group; SKIPPED (not blocking PingFederate: nothing was told) when they did not."""
     path = resource_path(context, target.model)
-    still = 0
-    for _ in range(READINGS):
-        totals: set[Any] = set()
-        read = _pages(context, path, target, totals)
-        if isinstance(read, CheckResult):
-            return read
-        still += len(totals) == 1  # a creation and a deletion may still cancel out: two such readings tell
-        if still == 2:
-            missed = f"Listing {context.root_path(path)} page by page (twice) did not find the Group {target.id}"
-            return CheckResult(Status.ERROR, reason=f"{missed}, so PingFederate would create it again.")
-    return CheckResult(
-        Status.SKIPPED,
-        reason=f"Skipped: the list of {context.root_path(path)} changed while {READINGS} readings went through it (the run's other checks "
-        f"create and delete groups meanwhile), so whether PingFederate finds the Group {target.id} cannot be told.",
-        blocks=False,
-    )
+
+    def readings() -> CheckResult | None:
+        """The verdict, or None when two readings whose totalResults stood still missed the group."""
+        still = 0
+        for _ in range(READINGS):
+            totals: set[Any] = set()
+            read = _pages(context, path, target, totals)
+            if isinstance(read, CheckResult):
+                return read
+            still += len(totals) == 1  # a creation and a deletion may still cancel out: two such readings tell
+            if still == 2:
+                return None
+        return CheckResult(
+            Status.SKIPPED,
+            reason=f"Skipped: the list of {context.root_path(path)} changed while {READINGS} readings went through it (the run's other checks "
+            f"create and delete groups meanwhile), so whether PingFederate finds the Group {target.id} cannot be told.",
+            blocks=False,
+        )
+
+    missed = f"Listing {context.root_path(path)} page by page (twice) did not find the Group {target.id}, so PingFederate would create it again."
+    return settled(context, readings, lambda read: read is not None) or CheckResult(Status.ERROR, reason=missed)  # a list may lag (lag.py)
 
 
 def _pages(context: CheckContext, path: str, target: Target, totals: set[Any]) -> CheckResult | None:
     """One reading of the list, page after page as PingFederate reads it: a result once the group is
-    found (or a page is no list), else None; each page's totalResults goes to `totals`."""
+    found (or a page is no list, or the list is longer than the run reads), else None; each page's
+    totalResults goes to `totals`."""
     start = 1
     for _ in range(MAX_LISTING_PAGES):
         response = send(context, PING, "GET", path, params={"startIndex": start})
@@ -243,7 +250,11 @@ def _pages(context: CheckContext, path: str, target: Target, totals: set[Any]) -
         if not found:
             return None
         start += len(found)
-    return None
+    reason = (
+        f"Skipped: {context.root_path(path)} holds more than the {MAX_LISTING_PAGES} pages the run reads, none with the Group "
+        f"{target.id}, so whether PingFederate, which reads on, finds it cannot be told."
+    )
+    return CheckResult(Status.SKIPPED, reason=reason, blocks=False)
 
 
 @checker("idp", "idp:pingfederate", section="3")
